@@ -1,0 +1,188 @@
+//! The instrumentation metadata (`<out>.kperf.json`): what a profile's
+//! records mean. Written by kperf-instrument, read by the runtime (to launch
+//! and size the buffer) and by replay (to name regions).
+
+use crate::abi::{Counter, Layout, RegionId, Strategy, ABI_VERSION};
+use serde::{Deserialize, Serialize};
+
+/// Bumped when the JSON shape changes incompatibly.
+pub const META_VERSION: u32 = 1;
+
+/// Which threads own one segment; one leader lane of each unit writes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Granularity {
+    Thread,
+    Warp,
+    Warpgroup,
+    Cta,
+}
+
+impl Granularity {
+    pub const ALL: [Granularity; 4] = [Granularity::Thread, Granularity::Warp, Granularity::Warpgroup, Granularity::Cta];
+    pub fn name(self) -> &'static str {
+        match self {
+            Granularity::Thread => "thread",
+            Granularity::Warp => "warp",
+            Granularity::Warpgroup => "warpgroup",
+            Granularity::Cta => "cta",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<Granularity> {
+        Granularity::ALL.into_iter().find(|g| g.name() == s)
+    }
+    /// Threads per unit, given the threads per CTA.
+    pub fn threads_per_unit(self, cta_threads: u32) -> u32 {
+        match self {
+            Granularity::Thread => 1,
+            Granularity::Warp => 32,
+            Granularity::Warpgroup => 128,
+            Granularity::Cta => cta_threads.max(1),
+        }
+    }
+    /// Units in a CTA of `cta_threads` threads.
+    pub fn units_per_cta(self, cta_threads: u32) -> u32 {
+        cta_threads.max(1).div_ceil(self.threads_per_unit(cta_threads))
+    }
+}
+
+/// Where the segments live while the kernel runs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BufferKind {
+    /// Shared memory (a stack buffer on the host target), copied out at finalize.
+    Shared,
+    /// Straight into the global profile buffer.
+    Global,
+}
+
+/// How a region was found.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RegionKind {
+    /// Written by hand as `kperf.record` ops or markers.
+    Explicit,
+    /// From a `kperf.region` attribute on an op.
+    Attribute,
+    /// The whole kernel body.
+    Kernel,
+    /// A whole loop.
+    Loop,
+    /// One loop iteration (one instance per iteration).
+    Iteration,
+    /// An op matched by `ops=<glob>` (or calls/asm in LLVM IR).
+    Op,
+    /// The issue-to-wait part of an asynchronous operation.
+    AsyncIssue,
+    /// The wait of an asynchronous operation, measured as CLK2 − CLK1.
+    AsyncWait,
+}
+
+/// One region of the kernel.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RegionMeta {
+    pub id: RegionId,
+    pub name: String,
+    pub kind: RegionKind,
+    /// The enclosing region, when this one is nested in it lexically.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<RegionId>,
+    /// `file:line:col` of the op the region came from.
+    pub location: String,
+    /// For an async wait region: the region whose start is CLK1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pairs_with: Option<RegionId>,
+}
+
+/// Which CTAs record.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase", tag = "mode", content = "value")]
+pub enum CtaSampling {
+    #[default]
+    All,
+    /// CTAs whose linear id is a multiple of k; CTA c writes block c / k.
+    Every(u32),
+    /// Exactly these linear CTA ids; the i-th listed writes block i.
+    List(Vec<u32>),
+}
+
+impl CtaSampling {
+    /// Profile blocks the buffer needs for `grid_ctas` CTAs.
+    pub fn blocks(&self, grid_ctas: u64) -> u64 {
+        match self {
+            CtaSampling::All => grid_ctas,
+            CtaSampling::Every(k) => grid_ctas.div_ceil((*k).max(1) as u64),
+            CtaSampling::List(ids) => ids.len() as u64,
+        }
+    }
+}
+
+/// One instrumented kernel.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KernelMeta {
+    /// Symbol name, as the runtime launches it.
+    pub name: String,
+    /// Arguments the kernel had before instrumentation; the profile buffer
+    /// pointer follows them (or Triton's profile-scratch argument is used).
+    pub original_arg_count: u32,
+    /// Threads per CTA the lowering assumed for sizing (x, y, z).
+    pub block: [u32; 3],
+    /// Unit segments per CTA block and slots per segment in the global buffer.
+    pub layout: Layout,
+    /// Unit ids that record (empty: all `layout.units` units, in order).
+    #[serde(default)]
+    pub sampled_units: Vec<u32>,
+    #[serde(default)]
+    pub cta_sampling: CtaSampling,
+    pub regions: Vec<RegionMeta>,
+}
+
+/// The whole `.kperf.json` file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InstrumentMeta {
+    pub meta_version: u32,
+    pub abi_version: u32,
+    /// `nvptx:sm_90a`, `amdgpu:gfx942`, `host`.
+    pub target: String,
+    pub counter: Counter,
+    pub granularity: Granularity,
+    pub buffer: BufferKind,
+    pub strategy: Strategy,
+    /// Shared-memory slots per unit (the ring); equals `layout.slots` for circular.
+    pub shared_slots: u32,
+    pub kernels: Vec<KernelMeta>,
+    /// Source file the kernel came from.
+    #[serde(default)]
+    pub source: String,
+}
+
+impl InstrumentMeta {
+    pub fn new_header(target: &str, counter: Counter, granularity: Granularity, buffer: BufferKind, strategy: Strategy) -> Self {
+        InstrumentMeta {
+            meta_version: META_VERSION,
+            abi_version: ABI_VERSION,
+            target: target.to_string(),
+            counter,
+            granularity,
+            buffer,
+            strategy,
+            shared_slots: 0,
+            kernels: Vec::new(),
+            source: String::new(),
+        }
+    }
+
+    pub fn kernel(&self, name: &str) -> Option<&KernelMeta> {
+        self.kernels.iter().find(|k| k.name == name)
+    }
+}
+
+impl KernelMeta {
+    pub fn region(&self, id: RegionId) -> Option<&RegionMeta> {
+        self.regions.iter().find(|r| r.id == id)
+    }
+    /// Bytes of global profile buffer one launch of `grid_ctas` CTAs needs.
+    pub fn buffer_bytes(&self, grid_ctas: u64) -> u64 {
+        self.cta_sampling.blocks(grid_ctas) * self.layout.cta_stride() as u64
+    }
+}

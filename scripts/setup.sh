@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Installs what kperf needs to build and test, skipping what is already there.
+#   - Debian packages: LLVM/MLIR 22 (headers, static libs, FileCheck), libclang
+#     for bindgen, and the C libraries the static LLVM link pulls in.
+#   - ptxas / cuobjdump / nvdisasm from PyPI wheels, unpacked into the
+#     project-local, git-ignored .tools/ (no system Python is touched).
+# Idempotent: a second run does no install work. Fails loudly with the reason.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+tools="$root/.tools"
+say() { printf 'setup: %s\n' "$*"; }
+die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
+
+# ---- Debian packages -------------------------------------------------------
+debs=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools libclang-22-dev
+      libzstd-dev libz3-dev libxml2-dev zlib1g-dev libpolly-22-dev)
+missing=()
+for p in "${debs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  command -v apt-get >/dev/null || die "apt-get not found; install by hand: ${missing[*]}"
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  say "installing Debian packages: ${missing[*]}"
+  # An install fails on a stale or empty package list: update first.
+  $sudo apt-get update -qq || die "apt-get update failed (no network to Debian's mirror?)"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" \
+    || die "apt-get install failed for: ${missing[*]}"
+else
+  say "Debian packages present (${#debs[@]})"
+fi
+[ -x /usr/lib/llvm-22/bin/FileCheck ] || die "/usr/lib/llvm-22/bin/FileCheck missing after install"
+[ -f /usr/lib/llvm-22/lib/libMLIR.so ] || [ -f /usr/lib/llvm-22/lib/libMLIRIR.a ] \
+  || die "MLIR 22 libraries missing under /usr/lib/llvm-22/lib"
+
+# ---- CUDA binary tools from PyPI wheels -------------------------------------
+# Wheels are zip files; unpacking them (rather than pip-installing) keeps the
+# system Python untouched and pins the tools to this checkout.
+wheels=(nvidia-cuda-nvcc nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)
+bins=(ptxas cuobjdump nvdisasm)
+mkdir -p "$tools/bin"
+need_wheel=0
+for b in "${bins[@]}"; do [ -x "$tools/bin/$b" ] || need_wheel=1; done
+if ((need_wheel)); then
+  command -v python3 >/dev/null || die "python3 not found (needed to download the CUDA tool wheels)"
+  dl="$tools/wheels"; mkdir -p "$dl"
+  say "downloading CUDA tool wheels: ${wheels[*]}"
+  python3 -m pip download -q --no-deps --only-binary=:all: \
+      --platform manylinux_2_27_x86_64 --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 \
+      --python-version 3.11 -d "$dl" "${wheels[@]}" \
+    || die "pip download of ${wheels[*]} failed (no network to PyPI?)"
+  unpack="$tools/unpacked"; mkdir -p "$unpack"
+  for w in "$dl"/*.whl; do python3 -m zipfile -e "$w" "$unpack" || die "cannot unpack $w"; done
+  for b in "${bins[@]}"; do
+    f=$(find "$unpack" -type f -name "$b" -path '*/bin/*' | head -n 1)
+    [ -n "$f" ] || die "no $b inside the downloaded wheels"
+    chmod +x "$f"; ln -sf "$f" "$tools/bin/$b"
+  done
+  rm -rf "$dl"
+else
+  say "CUDA tools present in .tools/bin"
+fi
+"$tools/bin/ptxas" --version | tail -n 1 | sed 's/^/setup: ptxas: /'
+
+# ---- Rust components used by the test command --------------------------------
+if command -v rustup >/dev/null; then
+  for c in rustfmt clippy; do
+    rustup component list --installed 2>/dev/null | grep -q "^$c" || { say "adding rustup component $c"; rustup component add "$c"; }
+  done
+fi
+say "done"
