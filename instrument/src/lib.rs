@@ -1,1 +1,19 @@
-//! placeholder
+//! Region insertion and lowering: the compiler half of kperf.
+//!
+//! Given a kernel in MLIR (gpu.launch bodies, gpu.func, llvm.func after
+//! convert-gpu-to-nvvm, or func.func for the host), this crate finds the
+//! regions to measure (explicit `kperf.record` ops, `kperf.region`
+//! attributes, automatic modes), checks they are balanced, lowers them to the
+//! GPU-level `kperfgpu` ops and then to clock reads and ring stores that
+//! follow the buffer ABI in kperf-dialects, and emits MLIR, LLVM IR, PTX,
+//! cubin or AMDGPU ISA together with the `.kperf.json` metadata.
+
+pub mod error;
+pub mod mlir;
+pub mod options;
+pub mod tools;
+
+pub use error::{InstrumentError, Result};
+pub use mlir::pipeline::{instrument, Output};
+pub use mlir::KperfContext;
+pub use options::{Emit, InstrumentOptions, RegionMode, Target};

@@ -1,1 +1,59 @@
-fn main() {}
+//! `kperf`: intra-kernel profiling from the command line.
+//!
+//! Subcommands map one-to-one onto the crates: `instrument` (kperf-instrument),
+//! `run` (kperf-runtime), `replay`/`report` (kperf-replay). See
+//! docs/ARCHITECTURE.md for how data flows between them.
+
+mod cmd_instrument;
+mod cmd_replay;
+mod cmd_run;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "kperf", version, about = "Compiler-centric intra-kernel GPU profiling (KPerfIR-style)", long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Insert region records into a kernel and lower them for a target.
+    ///
+    /// Reads MLIR (gpu.launch bodies, gpu.func, llvm.func NVVM kernels, or
+    /// func.func for --target host). Writes the instrumented output (MLIR at
+    /// any stage, LLVM IR, PTX, cubin or AMDGPU ISA) and `<out>.kperf.json`,
+    /// the metadata that names every region and the buffer layout.
+    Instrument(cmd_instrument::InstrumentArgs),
+    /// Run an instrumented kernel on the host CPU (JIT) and write a raw profile.
+    ///
+    /// Takes a .mlir kernel (instrumented on the fly with the same options as
+    /// `instrument`) and a launch spec (TOML: grid, block, arguments). Runs
+    /// every CTA of the grid, spread over OS threads, and writes `.kprof`.
+    Run(cmd_run::RunArgs),
+    /// Replay a raw profile: pair records, correct overhead, write a Perfetto trace.
+    ///
+    /// Writes `trace.json` (Chrome trace format: open it in ui.perfetto.dev
+    /// or chrome://tracing), prints a summary with --summary, writes the
+    /// machine-readable feedback JSON with --json. `--proton` reads a Triton
+    /// Proton host dump instead of a .kprof.
+    Replay(cmd_replay::ReplayArgs),
+    /// Print the summary table of a raw profile (replay without a trace).
+    Report(cmd_replay::ReportArgs),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let r: Result<()> = match cli.cmd {
+        Cmd::Instrument(a) => cmd_instrument::run(a),
+        Cmd::Run(a) => cmd_run::run(a),
+        Cmd::Replay(a) => cmd_replay::replay(a),
+        Cmd::Report(a) => cmd_replay::report(a),
+    };
+    if let Err(e) = r {
+        eprintln!("kperf: error: {e:#}");
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,494 @@
+//! The two lowering steps:
+//! 1. [`to_kperfgpu`]: `kperf.record` → `kperfgpu.read_counter` +
+//!    `kperfgpu.circular_store`/`store_counter`, with `kperfgpu.local_alloc`
+//!    and `kperfgpu.init` at entry and `kperfgpu.finalize` before each return.
+//!    Region ids are assigned here; each store keeps its region's name, kind
+//!    and location so a hand-edited `kperfgpu` module is self-describing.
+//! 2. [`to_llvm`]: each `kperfgpu` op → the target's template
+//!    ([`super::templates`]), the profile-buffer argument added to the kernel.
+
+use super::ir::{self, sref, type_string, Op, Value};
+use super::regions::{self, is_return, named_attr, record_sites, serde_json_kind};
+use super::templates::{self, LoweringConfig, HOST_GRID_ARGS, INIT_RESULTS};
+use super::KperfContext;
+use crate::error::{InstrumentError, Result};
+use crate::options::{InstrumentOptions, Target};
+use kperf_dialects::abi::{Counter, Edge, Layout, RegionId, Strategy, MAX_REGION_ID};
+use kperf_dialects::irdl::ops;
+use kperf_dialects::meta::{BufferKind, CtaSampling, Granularity, KernelMeta, RegionKind, RegionMeta};
+use mlir_sys::*;
+use std::collections::HashMap;
+
+/// Number of trailing `index` arguments the host ABI adds (block xyz, grid xyz).
+pub const HOST_GRID_ARG_COUNT: isize = 6;
+
+fn ctx_of(op: Op) -> MlirContext {
+    unsafe { mlirLocationGetContext(op.location()) }
+}
+
+fn str_attr(ctx: MlirContext, s: &str) -> MlirAttribute {
+    unsafe { mlirStringAttrGet(ctx, sref(s)) }
+}
+fn int_attr(ctx: MlirContext, bits: u32, v: i64) -> MlirAttribute {
+    unsafe { mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, bits), v) }
+}
+
+fn create(name: &str, loc: MlirLocation, attrs: &[MlirNamedAttribute], operands: &[MlirValue], results: &[MlirType]) -> MlirOperation {
+    unsafe {
+        let mut st = mlirOperationStateGet(sref(name), loc);
+        mlirOperationStateAddAttributes(&mut st, attrs.len() as isize, attrs.as_ptr());
+        mlirOperationStateAddOperands(&mut st, operands.len() as isize, operands.as_ptr());
+        mlirOperationStateAddResults(&mut st, results.len() as isize, results.as_ptr());
+        mlirOperationCreate(&mut st)
+    }
+}
+
+/// Threads per CTA: `known_block_size` (set by gpu-kernel-outlining for
+/// constant launches), Triton's `nvvm.reqntid`, or the user's `--block`.
+fn block_shape(f: Op, opts: &InstrumentOptions) -> Result<[u32; 3]> {
+    if opts.target.is_host() {
+        return Ok([1, 1, 1]);
+    }
+    for name in ["known_block_size", "gpu.known_block_size", "nvvm.reqntid", "nvvm.maxntid", "rocdl.reqd_work_group_size"] {
+        if let Some(a) = f.attr(name) {
+            let text = ir::print_with(|cb, u| unsafe { mlirAttributePrint(a, cb, u) });
+            let nums: Vec<u32> = text
+                .split(|c: char| !c.is_ascii_digit())
+                .filter(|s| !s.is_empty())
+                .filter_map(|s| s.parse().ok())
+                .collect();
+            // `array<i32: 128, 1, 1>`: the first number is the element width.
+            let dims: Vec<u32> = if text.starts_with("array<i") { nums.into_iter().skip(1).collect() } else { nums };
+            if !dims.is_empty() {
+                let mut d = [1u32; 3];
+                for (i, v) in dims.iter().take(3).enumerate() {
+                    d[i] = *v;
+                }
+                if let Some(b) = opts.block {
+                    if b != d {
+                        return Err(InstrumentError::Option(format!(
+                            "--block {:?} disagrees with the kernel's {name} {:?} ({})",
+                            b,
+                            d,
+                            f.loc_string()
+                        )));
+                    }
+                }
+                return Ok(d);
+            }
+        }
+    }
+    opts.block.ok_or_else(|| InstrumentError::At {
+        location: f.loc_string(),
+        message: format!(
+            "kernel `{}` does not say its block size (no known_block_size / nvvm.reqntid): pass --block X[,Y,Z] so the profile segments can be sized",
+            regions::symbol_name(f)
+        ),
+    })
+}
+
+/// Pick the slot count: the user's, or the largest power of two whose
+/// segments fit the shared-memory budget (at least 8, at most 1024).
+fn choose_slots(opts: &InstrumentOptions, units: u32) -> Result<u32> {
+    if let Some(s) = opts.slots {
+        if s == 0 || !s.is_power_of_two() {
+            return Err(InstrumentError::Option(format!("--slots {s}: the ring needs a power of two")));
+        }
+        return Ok(s);
+    }
+    let per_unit = opts.shared_budget as u64 / (units.max(1) as u64 * 8);
+    let mut s = 1u32;
+    while (s as u64) * 2 <= per_unit && s < 1024 {
+        s *= 2;
+    }
+    Ok(s.max(8))
+}
+
+/// Step 1 on one kernel. Returns nothing: everything needed later is on the ops.
+pub fn to_kperfgpu(f: Op, opts: &InstrumentOptions) -> Result<()> {
+    let ctx = ctx_of(f);
+    regions::check_balance(f)?;
+    let sites = record_sites(f);
+    let block = block_shape(f, opts)?;
+    let cta_threads = block.iter().product::<u32>();
+    let unit_threads = if opts.target.is_host() { 1 } else { opts.granularity.threads_per_unit(cta_threads) };
+    let all_units = if opts.target.is_host() { 1 } else { cta_threads.div_ceil(unit_threads) };
+    for u in &opts.sample_units {
+        if *u >= all_units {
+            return Err(InstrumentError::Option(format!(
+                "sampled unit {u} does not exist: a CTA of {cta_threads} threads has {all_units} {} units",
+                opts.granularity.name()
+            )));
+        }
+    }
+    let units = if opts.sample_units.is_empty() { all_units } else { opts.sample_units.len() as u32 };
+    let slots = choose_slots(opts, units)?;
+    let global_slots = match opts.strategy {
+        Strategy::Circular => slots,
+        Strategy::Flush => opts.flush_slots.unwrap_or(slots * 16).max(slots),
+    };
+    if opts.buffer == BufferKind::Shared && !opts.target.is_host() {
+        let needed = units as u64 * slots as u64 * 8;
+        if needed > opts.shared_capacity as u64 {
+            return Err(InstrumentError::SharedMemory {
+                needed,
+                available: opts.shared_capacity as u64,
+                detail: format!("{units} units × {slots} slots × 8 bytes for kernel `{}`", regions::symbol_name(f)),
+            });
+        }
+    }
+
+    // Region ids in order of first appearance; lexical parents by a stack.
+    let mut ids: HashMap<String, u32> = HashMap::new();
+    let mut parent: HashMap<String, Option<u32>> = HashMap::new();
+    let mut stack: Vec<String> = Vec::new();
+    for s in &sites {
+        let next = ids.len() as u32;
+        let id = *ids.entry(s.name.clone()).or_insert(next);
+        if id > MAX_REGION_ID {
+            return Err(InstrumentError::At { location: s.op.loc_string(), message: format!("more than {} regions", MAX_REGION_ID + 1) });
+        }
+        if s.is_start && s.kind != RegionKind::AsyncWait {
+            parent.entry(s.name.clone()).or_insert_with(|| stack.last().map(|p| ids[p]));
+            stack.push(s.name.clone());
+        } else if s.is_start {
+            parent.entry(s.name.clone()).or_insert_with(|| stack.last().map(|p| ids[p]));
+        } else if let Some(pos) = stack.iter().rposition(|n| *n == s.name) {
+            stack.truncate(pos);
+        }
+    }
+
+    let counter_ty = unsafe { mlirIntegerTypeGet(ctx, if opts.counter == Counter::Clock32 { 32 } else { 64 }) };
+    let store_name = if opts.strategy == Strategy::Flush { ops::STORE_COUNTER } else { ops::CIRCULAR_STORE };
+    for s in &sites {
+        let loc = s.op.location();
+        let read = create(ops::READ_COUNTER, loc, &[named_attr(ctx, "counter", str_attr(ctx, opts.counter.name()))], &[], &[counter_ty]);
+        let block_of = s.op.block().expect("record is in a block");
+        block_of.insert_before(s.op, read);
+        let clock = Op(read).result(0);
+        let mut attrs = vec![
+            named_attr(ctx, "region_id", int_attr(ctx, 32, ids[&s.name] as i64)),
+            named_attr(ctx, "is_start", int_attr(ctx, 1, s.is_start as i64)),
+            named_attr(ctx, "name", str_attr(ctx, &s.name)),
+            named_attr(ctx, "kind", str_attr(ctx, &serde_json_kind(s.kind))),
+            named_attr(ctx, "src", str_attr(ctx, &s.op.loc_string())),
+        ];
+        if let Some(Some(p)) = parent.get(&s.name) {
+            attrs.push(named_attr(ctx, "parent", int_attr(ctx, 32, *p as i64)));
+        }
+        if let Some(pw) = s.pairs_with.as_ref().and_then(|n| ids.get(n)) {
+            attrs.push(named_attr(ctx, "pairs_with", int_attr(ctx, 32, *pw as i64)));
+        }
+        let st = create(store_name, loc, &attrs, &[clock.0], &[]);
+        block_of.insert_before(s.op, st);
+        s.op.erase();
+    }
+
+    let entry = f.regions()[0].first_block().expect("kernel has a body");
+    let first = entry.first_op().ok_or_else(|| InstrumentError::At { location: f.loc_string(), message: "kernel body is empty".into() })?;
+    let loc = f.location();
+    let space = match (opts.buffer, &opts.target) {
+        (BufferKind::Global, _) => "global",
+        (BufferKind::Shared, Target::Host) => "stack",
+        (BufferKind::Shared, _) => "shared",
+    };
+    let alloc = create(
+        ops::LOCAL_ALLOC,
+        loc,
+        &[
+            named_attr(ctx, "bytes", int_attr(ctx, 64, if opts.buffer == BufferKind::Shared { units as i64 * slots as i64 * 8 } else { 0 })),
+            named_attr(ctx, "space", str_attr(ctx, space)),
+        ],
+        &[],
+        &[],
+    );
+    entry.insert_before(first, alloc);
+    let sampling = match &opts.sample_ctas {
+        CtaSampling::All => "all".to_string(),
+        CtaSampling::Every(k) => format!("every:{k}"),
+        CtaSampling::List(ids) => format!("list:{}", ids.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",")),
+    };
+    let init = create(
+        ops::INIT,
+        loc,
+        &[
+            named_attr(ctx, "counter", str_attr(ctx, opts.counter.name())),
+            named_attr(ctx, "granularity", str_attr(ctx, opts.granularity.name())),
+            named_attr(ctx, "units", int_attr(ctx, 32, units as i64)),
+            named_attr(ctx, "slots", int_attr(ctx, 32, slots as i64)),
+            named_attr(ctx, "global_slots", int_attr(ctx, 32, global_slots as i64)),
+            named_attr(ctx, "strategy", str_attr(ctx, opts.strategy.name())),
+            named_attr(ctx, "buffer", str_attr(ctx, space)),
+            named_attr(ctx, "block", str_attr(ctx, &format!("{},{},{}", block[0], block[1], block[2]))),
+            named_attr(
+                ctx,
+                "sample_units",
+                str_attr(ctx, &opts.sample_units.iter().map(|u| u.to_string()).collect::<Vec<_>>().join(",")),
+            ),
+            named_attr(ctx, "sample_ctas", str_attr(ctx, &sampling)),
+        ],
+        &[],
+        &[],
+    );
+    entry.insert_before(first, init);
+    for r in f.nested_ops().into_iter().filter(|o| is_return(*o) && regions::innermost_function(*o) == Some(f)) {
+        let fin = create(ops::FINALIZE, r.location(), &[named_attr(ctx, "strategy", str_attr(ctx, opts.strategy.name()))], &[], &[]);
+        r.block().expect("return in a block").insert_before(r, fin);
+    }
+    Ok(())
+}
+
+/// Read the lowering configuration back from a kernel's `kperfgpu.init`.
+fn config_from_init(init: Op, f: Op, target: &Target) -> Result<LoweringConfig> {
+    let bad = |what: &str| InstrumentError::At { location: init.loc_string(), message: format!("kperfgpu.init: missing or bad `{what}`") };
+    let s = |n: &str| init.str_attr(n).ok_or_else(|| bad(n));
+    let i = |n: &str| init.int_attr(n).map(|v| v as u32).ok_or_else(|| bad(n));
+    let counter = Counter::from_name(&s("counter")?).ok_or_else(|| bad("counter"))?;
+    let granularity = Granularity::from_name(&s("granularity")?).ok_or_else(|| bad("granularity"))?;
+    let units = i("units")?;
+    let slots = i("slots")?;
+    if slots == 0 || !slots.is_power_of_two() {
+        return Err(bad("slots (must be a power of two)"));
+    }
+    let global_slots = init.int_attr("global_slots").map(|v| v as u32).unwrap_or(slots);
+    let strategy = Strategy::from_name(&init.str_attr("strategy").unwrap_or_else(|| "circular".into())).ok_or_else(|| bad("strategy"))?;
+    let buffer = match init.str_attr("buffer").as_deref().unwrap_or("shared") {
+        "global" => BufferKind::Global,
+        _ => BufferKind::Shared,
+    };
+    let block: Vec<u32> = init.str_attr("block").unwrap_or_else(|| "1,1,1".into()).split(',').filter_map(|x| x.parse().ok()).collect();
+    if block.len() != 3 {
+        return Err(bad("block"));
+    }
+    let cta_threads = if target.is_host() { 1 } else { block.iter().product() };
+    let sampled_units: Vec<u32> = init.str_attr("sample_units").unwrap_or_default().split(',').filter_map(|x| x.trim().parse().ok()).collect();
+    let sample_ctas = match init.str_attr("sample_ctas").unwrap_or_else(|| "all".into()) {
+        x if x == "all" => CtaSampling::All,
+        x => match (x.strip_prefix("every:"), x.strip_prefix("list:")) {
+            (Some(k), _) => CtaSampling::Every(k.parse().map_err(|_| bad("sample_ctas"))?),
+            (_, Some(l)) => CtaSampling::List(l.split(',').filter_map(|v| v.parse().ok()).collect()),
+            _ => return Err(bad("sample_ctas")),
+        },
+    };
+    Ok(LoweringConfig {
+        target: target.clone(),
+        counter,
+        granularity,
+        buffer,
+        strategy,
+        cta_threads,
+        block: [block[0], block[1], block[2]],
+        block_1d: block[1] == 1 && block[2] == 1,
+        unit_threads: if target.is_host() { 1 } else { granularity.threads_per_unit(cta_threads) },
+        units,
+        slots,
+        global_slots,
+        sampled_units,
+        sample_ctas,
+        smem_symbol: format!("__kperf_smem_{}", regions::symbol_name(f)),
+    })
+}
+
+/// Declarations a template may reference, so it verifies on its own.
+fn template_prelude(cfg: &LoweringConfig) -> String {
+    let mut s = String::new();
+    if cfg.target.is_host() {
+        s.push_str("  llvm.func @kperf_host_now_ns() -> i64\n  llvm.func @kperf_host_cpu() -> i32\n");
+    } else if cfg.buffer == BufferKind::Shared {
+        s.push_str(&format!(
+            "  llvm.mlir.global internal @{}() {{addr_space = 3 : i32, alignment = 16 : i64}} : !llvm.array<{} x i64>\n",
+            cfg.smem_symbol,
+            (cfg.units as u64 * cfg.slots as u64).max(1)
+        ));
+    }
+    s
+}
+
+/// Parse `template`, substitute `args` for its arguments, move its body in
+/// front of `anchor`, and return what its `return` returned.
+fn splice(kctx: &KperfContext, cfg: &LoweringConfig, name: &str, template: &str, anchor: Op, args: &[Value]) -> Result<Vec<Value>> {
+    let text = format!("module {{\n{}{}}}\n", template_prelude(cfg), template);
+    let module = kctx.parse(&text, &format!("<kperf template {name}>")).map_err(|e| InstrumentError::Template {
+        template: format!("{name}\n{text}"),
+        diagnostics: e.to_string(),
+    })?;
+    let top = super::module_op(&module);
+    let func = top.regions()[0]
+        .first_block()
+        .and_then(|b| b.ops().into_iter().find(|o| o.name() == "func.func"))
+        .ok_or_else(|| InstrumentError::Template { template: name.into(), diagnostics: "no func.func".into() })?;
+    let body = func.regions()[0].first_block().expect("template has a body");
+    if body.num_args() as usize != args.len() {
+        return Err(InstrumentError::Template {
+            template: name.into(),
+            diagnostics: format!("takes {} arguments, lowering passed {}", body.num_args(), args.len()),
+        });
+    }
+    for (i, a) in args.iter().enumerate() {
+        let formal = body.arg(i as isize);
+        let (ft, at) = (type_string(formal.ty()), type_string(a.ty()));
+        if ft != at {
+            return Err(InstrumentError::Template { template: name.into(), diagnostics: format!("argument {i} is {ft}, lowering passed {at}") });
+        }
+        formal.replace_all_uses_with(*a);
+    }
+    let term = body.terminator().expect("template ends in return");
+    let outs: Vec<Value> = (0..term.num_operands()).map(|i| term.operand(i)).collect();
+    for op in body.ops() {
+        if op != term {
+            op.move_before(anchor);
+        }
+    }
+    drop(module);
+    Ok(outs)
+}
+
+/// Insert `ty` as argument `pos` of function-like `f` (gpu.func, func.func,
+/// llvm.func), updating its type and argument attributes.
+pub fn insert_function_arg(f: Op, pos: isize, ty_text: &str) -> Result<Value> {
+    let ctx = ctx_of(f);
+    let ty = unsafe { mlirTypeParseGet(ctx, sref(ty_text)) };
+    let fty_attr = f.attr("function_type").ok_or_else(|| InstrumentError::At { location: f.loc_string(), message: "function has no function_type".into() })?;
+    let fty = unsafe { mlirTypeAttrGetValue(fty_attr) };
+    let new_ty = unsafe {
+        if f.name() == "llvm.func" {
+            let n = mlirLLVMFunctionTypeGetNumInputs(fty);
+            let mut ins: Vec<MlirType> = (0..n).map(|i| mlirLLVMFunctionTypeGetInput(fty, i)).collect();
+            ins.insert(pos as usize, ty);
+            mlirLLVMFunctionTypeGet(mlirLLVMFunctionTypeGetReturnType(fty), ins.len() as isize, ins.as_ptr(), false)
+        } else {
+            let n = mlirFunctionTypeGetNumInputs(fty);
+            let mut ins: Vec<MlirType> = (0..n).map(|i| mlirFunctionTypeGetInput(fty, i)).collect();
+            ins.insert(pos as usize, ty);
+            let nr = mlirFunctionTypeGetNumResults(fty);
+            let outs: Vec<MlirType> = (0..nr).map(|i| mlirFunctionTypeGetResult(fty, i)).collect();
+            mlirFunctionTypeGet(ctx, ins.len() as isize, ins.as_ptr(), outs.len() as isize, outs.as_ptr())
+        }
+    };
+    f.set_attr("function_type", unsafe { mlirTypeAttrGet(new_ty) });
+    if let Some(aa) = f.attr("arg_attrs") {
+        unsafe {
+            let n = mlirArrayAttrGetNumElements(aa);
+            let mut el: Vec<MlirAttribute> = (0..n).map(|i| mlirArrayAttrGetElement(aa, i)).collect();
+            el.insert(pos as usize, mlirDictionaryAttrGet(ctx, 0, std::ptr::null()));
+            f.set_attr("arg_attrs", mlirArrayAttrGet(ctx, el.len() as isize, el.as_ptr()));
+        }
+    }
+    let entry = f.regions()[0].first_block().expect("function has a body");
+    Ok(entry.insert_arg(pos, ty, f.location()))
+}
+
+/// Number of inputs of a function-like op.
+pub fn num_inputs(f: Op) -> isize {
+    let Some(a) = f.attr("function_type") else { return 0 };
+    unsafe {
+        let t = mlirTypeAttrGetValue(a);
+        if f.name() == "llvm.func" {
+            mlirLLVMFunctionTypeGetNumInputs(t)
+        } else {
+            mlirFunctionTypeGetNumInputs(t)
+        }
+    }
+}
+
+/// Step 2 on one kernel: returns its metadata.
+pub fn to_llvm(kctx: &KperfContext, f: Op, target: &Target) -> Result<Option<KernelMeta>> {
+    let body = f.nested_ops();
+    let Some(init) = body.iter().copied().find(|o| o.name() == ops::INIT) else { return Ok(None) };
+    let cfg = config_from_init(init, f, target)?;
+
+    // The profile buffer argument: after the original arguments (before the
+    // host's trailing grid arguments).
+    let host_abi = target.is_host() && f.has_attr("kperf.host_abi");
+    let n_in = num_inputs(f);
+    let original = if host_abi { n_in - HOST_GRID_ARG_COUNT } else { n_in };
+    let gty = if target.is_host() { "!llvm.ptr" } else { "!llvm.ptr<1>" };
+    let prof = insert_function_arg(f, original, gty)?;
+
+    add_prelude(kctx, f, &cfg)?;
+    let entry = f.regions()[0].first_block().expect("kernel has a body");
+    let mut init_args = vec![prof];
+    if target.is_host() {
+        if !host_abi {
+            return Err(InstrumentError::At { location: f.loc_string(), message: "host kernel lacks the host ABI (internal)".into() });
+        }
+        let n = num_inputs(f);
+        init_args.extend((n - HOST_GRID_ARG_COUNT..n).map(|i| entry.arg(i)));
+        debug_assert_eq!(HOST_GRID_ARGS.len() as isize, HOST_GRID_ARG_COUNT);
+    }
+    let st = splice(kctx, &cfg, "init", &templates::init(&cfg), init, &init_args)?;
+    debug_assert_eq!(st.len(), INIT_RESULTS);
+    let (rec, seg, cnt, blk, unit_idx) = (st[0], st[2], st[3], st[4], st[5]);
+
+    let mut regions: Vec<RegionMeta> = Vec::new();
+    for op in f.nested_ops() {
+        match op.name().as_str() {
+            n if n == ops::READ_COUNTER => {
+                let mut t = String::new();
+                let _ = templates::read_counter(&mut t, &cfg);
+                let out = splice(kctx, &cfg, "read_counter", &t, op, &[])?;
+                op.result(0).replace_all_uses_with(out[0]);
+                op.erase();
+            }
+            n if n == ops::CIRCULAR_STORE || n == ops::STORE_COUNTER => {
+                let bad = || InstrumentError::At { location: op.loc_string(), message: format!("{n}: missing region_id/is_start") };
+                let id = op.int_attr("region_id").ok_or_else(bad)?;
+                if !(0..=MAX_REGION_ID as i64).contains(&id) {
+                    return Err(InstrumentError::At { location: op.loc_string(), message: format!("region id {id} does not fit 16 bits") });
+                }
+                let edge = if op.int_attr("is_start").ok_or_else(bad)? != 0 { Edge::Start } else { Edge::End };
+                let region = RegionId(id as u16);
+                if !regions.iter().any(|r| r.id == region) {
+                    regions.push(RegionMeta {
+                        id: region,
+                        name: op.str_attr("name").unwrap_or_else(|| format!("region_{id}")),
+                        kind: op.str_attr("kind").map(|k| regions::kind_from_str(&k)).unwrap_or(RegionKind::Explicit),
+                        parent: op.int_attr("parent").map(|p| RegionId(p as u16)),
+                        location: op.str_attr("src").unwrap_or_else(|| op.loc_string()),
+                        pairs_with: op.int_attr("pairs_with").map(|p| RegionId(p as u16)),
+                    });
+                }
+                let t = templates::store(&cfg, region, edge);
+                splice(kctx, &cfg, "store", &t, op, &[rec, seg, cnt, blk, unit_idx, op.operand(0)])?;
+                op.erase();
+            }
+            n if n == ops::FINALIZE => {
+                splice(kctx, &cfg, "finalize", &templates::finalize(&cfg), op, &st)?;
+                op.erase();
+            }
+            _ => {}
+        }
+    }
+    for op in f.nested_ops().into_iter().filter(|o| o.name() == ops::LOCAL_ALLOC || o.name() == ops::INIT) {
+        op.erase();
+    }
+    regions.sort_by_key(|r| r.id);
+    Ok(Some(KernelMeta {
+        name: regions::symbol_name(f),
+        original_arg_count: original as u32,
+        block: cfg.block,
+        layout: Layout { units: cfg.units, slots: cfg.global_slots },
+        sampled_units: cfg.sampled_units.clone(),
+        cta_sampling: cfg.sample_ctas.clone(),
+        regions,
+    }))
+}
+
+/// Put the template prelude (the shared-memory ring global, the host's
+/// timer declarations) beside the kernel, once per symbol table.
+fn add_prelude(kctx: &KperfContext, f: Op, cfg: &LoweringConfig) -> Result<()> {
+    let prelude = template_prelude(cfg);
+    if prelude.is_empty() {
+        return Ok(());
+    }
+    let siblings: Vec<String> = f.block().map(|b| b.ops()).unwrap_or_default().into_iter().filter_map(|o| o.str_attr("sym_name")).collect();
+    let m = kctx.parse(&format!("module {{\n{prelude}}}\n"), "<kperf prelude>")?;
+    let ops = super::module_op(&m).regions()[0].first_block().map(|b| b.ops()).unwrap_or_default();
+    for op in ops {
+        if !op.str_attr("sym_name").is_some_and(|n| siblings.contains(&n)) {
+            op.move_before(f);
+        }
+    }
+    drop(m);
+    Ok(())
+}

@@ -1,0 +1,116 @@
+//! The MLIR path: a context with every upstream dialect plus the kperf
+//! dialects (loaded from IRDL at run time), parsing with diagnostics that
+//! reach the user, and running textual pass pipelines.
+
+pub mod ir;
+pub mod lower;
+pub mod pipeline;
+pub mod regions;
+pub mod templates;
+
+use crate::error::{InstrumentError, Result};
+use ir::{sref, Op};
+use melior::ir::Module;
+use melior::pass::PassManager;
+use melior::utility::{load_irdl_dialects, register_all_dialects, register_all_llvm_translations, register_all_passes};
+use melior::{dialect::DialectRegistry, Context};
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Once;
+
+/// An MLIR context ready for kperf: all upstream dialects and translations,
+/// the kperf dialects, and a diagnostic sink so errors carry MLIR's own text.
+pub struct KperfContext {
+    pub ctx: Context,
+    diagnostics: Rc<RefCell<Vec<String>>>,
+}
+
+static REGISTER_PASSES: Once = Once::new();
+
+impl KperfContext {
+    pub fn new() -> Result<KperfContext> {
+        REGISTER_PASSES.call_once(register_all_passes);
+        let registry = DialectRegistry::new();
+        register_all_dialects(&registry);
+        let ctx = Context::new();
+        ctx.append_dialect_registry(&registry);
+        ctx.load_all_available_dialects();
+        register_all_llvm_translations(&ctx);
+        let diagnostics = Rc::new(RefCell::new(Vec::new()));
+        let sink = diagnostics.clone();
+        ctx.attach_diagnostic_handler(move |d| {
+            let loc = ir::describe_location(d.location().to_raw());
+            let mut text = format!("{loc}: {}", d);
+            for i in 0..d.note_count() {
+                if let Ok(n) = d.note(i) {
+                    text.push_str(&format!("\n  note: {}: {}", ir::describe_location(n.location().to_raw()), n));
+                }
+            }
+            sink.borrow_mut().push(text);
+            true
+        });
+        let kc = KperfContext { ctx, diagnostics };
+        let irdl = Module::parse(&kc.ctx, kperf_dialects::irdl::SOURCE).ok_or_else(|| InstrumentError::Template {
+            template: "kperf.irdl.mlir".into(),
+            diagnostics: kc.take_diagnostics(),
+        })?;
+        if !load_irdl_dialects(&irdl) {
+            return Err(InstrumentError::Template { template: "kperf.irdl.mlir".into(), diagnostics: kc.take_diagnostics() });
+        }
+        Ok(kc)
+    }
+
+    /// Diagnostics collected since the last call, one per line.
+    pub fn take_diagnostics(&self) -> String {
+        std::mem::take(&mut *self.diagnostics.borrow_mut()).join("\n")
+    }
+
+    /// Parse a module; `name` becomes the file in every location.
+    pub fn parse(&self, source: &str, name: &str) -> Result<Module<'_>> {
+        self.take_diagnostics();
+        let op = unsafe { mlir_sys::mlirOperationCreateParse(self.ctx.to_raw(), sref(source), sref(name)) };
+        if op.ptr.is_null() {
+            return Err(InstrumentError::Parse { file: name.into(), diagnostics: self.take_diagnostics() });
+        }
+        let m = unsafe { mlir_sys::mlirModuleFromOperation(op) };
+        if m.ptr.is_null() {
+            unsafe { mlir_sys::mlirOperationDestroy(op) };
+            return Err(InstrumentError::Parse { file: name.into(), diagnostics: "top-level op is not a builtin.module".into() });
+        }
+        let module = unsafe { Module::from_raw(m) };
+        self.verify(&module).map_err(|e| match e {
+            InstrumentError::Verify(d) => InstrumentError::Parse { file: name.into(), diagnostics: d },
+            other => other,
+        })?;
+        Ok(module)
+    }
+
+    pub fn verify(&self, module: &Module) -> Result<()> {
+        self.take_diagnostics();
+        if unsafe { mlir_sys::mlirOperationVerify(module_op(module).0) } {
+            Ok(())
+        } else {
+            Err(InstrumentError::Verify(self.take_diagnostics()))
+        }
+    }
+
+    /// Run a textual pipeline (`builtin.module(...)` or a bare list) on the module.
+    pub fn run_pipeline(&self, module: &mut Module, pipeline: &str) -> Result<()> {
+        let full = if pipeline.starts_with("builtin.module(") { pipeline.to_string() } else { format!("builtin.module({pipeline})") };
+        self.take_diagnostics();
+        let pm = PassManager::new(&self.ctx);
+        melior::utility::parse_pass_pipeline(pm.as_operation_pass_manager(), &full)
+            .map_err(|e| InstrumentError::Pipeline { pipeline: full.clone(), diagnostics: format!("{e}\n{}", self.take_diagnostics()) })?;
+        pm.run(module).map_err(|_| InstrumentError::Pipeline { pipeline: full.clone(), diagnostics: self.take_diagnostics() })
+    }
+}
+
+/// The module's top op as a raw handle.
+pub fn module_op(m: &Module) -> Op {
+    Op(m.as_operation().to_raw())
+}
+
+/// Print the module in its custom (pretty) form with locations elided.
+pub fn print_module(m: &Module) -> String {
+    module_op(m).print()
+}

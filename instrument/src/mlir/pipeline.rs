@@ -1,0 +1,255 @@
+//! The whole MLIR path for one input: stage detection, region insertion,
+//! the two lowerings, and the upstream pipelines to LLVM IR, PTX or ISA.
+
+use super::ir::{self, Op};
+use super::lower::{self, HOST_GRID_ARG_COUNT};
+use super::regions;
+use super::{module_op, print_module, KperfContext};
+use crate::error::{InstrumentError, Result};
+use crate::options::{Emit, InstrumentOptions, Target};
+use kperf_dialects::irdl::ops;
+use kperf_dialects::meta::InstrumentMeta;
+use melior::ir::Module;
+use mlir_sys::*;
+
+/// What `instrument` produced.
+pub struct Output {
+    /// Text (MLIR, LLVM IR, PTX, ISA) or binary (cubin).
+    pub bytes: Vec<u8>,
+    pub meta: InstrumentMeta,
+}
+
+/// Upstream passes that take a host module (func/scf/arith/memref plus the
+/// kperf lowering's llvm ops) to the LLVM dialect the ExecutionEngine runs.
+pub const HOST_LOWERING: &str = "lower-affine,convert-scf-to-cf,expand-strided-metadata,finalize-memref-to-llvm,convert-math-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts";
+
+pub fn nvptx_lowering(chip: &str) -> String {
+    format!(
+        "nvvm-attach-target{{chip={chip} features=+ptx80 O=3}},gpu-lower-to-nvvm-pipeline{{cubin-chip={chip} cubin-features=+ptx80 cubin-format=isa opt-level=3}}"
+    )
+}
+
+pub fn amdgpu_lowering(chip: &str) -> String {
+    format!("rocdl-attach-target{{chip={chip} O=3}},convert-scf-to-cf,convert-gpu-to-rocdl,gpu-module-to-binary{{format=isa}}")
+}
+
+fn has_op(module: Op, name: &str) -> bool {
+    module.nested_ops().iter().any(|o| o.name() == name)
+}
+
+/// Instrument `source` (named `file` in diagnostics) up to `emit`.
+pub fn instrument(kctx: &KperfContext, source: &str, file: &str, opts: &InstrumentOptions, emit: Emit) -> Result<Output> {
+    let mut module = kctx.parse(source, file)?;
+    let meta = instrument_module(kctx, &mut module, file, opts, emit)?;
+    let bytes = emit_module(kctx, &mut module, opts, emit)?;
+    Ok(Output { bytes, meta })
+}
+
+/// Run the kperf passes in place, stopping after the stage `emit` asks for.
+pub fn instrument_module(kctx: &KperfContext, module: &mut Module, file: &str, opts: &InstrumentOptions, emit: Emit) -> Result<InstrumentMeta> {
+    let top = module_op(module);
+    if !opts.target.is_host() && has_op(top, "gpu.launch") {
+        kctx.run_pipeline(module, "gpu-kernel-outlining")?;
+    }
+    let top = module_op(module);
+    let kernels = regions::find_kernels(top, &opts.target);
+    if kernels.is_empty() {
+        return Err(InstrumentError::NoKernel(file.to_string()));
+    }
+    if opts.target.is_host() {
+        for k in &kernels {
+            apply_host_abi(kctx, *k)?;
+        }
+    }
+    let ctx = kctx.ctx.to_raw();
+    let already_gpu = |k: Op| k.nested_ops().iter().any(|o| o.name() == ops::INIT);
+    for k in &kernels {
+        if !already_gpu(*k) {
+            regions::insert_regions(ctx, *k, &opts.regions)?;
+        }
+    }
+    kctx.verify(module)?;
+    let mut meta = InstrumentMeta::new_header(&opts.target.name(), opts.counter, opts.granularity, opts.buffer, opts.strategy);
+    meta.source = file.to_string();
+    if emit == Emit::Kperf {
+        return Ok(meta);
+    }
+    for k in &kernels {
+        if !already_gpu(*k) {
+            lower::to_kperfgpu(*k, opts)?;
+        }
+    }
+    kctx.verify(module)?;
+    if emit == Emit::KperfGpu {
+        return Ok(meta);
+    }
+    let top = module_op(module);
+    for k in &kernels {
+        if let Some(km) = lower::to_llvm(kctx, *k, &opts.target)? {
+            meta.kernels.push(km);
+        }
+    }
+    if let Some(init) = top.nested_ops().into_iter().find(|o| o.name().starts_with("kperf")) {
+        return Err(InstrumentError::At { location: init.loc_string(), message: format!("`{}` outside any kernel was not lowered", init.name()) });
+    }
+    meta.shared_slots = meta.kernels.first().map(|k| k.layout.slots).unwrap_or(0);
+    kctx.verify(module)?;
+    Ok(meta)
+}
+
+/// Lower the instrumented module to what `emit` names and return its bytes.
+pub fn emit_module(kctx: &KperfContext, module: &mut Module, opts: &InstrumentOptions, emit: Emit) -> Result<Vec<u8>> {
+    match emit {
+        Emit::Kperf | Emit::KperfGpu | Emit::Mlir => Ok(print_module(module).into_bytes()),
+        Emit::Llvm => {
+            match &opts.target {
+                Target::Host => kctx.run_pipeline(module, HOST_LOWERING)?,
+                _ => {
+                    return Err(InstrumentError::Option(
+                        "--emit llvm is available for the host target; for GPU targets use --emit mlir (LLVM/NVVM dialect) or ptx".into(),
+                    ))
+                }
+            }
+            translate_to_llvm_ir(module)
+        }
+        Emit::Ptx | Emit::Cubin => {
+            let Target::Nvptx { chip } = &opts.target else {
+                return Err(InstrumentError::Option("--emit ptx/cubin needs --target nvptx:<sm>".into()));
+            };
+            kctx.run_pipeline(module, &nvptx_lowering(chip))?;
+            let ptx = gpu_binary_assembly(module)?;
+            if emit == Emit::Ptx {
+                Ok(ptx.into_bytes())
+            } else {
+                crate::tools::ptxas_cubin(&ptx, chip)
+            }
+        }
+        Emit::Isa => {
+            let Target::Amdgpu { chip } = &opts.target else {
+                return Err(InstrumentError::Option("--emit isa needs --target amdgpu:<gfx>".into()));
+            };
+            kctx.run_pipeline(module, &amdgpu_lowering(chip))?;
+            Ok(gpu_binary_assembly(module)?.into_bytes())
+        }
+    }
+}
+
+fn translate_to_llvm_ir(module: &Module) -> Result<Vec<u8>> {
+    let p = unsafe { mlirTranslateModuleToLLVMIRToString(module_op(module).0) };
+    if p.is_null() {
+        return Err(InstrumentError::Verify("translation to LLVM IR failed".into()));
+    }
+    let s = unsafe { std::ffi::CStr::from_ptr(p) }.to_string_lossy().into_owned();
+    unsafe { libc_free(p as *mut _) };
+    Ok(s.into_bytes())
+}
+
+extern "C" {
+    #[link_name = "free"]
+    fn libc_free(p: *mut std::ffi::c_void);
+}
+
+/// The assembly text inside `gpu.binary` objects (`assembly = "..."`).
+pub fn gpu_binary_assembly(module: &Module) -> Result<String> {
+    let top = module_op(module);
+    let mut out = String::new();
+    for b in top.nested_ops().into_iter().filter(|o| o.name() == "gpu.binary") {
+        let Some(objs) = b.attr("objects") else { continue };
+        let n = unsafe { mlirArrayAttrGetNumElements(objs) };
+        for i in 0..n {
+            let obj = unsafe { mlirArrayAttrGetElement(objs, i) };
+            let text = ir::print_with(|cb, u| unsafe { mlirAttributePrint(obj, cb, u) });
+            out.push_str(&unescape_mlir_string(&text));
+        }
+    }
+    if out.is_empty() {
+        return Err(InstrumentError::Verify("no gpu.binary with assembly was produced".into()));
+    }
+    Ok(out)
+}
+
+/// Pull the quoted payload out of `#gpu.object<#nvvm.target<...>, "...">`
+/// and undo MLIR's string escapes (`\0A`, `\22`, `\5C`, `\09`).
+fn unescape_mlir_string(attr: &str) -> String {
+    let start = match attr.find(", \"").or_else(|| attr.find("assembly = \"")) {
+        Some(i) => attr[i..].find('"').map(|j| i + j + 1).unwrap_or(attr.len()),
+        None => return String::new(),
+    };
+    let bytes = attr.as_bytes();
+    let mut out = Vec::new();
+    let mut i = start;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => break,
+            b'\\' if i + 2 < bytes.len() && bytes[i + 1].is_ascii_hexdigit() && bytes[i + 2].is_ascii_hexdigit() => {
+                let h = std::str::from_utf8(&bytes[i + 1..i + 3]).ok().and_then(|s| u8::from_str_radix(s, 16).ok()).unwrap_or(b'?');
+                out.push(h);
+                i += 3;
+            }
+            b'\\' if i + 1 < bytes.len() => {
+                out.push(bytes[i + 1]);
+                i += 2;
+            }
+            c => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Host kernels run one thread per CTA: `gpu.block_id`/`gpu.grid_dim` become
+/// six trailing `index` arguments (block x,y,z, grid x,y,z) that the runtime
+/// passes, `gpu.thread_id` becomes 0 and `gpu.block_dim` 1. The C interface
+/// is requested so the ExecutionEngine can call the kernel packed.
+pub fn apply_host_abi(kctx: &KperfContext, f: Op) -> Result<()> {
+    if f.has_attr("kperf.host_abi") {
+        return Ok(());
+    }
+    let ctx = kctx.ctx.to_raw();
+    let n = lower::num_inputs(f);
+    let mut args = Vec::new();
+    for i in 0..HOST_GRID_ARG_COUNT {
+        args.push(insert_index_arg(f, n + i)?);
+    }
+    for op in f.nested_ops() {
+        let name = op.name();
+        let dim = || {
+            op.attr("dimension")
+                .map(|a| ir::print_with(|cb, u| unsafe { mlirAttributePrint(a, cb, u) }))
+                .map(|s| if s.contains('z') { 2 } else if s.contains('y') { 1 } else { 0 })
+                .unwrap_or(0)
+        };
+        let replacement = match name.as_str() {
+            "gpu.block_id" => Some(args[dim()]),
+            "gpu.grid_dim" => Some(args[3 + dim()]),
+            "gpu.thread_id" | "gpu.lane_id" => Some(index_constant(kctx, op, 0)?),
+            "gpu.block_dim" => Some(index_constant(kctx, op, 1)?),
+            _ => None,
+        };
+        if let Some(v) = replacement {
+            op.result(0).replace_all_uses_with(v);
+            op.erase();
+        }
+    }
+    unsafe {
+        f.set_attr("llvm.emit_c_interface", mlirUnitAttrGet(ctx));
+        f.set_attr("kperf.host_abi", mlirUnitAttrGet(ctx));
+    }
+    Ok(())
+}
+
+fn insert_index_arg(f: Op, pos: isize) -> Result<ir::Value> {
+    lower::insert_function_arg(f, pos, "index")
+}
+
+fn index_constant(kctx: &KperfContext, anchor: Op, v: i64) -> Result<ir::Value> {
+    let text = format!("module {{ func.func @c() -> index {{ %c = arith.constant {v} : index\n return %c : index }} }}");
+    let m = kctx.parse(&text, "<kperf constant>")?;
+    let f = module_op(&m).regions()[0].first_block().and_then(|b| b.first_op()).expect("constant template");
+    let c = f.regions()[0].first_block().and_then(|b| b.first_op()).expect("constant op");
+    c.move_before(anchor);
+    drop(m);
+    Ok(c.result(0))
+}

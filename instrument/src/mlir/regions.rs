@@ -1,0 +1,348 @@
+//! Where regions come from: explicit `kperf.record` ops, `kperf.region`
+//! attributes, and the automatic modes. Every source ends up as pairs of
+//! `kperf.record` ops, which [`check_balance`] verifies before lowering.
+
+use super::ir::{dominates, sref, Op};
+use crate::error::{InstrumentError, Result};
+use crate::options::{RegionMode, Target};
+use globset::Glob;
+use kperf_dialects::irdl::{attrs, ops};
+use kperf_dialects::meta::RegionKind;
+use mlir_sys::*;
+use std::collections::{BTreeMap, HashMap};
+
+/// Ops that start asynchronous work whose completion a later op waits for.
+const ASYNC_ISSUE: &[&str] = &[
+    "nvgpu.tma.async.load",
+    "nvgpu.tma.async.store",
+    "nvgpu.device_async_copy",
+    "nvgpu.warpgroup.mma",
+    "nvvm.cp.async.shared.global",
+    "nvvm.cp.async.bulk.tensor.shared.cluster.global",
+    "nvvm.cp.async.bulk.shared.cluster.global",
+    "nvvm.wgmma.mma_async",
+    "amdgpu.raw_buffer_load",
+    "gpu.async_copy",
+];
+/// Ops that wait for asynchronous work.
+const ASYNC_WAIT: &[&str] = &[
+    "nvgpu.mbarrier.try_wait.parity",
+    "nvgpu.mbarrier.test.wait",
+    "nvgpu.device_async_wait",
+    "nvvm.cp.async.wait.group",
+    "nvvm.cp.async.bulk.wait_group",
+    "nvvm.wgmma.wait.group.sync.aligned",
+    "nvvm.mbarrier.try_wait.parity.shared",
+    "nvvm.mbarrier.try_wait.parity",
+];
+
+const RETURNS: &[&str] = &["func.return", "gpu.return", "llvm.return"];
+const LOOPS: &[&str] = &["scf.for", "scf.while", "scf.forall", "scf.parallel", "affine.for"];
+
+pub fn is_return(op: Op) -> bool {
+    RETURNS.contains(&op.name().as_str())
+}
+
+/// The kernels of a module for a target, in module order.
+///
+/// Device targets: `gpu.func` with `gpu.kernel`, and `llvm.func` with
+/// `nvvm.kernel`/`rocdl.kernel`/`gpu.kernel` (kernels already lowered).
+/// Host: `func.func` with `kperf.kernel`, or, when none is marked, every
+/// public `func.func` with a body.
+pub fn find_kernels(module: Op, target: &Target) -> Vec<Op> {
+    let all = module.nested_ops();
+    let has_body = |f: &Op| f.regions().first().and_then(|r| r.first_block()).is_some();
+    if target.is_host() {
+        let funcs: Vec<Op> = all.iter().copied().filter(|o| o.name() == "func.func" && has_body(o)).collect();
+        let marked: Vec<Op> = funcs.iter().copied().filter(|f| f.has_attr("kperf.kernel")).collect();
+        if !marked.is_empty() {
+            return marked;
+        }
+        return funcs.into_iter().filter(|f| f.str_attr("sym_visibility").as_deref() != Some("private")).collect();
+    }
+    all.into_iter()
+        .filter(|o| {
+            let n = o.name();
+            (n == "gpu.func" && o.has_attr("gpu.kernel"))
+                || (n == "llvm.func" && (o.has_attr("nvvm.kernel") || o.has_attr("rocdl.kernel") || o.has_attr("gpu.kernel")))
+        })
+        .filter(has_body)
+        .collect()
+}
+
+/// The function's symbol name.
+pub fn symbol_name(f: Op) -> String {
+    f.str_attr("sym_name").unwrap_or_else(|| "<anonymous>".into())
+}
+
+/// Create a `kperf.record` op (not yet inserted).
+pub fn make_record(ctx: MlirContext, loc: MlirLocation, name: &str, is_start: bool, kind: RegionKind) -> MlirOperation {
+    unsafe {
+        let i1 = mlirIntegerTypeGet(ctx, 1);
+        let kind_s = serde_json_kind(kind);
+        let named = [
+            named_attr(ctx, "name", mlirStringAttrGet(ctx, sref(name))),
+            named_attr(ctx, "is_start", mlirIntegerAttrGet(i1, is_start as i64)),
+            named_attr(ctx, "kind", mlirStringAttrGet(ctx, sref(&kind_s))),
+        ];
+        let mut state = mlirOperationStateGet(sref(ops::RECORD), loc);
+        mlirOperationStateAddAttributes(&mut state, named.len() as isize, named.as_ptr());
+        mlirOperationCreate(&mut state)
+    }
+}
+
+pub(crate) fn named_attr(ctx: MlirContext, name: &str, a: MlirAttribute) -> MlirNamedAttribute {
+    unsafe { mlirNamedAttributeGet(mlirIdentifierGet(ctx, sref(name)), a) }
+}
+
+pub(crate) fn serde_json_kind(kind: RegionKind) -> String {
+    serde_json::to_value(kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_else(|| "explicit".into())
+}
+
+pub(crate) fn kind_from_str(s: &str) -> RegionKind {
+    serde_json::from_value(serde_json::Value::String(s.to_string())).unwrap_or(RegionKind::Explicit)
+}
+
+fn insert_before(anchor: Op, rec: MlirOperation) {
+    if let Some(b) = anchor.block() {
+        b.insert_before(anchor, rec);
+    }
+}
+
+fn insert_after(anchor: Op, rec: MlirOperation) {
+    match anchor.next() {
+        Some(n) => insert_before(n, rec),
+        None => {
+            if let Some(b) = anchor.block() {
+                b.append_op(rec)
+            }
+        }
+    }
+}
+
+/// Name for the `index`-th site of something in a kernel, e.g. `loop#2`.
+fn site_name(base: &str, counts: &mut HashMap<String, usize>) -> String {
+    let n = counts.entry(base.to_string()).or_default();
+    *n += 1;
+    if *n == 1 {
+        base.to_string()
+    } else {
+        format!("{base}#{}", *n - 1)
+    }
+}
+
+/// Insert `kperf.record` pairs for the attribute and automatic modes into
+/// kernel `f`. Explicit records already present are left as they are.
+pub fn insert_regions(ctx: MlirContext, f: Op, modes: &[RegionMode]) -> Result<()> {
+    let body = f.nested_ops();
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    let rec = |op: Op, name: &str, start: bool, kind: RegionKind| make_record(ctx, op.location(), name, start, kind);
+
+    // `kperf.region = "name"` on any op: bracket it.
+    for op in &body {
+        if let Some(name) = op.str_attr(attrs::REGION) {
+            if op.name() == ops::RECORD {
+                continue;
+            }
+            if is_terminator_like(*op) {
+                return Err(InstrumentError::At {
+                    location: op.loc_string(),
+                    message: format!("`kperf.region` on terminator `{}` cannot be bracketed", op.name()),
+                });
+            }
+            insert_before(*op, rec(*op, &name, true, RegionKind::Attribute));
+            insert_after(*op, rec(*op, &name, false, RegionKind::Attribute));
+            op.remove_attr(attrs::REGION);
+        }
+    }
+
+    for mode in modes {
+        match mode {
+            RegionMode::Kernel => {
+                let entry = f.regions()[0].first_block().expect("kernel has a body (checked by find_kernels)");
+                let first = entry.first_op().ok_or_else(|| InstrumentError::At {
+                    location: f.loc_string(),
+                    message: "kernel body is empty".into(),
+                })?;
+                insert_before(first, rec(f, "kernel", true, RegionKind::Kernel));
+                for r in f.nested_ops().into_iter().filter(|o| is_return(*o) && innermost_function(*o) == Some(f)) {
+                    insert_before(r, rec(r, "kernel", false, RegionKind::Kernel));
+                }
+            }
+            RegionMode::Loops => {
+                for op in body.iter().filter(|o| LOOPS.contains(&o.name().as_str())) {
+                    let name = site_name(&format!("loop@{}", short_loc(*op)), &mut counts);
+                    insert_before(*op, rec(*op, &name, true, RegionKind::Loop));
+                    insert_after(*op, rec(*op, &name, false, RegionKind::Loop));
+                }
+            }
+            RegionMode::Iterations => {
+                for op in body.iter().filter(|o| LOOPS.contains(&o.name().as_str())) {
+                    // scf.while runs its body in the second ("after") region.
+                    let regions = op.regions();
+                    let Some(r) = (if op.name() == "scf.while" { regions.get(1) } else { regions.first() }) else { continue };
+                    let Some(b) = r.first_block() else { continue };
+                    let (Some(first), Some(term)) = (b.first_op(), b.terminator()) else { continue };
+                    let name = site_name(&format!("iter@{}", short_loc(*op)), &mut counts);
+                    insert_before(first, rec(*op, &name, true, RegionKind::Iteration));
+                    insert_before(term, rec(*op, &name, false, RegionKind::Iteration));
+                }
+            }
+            RegionMode::Ops(glob) => {
+                let matcher = Glob::new(glob)
+                    .map_err(|e| InstrumentError::Option(format!("bad ops glob `{glob}`: {e}")))?
+                    .compile_matcher();
+                for op in &body {
+                    let n = op.name();
+                    if n.starts_with("kperf") || is_terminator_like(*op) || !matcher.is_match(&n) {
+                        continue;
+                    }
+                    let name = site_name(&n, &mut counts);
+                    insert_before(*op, rec(*op, &name, true, RegionKind::Op));
+                    insert_after(*op, rec(*op, &name, false, RegionKind::Op));
+                }
+            }
+            RegionMode::Async => insert_async(ctx, &body, &mut counts)?,
+        }
+    }
+    Ok(())
+}
+
+/// The paper's pattern: START(issue) before the async issue, END(issue)
+/// right before the wait, START(wait) right after it. Replay measures the
+/// wait as CLK(START wait) − CLK(END issue), where the record costs cancel.
+fn insert_async(ctx: MlirContext, body: &[Op], counts: &mut HashMap<String, usize>) -> Result<()> {
+    for issue in body.iter().filter(|o| ASYNC_ISSUE.contains(&o.name().as_str())) {
+        // The first wait after the issue in the same block, or nested in an
+        // op that follows it (a wait loop).
+        let Some(wait) = following_wait(*issue) else { continue };
+        let short = issue.name().rsplit('.').take(2).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join(".");
+        let base = site_name(&format!("async:{short}"), counts);
+        let wait_name = format!("wait:{}", base.trim_start_matches("async:"));
+        insert_before(*issue, make_record(ctx, issue.location(), &base, true, RegionKind::AsyncIssue));
+        insert_before(wait, make_record(ctx, wait.location(), &base, false, RegionKind::AsyncIssue));
+        let w = make_record(ctx, wait.location(), &wait_name, true, RegionKind::AsyncWait);
+        unsafe {
+            let a = mlirStringAttrGet(ctx, sref(&base));
+            mlirOperationSetAttributeByName(w, sref("pairs_with"), a);
+        }
+        insert_after(wait, w);
+    }
+    Ok(())
+}
+
+fn following_wait(issue: Op) -> Option<Op> {
+    let mut cur = issue.next();
+    while let Some(op) = cur {
+        if ASYNC_WAIT.contains(&op.name().as_str()) {
+            return Some(op);
+        }
+        if let Some(nested) = op.nested_ops().into_iter().find(|o| ASYNC_WAIT.contains(&o.name().as_str())) {
+            // Bracket the whole op that contains the wait (e.g. a spin loop).
+            let _ = nested;
+            return Some(op);
+        }
+        if ASYNC_ISSUE.contains(&op.name().as_str()) {
+            // Another issue before any wait: pair this one with the same wait.
+        }
+        cur = op.next();
+    }
+    None
+}
+
+fn is_terminator_like(op: Op) -> bool {
+    op.next().is_none() && op.block().and_then(|b| b.terminator()) == Some(op)
+}
+
+fn short_loc(op: Op) -> String {
+    let l = op.loc_string();
+    // keep `line:col` (the file is the same for the whole kernel)
+    let parts: Vec<&str> = l.rsplitn(3, ':').collect();
+    if parts.len() == 3 {
+        format!("{}:{}", parts[1], parts[0])
+    } else {
+        l
+    }
+}
+
+/// The nearest enclosing function-like op.
+pub fn innermost_function(op: Op) -> Option<Op> {
+    let mut cur = op.parent();
+    while let Some(p) = cur {
+        if matches!(p.name().as_str(), "func.func" | "gpu.func" | "llvm.func") {
+            return Some(p);
+        }
+        cur = p.parent();
+    }
+    None
+}
+
+/// One `kperf.record` site.
+#[derive(Clone, Debug)]
+pub struct RecordSite {
+    pub op: Op,
+    pub name: String,
+    pub is_start: bool,
+    pub kind: RegionKind,
+    pub pairs_with: Option<String>,
+}
+
+pub fn record_sites(f: Op) -> Vec<RecordSite> {
+    f.nested_ops()
+        .into_iter()
+        .filter(|o| o.name() == ops::RECORD)
+        .map(|op| RecordSite {
+            op,
+            name: op.str_attr("name").unwrap_or_default(),
+            is_start: op.int_attr("is_start").unwrap_or(0) != 0,
+            kind: op.str_attr("kind").map(|k| kind_from_str(&k)).unwrap_or(RegionKind::Explicit),
+            pairs_with: op.str_attr("pairs_with"),
+        })
+        .collect()
+}
+
+/// Every region must open and close: a start with no end, an end with no
+/// start, and a start that does not dominate its end are errors naming the
+/// region and where it is. Async-wait regions are a lone START by design.
+pub fn check_balance(f: Op) -> Result<()> {
+    let sites = record_sites(f);
+    let mut by_name: BTreeMap<&str, (Vec<&RecordSite>, Vec<&RecordSite>)> = BTreeMap::new();
+    for s in &sites {
+        if s.name.is_empty() {
+            return Err(InstrumentError::At { location: s.op.loc_string(), message: "kperf.record without a `name`".into() });
+        }
+        let e = by_name.entry(&s.name).or_default();
+        if s.is_start {
+            e.0.push(s)
+        } else {
+            e.1.push(s)
+        }
+    }
+    for (name, (starts, ends)) in by_name {
+        let wait_only = starts.iter().all(|s| s.kind == RegionKind::AsyncWait);
+        if wait_only && ends.is_empty() {
+            continue;
+        }
+        if let Some(s) = starts.first().filter(|_| ends.is_empty()) {
+            return Err(unbalanced(name, s.op, "start with no end"));
+        }
+        if let Some(e) = ends.first().filter(|_| starts.is_empty()) {
+            return Err(unbalanced(name, e.op, "end with no start"));
+        }
+        for e in &ends {
+            if !starts.iter().any(|s| dominates(s.op, e.op)) {
+                return Err(unbalanced(name, e.op, "end is not dominated by any start of the region (misordered or on another path)"));
+            }
+        }
+        for s in &starts {
+            if !ends.iter().any(|e| dominates(s.op, e.op)) {
+                return Err(unbalanced(name, s.op, "start does not dominate any end of the region"));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn unbalanced(region: &str, op: Op, problem: &str) -> InstrumentError {
+    InstrumentError::Unbalanced { region: region.to_string(), location: op.loc_string(), problem: problem.to_string() }
+}

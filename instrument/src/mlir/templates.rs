@@ -1,0 +1,621 @@
+//! MLIR text for what each `kperfgpu` op becomes on each target.
+//!
+//! Each template is a `func.func` whose arguments are the values the
+//! lowering passes in and whose `return` operands are the values it hands
+//! back; [`super::lower`] parses it, replaces the arguments, and moves the
+//! body in front of the op being lowered. Writing the lowering as MLIR text
+//! keeps it readable next to the ABI it implements: every offset comes from
+//! `kperf_dialects::abi`, never from a literal here.
+
+use crate::options::Target;
+use kperf_dialects::abi::{cta_header as H, Counter, Edge, HeaderFlags, RecordWord, RegionId, ABI_VERSION, MAGIC};
+use kperf_dialects::abi::{Strategy, CTA_HEADER_SIZE, RECORD_SIZE, TAG_CLOCK_HI_SHIFT, UNIT_ENTRY_SIZE};
+use kperf_dialects::meta::{BufferKind, CtaSampling, Granularity};
+use std::fmt::Write;
+
+/// Everything the templates need to know about one kernel's lowering.
+#[derive(Clone, Debug)]
+pub struct LoweringConfig {
+    pub target: Target,
+    pub counter: Counter,
+    pub granularity: Granularity,
+    pub buffer: BufferKind,
+    pub strategy: Strategy,
+    /// Threads per CTA.
+    pub cta_threads: u32,
+    /// Threads per CTA along x, y, z.
+    pub block: [u32; 3],
+    /// True when the block is known to be one-dimensional (tid = tid.x).
+    pub block_1d: bool,
+    /// Threads per unit.
+    pub unit_threads: u32,
+    /// Units (segments) per CTA block.
+    pub units: u32,
+    /// Slots per unit in shared memory (the ring) — a power of two.
+    pub slots: u32,
+    /// Slots per unit in the global block (== slots for circular).
+    pub global_slots: u32,
+    /// Recorded unit ids in segment order (empty: all units).
+    pub sampled_units: Vec<u32>,
+    pub sample_ctas: CtaSampling,
+    /// Symbol of the shared buffer global (device targets).
+    pub smem_symbol: String,
+}
+
+impl LoweringConfig {
+    fn gptr(&self) -> &'static str {
+        if self.target.is_host() {
+            "!llvm.ptr"
+        } else {
+            "!llvm.ptr<1>"
+        }
+    }
+    /// Pointer type of the segments while the kernel runs.
+    pub fn seg_ptr(&self) -> &'static str {
+        match (self.buffer, &self.target) {
+            (BufferKind::Global, _) => self.gptr(),
+            (BufferKind::Shared, Target::Host) => "!llvm.ptr",
+            (BufferKind::Shared, _) => "!llvm.ptr<3>",
+        }
+    }
+    fn layout(&self) -> kperf_dialects::abi::Layout {
+        kperf_dialects::abi::Layout { units: self.units, slots: self.global_slots }
+    }
+    pub fn cta_stride(&self) -> usize {
+        self.layout().cta_stride()
+    }
+    pub fn shared_bytes(&self) -> u64 {
+        match self.buffer {
+            BufferKind::Shared => self.units as u64 * self.slots as u64 * RECORD_SIZE as u64,
+            BufferKind::Global => 0,
+        }
+    }
+}
+
+/// Text builder: `v.line(...)`, with a counter for fresh SSA names.
+struct Body {
+    text: String,
+    next: usize,
+}
+
+impl Body {
+    fn new() -> Self {
+        Body { text: String::new(), next: 0 }
+    }
+    fn fresh(&mut self) -> String {
+        self.next += 1;
+        format!("%v{}", self.next)
+    }
+    fn line(&mut self, s: impl AsRef<str>) {
+        self.text.push_str("    ");
+        self.text.push_str(s.as_ref());
+        self.text.push('\n');
+    }
+    /// `%x = op` returning the fresh name.
+    fn def(&mut self, rhs: impl AsRef<str>) -> String {
+        let v = self.fresh();
+        self.line(format!("{v} = {}", rhs.as_ref()));
+        v
+    }
+    fn c32(&mut self, n: i64) -> String {
+        self.def(format!("llvm.mlir.constant({n} : i32) : i32"))
+    }
+    fn c64(&mut self, n: i64) -> String {
+        self.def(format!("llvm.mlir.constant({n} : i64) : i64"))
+    }
+    fn gep(&mut self, base: &str, ty: &str, off: usize) -> String {
+        if off == 0 {
+            return base.to_string();
+        }
+        self.def(format!("llvm.getelementptr {base}[{off}] : ({ty}) -> {ty}, i8"))
+    }
+    fn store(&mut self, val: &str, vty: &str, ptr: &str, pty: &str, align: usize) {
+        self.line(format!("llvm.store {val}, {ptr} {{alignment = {align} : i64}} : {vty}, {pty}"));
+    }
+}
+
+/// Wrap a body as the template function.
+fn function(name: &str, args: &[(&str, &str)], body: Body, results: &[(&str, &str)]) -> String {
+    let params = args.iter().map(|(n, t)| format!("{n}: {t}")).collect::<Vec<_>>().join(", ");
+    let rtys = results.iter().map(|(_, t)| *t).collect::<Vec<_>>().join(", ");
+    let rvals = results.iter().map(|(v, _)| *v).collect::<Vec<_>>().join(", ");
+    let mut s = String::new();
+    let _ = writeln!(s, "func.func @{name}({params}) -> ({rtys}) {{");
+    s.push_str(&body.text);
+    if results.is_empty() {
+        let _ = writeln!(s, "    return\n}}");
+    } else {
+        let _ = writeln!(s, "    return {rvals} : {rtys}\n}}");
+    }
+    s
+}
+
+// ---- target primitives ------------------------------------------------------
+
+fn read_globaltimer(b: &mut Body, t: &Target) -> String {
+    match t {
+        Target::Nvptx { .. } => b.def("nvvm.read.ptx.sreg.globaltimer : i64"),
+        Target::Amdgpu { .. } => b.def("llvm.call_intrinsic \"llvm.readsteadycounter\"() : () -> i64"),
+        Target::Host => b.def("llvm.call @kperf_host_now_ns() : () -> i64"),
+    }
+}
+
+fn read_clock64(b: &mut Body, t: &Target) -> String {
+    match t {
+        Target::Nvptx { .. } => b.def("nvvm.read.ptx.sreg.clock64 : i64"),
+        _ => b.def("llvm.call_intrinsic \"llvm.readcyclecounter\"() : () -> i64"),
+    }
+}
+
+/// The counter as the records see it (i32 for clock32, i64 otherwise).
+pub fn read_counter(b_out: &mut String, cfg: &LoweringConfig) -> String {
+    let mut b = Body::new();
+    let v = match (cfg.counter, &cfg.target) {
+        (Counter::Clock32, Target::Nvptx { .. }) => b.def("nvvm.read.ptx.sreg.clock : i32"),
+        (Counter::Clock32, _) => {
+            let c = read_clock64(&mut b, &cfg.target);
+            b.def(format!("llvm.trunc {c} : i64 to i32"))
+        }
+        (Counter::Clock64, t) => read_clock64(&mut b, t),
+        (Counter::Globaltimer, t) => read_globaltimer(&mut b, t),
+    };
+    let ty = counter_type(cfg.counter);
+    *b_out = function("kperf_read_counter", &[], b, &[(&v, ty)]);
+    v
+}
+
+pub fn counter_type(c: Counter) -> &'static str {
+    if c == Counter::Clock32 {
+        "i32"
+    } else {
+        "i64"
+    }
+}
+
+/// The full-width counter in the records' domain, for the header.
+fn read_counter_full(b: &mut Body, cfg: &LoweringConfig) -> String {
+    match cfg.counter {
+        Counter::Globaltimer => read_globaltimer(b, &cfg.target),
+        _ => read_clock64(b, &cfg.target),
+    }
+}
+
+fn hw_id(b: &mut Body, t: &Target) -> String {
+    match t {
+        Target::Nvptx { .. } => b.def("nvvm.read.ptx.sreg.smid : i32"),
+        Target::Amdgpu { .. } => b.c32(0),
+        Target::Host => b.def("llvm.call @kperf_host_cpu() : () -> i32"),
+    }
+}
+
+fn barrier(b: &mut Body, t: &Target) {
+    match t {
+        Target::Nvptx { .. } => b.line("nvvm.barrier0"),
+        Target::Amdgpu { .. } => b.line("rocdl.barrier"),
+        Target::Host => {}
+    }
+}
+
+/// Linear thread id within the CTA.
+fn thread_id(b: &mut Body, cfg: &LoweringConfig) -> String {
+    match &cfg.target {
+        Target::Host => b.c32(0),
+        Target::Nvptx { .. } => {
+            let x = b.def("nvvm.read.ptx.sreg.tid.x : i32");
+            if cfg.block_1d {
+                return x;
+            }
+            let y = b.def("nvvm.read.ptx.sreg.tid.y : i32");
+            let z = b.def("nvvm.read.ptx.sreg.tid.z : i32");
+            let nx = b.def("nvvm.read.ptx.sreg.ntid.x : i32");
+            let ny = b.def("nvvm.read.ptx.sreg.ntid.y : i32");
+            linearize(b, [&x, &y, &z], [&nx, &ny])
+        }
+        Target::Amdgpu { .. } => {
+            let x = b.def("rocdl.workitem.id.x : i32");
+            if cfg.block_1d {
+                return x;
+            }
+            let y = b.def("rocdl.workitem.id.y : i32");
+            let z = b.def("rocdl.workitem.id.z : i32");
+            let nx = b.c32(cfg.cta_threads as i64); // not used for 3-D on AMD without known dims
+            let ny = b.c32(1);
+            linearize(b, [&x, &y, &z], [&nx, &ny])
+        }
+    }
+}
+
+/// x + nx·(y + ny·z)
+fn linearize(b: &mut Body, [x, y, z]: [&str; 3], [nx, ny]: [&str; 2]) -> String {
+    let t = b.def(format!("llvm.mul {ny}, {z} : i32"));
+    let t = b.def(format!("llvm.add {y}, {t} : i32"));
+    let t = b.def(format!("llvm.mul {nx}, {t} : i32"));
+    b.def(format!("llvm.add {x}, {t} : i32"))
+}
+
+/// Linear CTA id; host gets block and grid ids as arguments.
+fn cta_id(b: &mut Body, t: &Target) -> String {
+    match t {
+        Target::Nvptx { .. } => {
+            let x = b.def("nvvm.read.ptx.sreg.ctaid.x : i32");
+            let y = b.def("nvvm.read.ptx.sreg.ctaid.y : i32");
+            let z = b.def("nvvm.read.ptx.sreg.ctaid.z : i32");
+            let nx = b.def("nvvm.read.ptx.sreg.nctaid.x : i32");
+            let ny = b.def("nvvm.read.ptx.sreg.nctaid.y : i32");
+            linearize(b, [&x, &y, &z], [&nx, &ny])
+        }
+        Target::Amdgpu { .. } => {
+            let x = b.def("rocdl.workgroup.id.x : i32");
+            let y = b.def("rocdl.workgroup.id.y : i32");
+            let z = b.def("rocdl.workgroup.id.z : i32");
+            let nx = b.def("rocdl.grid.dim.x : i32");
+            let ny = b.def("rocdl.grid.dim.y : i32");
+            linearize(b, [&x, &y, &z], [&nx, &ny])
+        }
+        Target::Host => {
+            let mut i = |n: &str| b.def(format!("arith.index_cast {n} : index to i32"));
+            let (x, y, z, nx, ny) = (i("%bx"), i("%by"), i("%bz"), i("%gx"), i("%gy"));
+            linearize(b, [&x, &y, &z], [&nx, &ny])
+        }
+    }
+}
+
+/// Host kernels receive block and grid ids as trailing `index` arguments.
+pub const HOST_GRID_ARGS: [&str; 6] = ["%bx", "%by", "%bz", "%gx", "%gy", "%gz"];
+
+// ---- init -------------------------------------------------------------------
+
+/// Values init hands to the other templates, in this order.
+pub const INIT_RESULTS: usize = 9;
+
+/// `kperfgpu.init`: unit, leader and sampling predicates, segment base,
+/// ring counter, CTA block pointer; thread 0 writes the header's init fields.
+///
+/// Arguments: `%prof` (global profile buffer) and, on the host, the grid ids.
+/// Results: `%rec` (this thread records), `%hdr` (this thread writes the
+/// header), `%seg` (segment base), `%cnt` (ring counter slot), `%blk` (CTA
+/// block), `%unit_idx` (segment index), `%tid`, `%active` (this CTA
+/// records) and `%seg0` (base of all segments), consumed by store and
+/// finalize in that order.
+pub fn init(cfg: &LoweringConfig) -> String {
+    let mut b = Body::new();
+    let g = cfg.gptr();
+    let seg_ty = cfg.seg_ptr();
+    let tid = thread_id(&mut b, cfg);
+    let cta = cta_id(&mut b, &cfg.target);
+    let zero = b.c32(0);
+    let tpu = b.c32(cfg.unit_threads as i64);
+    let (unit, lane) = if cfg.unit_threads == 1 {
+        (tid.clone(), zero.clone())
+    } else {
+        (b.def(format!("llvm.udiv {tid}, {tpu} : i32")), b.def(format!("llvm.urem {tid}, {tpu} : i32")))
+    };
+    let leader = b.def(format!("llvm.icmp \"eq\" {lane}, {zero} : i32"));
+
+    // Unit sampling: the segment index is the unit's position in the list.
+    let (unit_sel, unit_idx) = if cfg.sampled_units.is_empty() {
+        (b.def("llvm.mlir.constant(true) : i1"), unit.clone())
+    } else {
+        let mut sel = b.def("llvm.mlir.constant(false) : i1");
+        let mut idx = zero.clone();
+        for (i, u) in cfg.sampled_units.iter().enumerate() {
+            let cu = b.c32(*u as i64);
+            let is = b.def(format!("llvm.icmp \"eq\" {unit}, {cu} : i32"));
+            sel = b.def(format!("llvm.or {sel}, {is} : i1"));
+            let ci = b.c32(i as i64);
+            idx = b.def(format!("llvm.select {is}, {ci}, {idx} : i1, i32"));
+        }
+        (sel, idx)
+    };
+
+    // CTA sampling: which CTAs record and which block each writes.
+    let (cta_sel, block_idx) = match &cfg.sample_ctas {
+        CtaSampling::All => (b.def("llvm.mlir.constant(true) : i1"), cta.clone()),
+        CtaSampling::Every(k) => {
+            let ck = b.c32(*k as i64);
+            let r = b.def(format!("llvm.urem {cta}, {ck} : i32"));
+            let sel = b.def(format!("llvm.icmp \"eq\" {r}, {zero} : i32"));
+            (sel, b.def(format!("llvm.udiv {cta}, {ck} : i32")))
+        }
+        CtaSampling::List(ids) => {
+            let mut sel = b.def("llvm.mlir.constant(false) : i1");
+            let mut idx = zero.clone();
+            for (i, id) in ids.iter().enumerate() {
+                let cu = b.c32(*id as i64);
+                let is = b.def(format!("llvm.icmp \"eq\" {cta}, {cu} : i32"));
+                sel = b.def(format!("llvm.or {sel}, {is} : i1"));
+                let ci = b.c32(i as i64);
+                idx = b.def(format!("llvm.select {is}, {ci}, {idx} : i1, i32"));
+            }
+            (sel, idx)
+        }
+    };
+    // A null profile pointer (a host program that launches the kernel
+    // itself) disables recording instead of faulting.
+    let null = b.def(format!("llvm.mlir.zero : {g}"));
+    let nonnull = b.def(format!("llvm.icmp \"ne\" %prof, {null} : {g}"));
+    let active = b.def(format!("llvm.and {cta_sel}, {nonnull} : i1"));
+    let rec = b.def(format!("llvm.and {leader}, {unit_sel} : i1"));
+    let rec = b.def(format!("llvm.and {rec}, {active} : i1"));
+
+    // CTA block: prof + block_idx × stride.
+    let bi = b.def(format!("llvm.zext {block_idx} : i32 to i64"));
+    let stride = b.c64(cfg.cta_stride() as i64);
+    let boff = b.def(format!("llvm.mul {bi}, {stride} : i64"));
+    let blk = b.def(format!("llvm.getelementptr %prof[{boff}] : ({g}, i64) -> {g}, i8"));
+
+    // Segment base.
+    let seg_bytes = b.c32(cfg.slots as i64 * RECORD_SIZE as i64);
+    let segoff = b.def(format!("llvm.mul {unit_idx}, {seg_bytes} : i32"));
+    let base = match (cfg.buffer, &cfg.target) {
+        (BufferKind::Global, _) => b.gep(&blk, g, kperf_dialects::abi::Layout { units: cfg.units, slots: cfg.global_slots }.records_offset()),
+        (BufferKind::Shared, Target::Host) => {
+            let n = b.c32(cfg.units as i64 * cfg.slots as i64);
+            b.def(format!("llvm.alloca {n} x i64 {{alignment = 16 : i64}} : (i32) -> !llvm.ptr"))
+        }
+        (BufferKind::Shared, _) => b.def(format!("llvm.mlir.addressof @{} : !llvm.ptr<3>", cfg.smem_symbol)),
+    };
+    let seg = b.def(format!("llvm.getelementptr {base}[{segoff}] : ({seg_ty}, i32) -> {seg_ty}, i8"));
+
+    // The ring counter lives in a stack slot that SROA turns into a register.
+    let one = b.c32(1);
+    let cnt = b.def(format!("llvm.alloca {one} x i32 : (i32) -> !llvm.ptr"));
+    b.store(&zero, "i32", &cnt, "!llvm.ptr", 4);
+
+    // Thread 0 of a recording CTA writes the header's init fields.
+    let t0 = b.def(format!("llvm.icmp \"eq\" {tid}, {zero} : i32"));
+    let hdr = b.def(format!("llvm.and {t0}, {active} : i1"));
+    b.line(format!("scf.if {hdr} {{"));
+    let magic = b.c64(((ABI_VERSION as i64) << 32) | MAGIC as i64);
+    b.store(&magic, "i64", &blk, g, 8);
+    let hw = hw_id(&mut b, &cfg.target);
+    let c64 = b.def(format!("llvm.zext {cta} : i32 to i64"));
+    let h64 = b.def(format!("llvm.zext {hw} : i32 to i64"));
+    let sh = b.c64(32);
+    let h64 = b.def(format!("llvm.shl {h64}, {sh} : i64"));
+    let idw = b.def(format!("llvm.or {c64}, {h64} : i64"));
+    let p = b.gep(&blk, g, H::CTA_ID);
+    b.store(&idw, "i64", &p, g, 8);
+    let shape = b.c64(((cfg.global_slots as i64) << 32) | cfg.units as i64);
+    let p = b.gep(&blk, g, H::UNITS);
+    b.store(&shape, "i64", &p, g, 8);
+    let flags = b.c64(HeaderFlags { counter: cfg.counter, strategy: cfg.strategy }.encode() as i64);
+    let p = b.gep(&blk, g, H::FLAGS);
+    b.store(&flags, "i64", &p, g, 8);
+    let t = read_globaltimer(&mut b, &cfg.target);
+    let p = b.gep(&blk, g, H::START_TIME);
+    b.store(&t, "i64", &p, g, 8);
+    let c = read_counter_full(&mut b, cfg);
+    let p = b.gep(&blk, g, H::START_CLOCK);
+    b.store(&c, "i64", &p, g, 8);
+    b.line("}");
+
+    let mut args = vec![("%prof", g)];
+    if cfg.target.is_host() {
+        args.extend(HOST_GRID_ARGS.iter().map(|a| (*a, "index")));
+    }
+    function(
+        "kperf_init",
+        &args,
+        b,
+        &[
+            (&rec, "i1"),
+            (&hdr, "i1"),
+            (&seg, seg_ty),
+            (&cnt, "!llvm.ptr"),
+            (&blk, g),
+            (&unit_idx, "i32"),
+            (&tid, "i32"),
+            (&active, "i1"),
+            (&base, seg_ty),
+        ],
+    )
+}
+
+// ---- record store -----------------------------------------------------------
+
+/// `kperfgpu.circular_store` / `store_counter`: one predicated 8-byte store of
+/// {tag, clock} at the ring slot. The counter update stays outside the
+/// predicate so that in straight-line code the slot folds to an immediate.
+pub fn store(cfg: &LoweringConfig, region: RegionId, edge: Edge) -> String {
+    let mut b = Body::new();
+    let seg_ty = cfg.seg_ptr();
+    let n = b.def("llvm.load %cnt {alignment = 4 : i64} : !llvm.ptr -> i32");
+    let mask = b.c32(cfg.slots as i64 - 1);
+    let slot = b.def(format!("llvm.and {n}, {mask} : i32"));
+    let three = b.c32(3);
+    let off = b.def(format!("llvm.shl {slot}, {three} : i32"));
+    let p = b.def(format!("llvm.getelementptr %seg[{off}] : ({seg_ty}, i32) -> {seg_ty}, i8"));
+    let tag_const = RecordWord::tag_constant(region, edge) as i64;
+    let (tag, lo) = if cfg.counter == Counter::Clock32 {
+        (b.c32(tag_const), "%clock".to_string())
+    } else {
+        let c32 = b.c64(32);
+        let hi = b.def(format!("llvm.lshr %clock, {c32} : i64"));
+        let hi = b.def(format!("llvm.trunc {hi} : i64 to i32"));
+        let sh = b.c32(TAG_CLOCK_HI_SHIFT as i64);
+        let hi = b.def(format!("llvm.shl {hi}, {sh} : i32"));
+        let k = b.c32(tag_const);
+        let tag = b.def(format!("llvm.or {hi}, {k} : i32"));
+        (tag, b.def("llvm.trunc %clock : i64 to i32"))
+    };
+    let undef = b.def("llvm.mlir.poison : vector<2xi32>");
+    let i0 = b.c32(0);
+    let i1 = b.c32(1);
+    let v = b.def(format!("llvm.insertelement {tag}, {undef}[{i0} : i32] : vector<2xi32>"));
+    let v = b.def(format!("llvm.insertelement {lo}, {v}[{i1} : i32] : vector<2xi32>"));
+    b.line("scf.if %rec {");
+    b.store(&v, "vector<2xi32>", &p, seg_ty, 8);
+    if cfg.strategy == Strategy::Flush {
+        flush_if_full(&mut b, cfg, &n, &mask);
+    }
+    b.line("}");
+    let one = b.c32(1);
+    let n1 = b.def(format!("llvm.add {n}, {one} : i32"));
+    b.store(&n1, "i32", "%cnt", "!llvm.ptr", 4);
+    let ct = counter_type(cfg.counter);
+    function(
+        "kperf_store",
+        &[("%rec", "i1"), ("%seg", seg_ty), ("%cnt", "!llvm.ptr"), ("%blk", cfg.gptr()), ("%unit_idx", "i32"), ("%clock", ct)],
+        b,
+        &[],
+    )
+}
+
+/// Flush strategy: when the record just stored filled the shared segment,
+/// the leader writes the whole segment through to its global segment at
+/// chunk `n / slots`, while the global segment has room.
+fn flush_if_full(b: &mut Body, cfg: &LoweringConfig, n: &str, mask: &str) {
+    let g = cfg.gptr();
+    let seg_ty = cfg.seg_ptr();
+    let slot = b.def(format!("llvm.and {n}, {mask} : i32"));
+    let full = b.def(format!("llvm.icmp \"eq\" {slot}, {mask} : i32"));
+    let chunk_first = b.def(format!("llvm.sub {n}, {mask} : i32"));
+    let cap = b.c32(cfg.global_slots as i64);
+    let room = b.def(format!("llvm.icmp \"ult\" {chunk_first}, {cap} : i32"));
+    let go = b.def(format!("llvm.and {full}, {room} : i1"));
+    b.line(format!("scf.if {go} {{"));
+    copy_segment(b, cfg, &chunk_first, "%unit_idx", cfg.slots as i64, g, seg_ty);
+    b.line("}");
+}
+
+/// Copy `count` records of this unit's shared segment to its global segment
+/// starting at record `first`.
+fn copy_segment(b: &mut Body, cfg: &LoweringConfig, first: &str, unit_idx: &str, count: i64, g: &str, seg_ty: &str) {
+    let layout = kperf_dialects::abi::Layout { units: cfg.units, slots: cfg.global_slots };
+    let recs = b.gep("%blk", g, layout.records_offset());
+    let gseg_bytes = b.c64(cfg.global_slots as i64 * RECORD_SIZE as i64);
+    let u64_ = b.def(format!("llvm.zext {unit_idx} : i32 to i64"));
+    let uoff = b.def(format!("llvm.mul {u64_}, {gseg_bytes} : i64"));
+    let gseg = b.def(format!("llvm.getelementptr {recs}[{uoff}] : ({g}, i64) -> {g}, i8"));
+    let f64_ = b.def(format!("llvm.zext {first} : i32 to i64"));
+    let eight = b.c64(8);
+    let foff = b.def(format!("llvm.mul {f64_}, {eight} : i64"));
+    let dst = b.def(format!("llvm.getelementptr {gseg}[{foff}] : ({g}, i64) -> {g}, i8"));
+    let lb = b.c32(0);
+    let ub = b.c32(count);
+    let st = b.c32(1);
+    let i = b.fresh();
+    b.line(format!("scf.for {i} = {lb} to {ub} step {st} : i32 {{"));
+    let sp = b.def(format!("llvm.getelementptr %seg[{i}] : ({seg_ty}, i32) -> {seg_ty}, i64"));
+    let v = b.def(format!("llvm.load {sp} {{alignment = 8 : i64}} : {seg_ty} -> i64"));
+    let dp = b.def(format!("llvm.getelementptr {dst}[{i}] : ({g}, i32) -> {g}, i64"));
+    b.store(&v, "i64", &dp, g, 8);
+    b.line("}");
+}
+
+// ---- finalize ---------------------------------------------------------------
+
+/// `kperfgpu.finalize`: wait for the CTA, stamp the header, write each
+/// unit's entry, copy the segments out (cooperatively, every thread of the
+/// CTA copying a strided share), stamp the end time.
+pub fn finalize(cfg: &LoweringConfig) -> String {
+    let mut b = Body::new();
+    let g = cfg.gptr();
+    let seg_ty = cfg.seg_ptr();
+    barrier(&mut b, &cfg.target);
+    b.line("scf.if %hdr {");
+    let t = read_globaltimer(&mut b, &cfg.target);
+    let p = b.gep("%blk", g, H::FINALIZE_START_TIME);
+    b.store(&t, "i64", &p, g, 8);
+    let c = read_counter_full(&mut b, cfg);
+    let p = b.gep("%blk", g, H::FINALIZE_CLOCK);
+    b.store(&c, "i64", &p, g, 8);
+    b.line("}");
+
+    // Unit entry {unit id, records written}, by each recording leader.
+    b.line("scf.if %rec {");
+    let n = b.def("llvm.load %cnt {alignment = 4 : i64} : !llvm.ptr -> i32");
+    let uid = if cfg.sampled_units.is_empty() {
+        "%unit_idx".to_string()
+    } else {
+        // segment index → unit id
+        let mut id = b.c32(0);
+        for (i, u) in cfg.sampled_units.iter().enumerate() {
+            let ci = b.c32(i as i64);
+            let is = b.def(format!("llvm.icmp \"eq\" %unit_idx, {ci} : i32"));
+            let cu = b.c32(*u as i64);
+            id = b.def(format!("llvm.select {is}, {cu}, {id} : i1, i32"));
+        }
+        id
+    };
+    let n64 = b.def(format!("llvm.zext {n} : i32 to i64"));
+    let sh = b.c64(32);
+    let n64 = b.def(format!("llvm.shl {n64}, {sh} : i64"));
+    let u64_ = b.def(format!("llvm.zext {uid} : i32 to i64"));
+    let entry = b.def(format!("llvm.or {u64_}, {n64} : i64"));
+    let tab = b.gep("%blk", g, CTA_HEADER_SIZE);
+    let esz = b.c32(UNIT_ENTRY_SIZE as i64);
+    let eoff = b.def(format!("llvm.mul %unit_idx, {esz} : i32"));
+    let ep = b.def(format!("llvm.getelementptr {tab}[{eoff}] : ({g}, i32) -> {g}, i8"));
+    b.store(&entry, "i64", &ep, g, 8);
+    if cfg.strategy == Strategy::Flush && cfg.buffer == BufferKind::Shared {
+        // The partly filled last chunk: records [n - n%slots, n) if they fit.
+        let mask = b.c32(cfg.slots as i64 - 1);
+        let part = b.def(format!("llvm.and {n}, {mask} : i32"));
+        let first = b.def(format!("llvm.sub {n}, {part} : i32"));
+        let cap = b.c32(cfg.global_slots as i64);
+        let room = b.def(format!("llvm.icmp \"ult\" {first}, {cap} : i32"));
+        b.line(format!("scf.if {room} {{"));
+        // copy `part` records (bounded by the loop below)
+        let layout = kperf_dialects::abi::Layout { units: cfg.units, slots: cfg.global_slots };
+        let recs = b.gep("%blk", g, layout.records_offset());
+        let gseg_bytes = b.c64(cfg.global_slots as i64 * RECORD_SIZE as i64);
+        let ui = b.def("llvm.zext %unit_idx : i32 to i64");
+        let uoff = b.def(format!("llvm.mul {ui}, {gseg_bytes} : i64"));
+        let gseg = b.def(format!("llvm.getelementptr {recs}[{uoff}] : ({g}, i64) -> {g}, i8"));
+        let lb = b.c32(0);
+        let st = b.c32(1);
+        let i = b.fresh();
+        b.line(format!("scf.for {i} = {lb} to {part} step {st} : i32 {{"));
+        let sp = b.def(format!("llvm.getelementptr %seg[{i}] : ({seg_ty}, i32) -> {seg_ty}, i64"));
+        let v = b.def(format!("llvm.load {sp} {{alignment = 8 : i64}} : {seg_ty} -> i64"));
+        let k = b.def(format!("llvm.add {first}, {i} : i32"));
+        let dp = b.def(format!("llvm.getelementptr {gseg}[{k}] : ({g}, i32) -> {g}, i64"));
+        b.store(&v, "i64", &dp, g, 8);
+        b.line("}");
+        b.line("}");
+    }
+    b.line("}");
+
+    // Circular + shared: copy every segment out, all threads sharing the work.
+    if cfg.buffer == BufferKind::Shared && cfg.strategy == Strategy::Circular {
+        let active = "%active";
+        b.line(format!("scf.if {active} {{"));
+        let layout = kperf_dialects::abi::Layout { units: cfg.units, slots: cfg.global_slots };
+        let recs = b.gep("%blk", g, layout.records_offset());
+        let base = "%seg0";
+        let total = b.c32(cfg.units as i64 * cfg.slots as i64);
+        let step = b.c32(cfg.cta_threads.max(1) as i64);
+        let i = b.fresh();
+        b.line(format!("scf.for {i} = %tid to {total} step {step} : i32 {{"));
+        let sp = b.def(format!("llvm.getelementptr {base}[{i}] : ({seg_ty}, i32) -> {seg_ty}, i64"));
+        let v = b.def(format!("llvm.load {sp} {{alignment = 8 : i64}} : {seg_ty} -> i64"));
+        let dp = b.def(format!("llvm.getelementptr {recs}[{i}] : ({g}, i32) -> {g}, i64"));
+        b.store(&v, "i64", &dp, g, 8);
+        b.line("}");
+        b.line("}");
+    }
+
+    b.line("scf.if %hdr {");
+    let t = read_globaltimer(&mut b, &cfg.target);
+    let p = b.gep("%blk", g, H::FINALIZE_END_TIME);
+    b.store(&t, "i64", &p, g, 8);
+    b.line("}");
+    function(
+        "kperf_finalize",
+        &[
+            ("%rec", "i1"),
+            ("%hdr", "i1"),
+            ("%seg", seg_ty),
+            ("%cnt", "!llvm.ptr"),
+            ("%blk", g),
+            ("%unit_idx", "i32"),
+            ("%tid", "i32"),
+            ("%active", "i1"),
+            ("%seg0", seg_ty),
+        ],
+        b,
+        &[],
+    )
+}

@@ -1,0 +1,177 @@
+//! What the user asked for: target, region modes and lowering options.
+
+use crate::error::{InstrumentError, Result};
+use kperf_dialects::abi::{Counter, Strategy};
+use kperf_dialects::meta::{BufferKind, CtaSampling, Granularity};
+
+/// Where the instrumented kernel runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// NVIDIA, through NVVM; `chip` like `sm_90a`.
+    Nvptx { chip: String },
+    /// AMD, through ROCDL; `chip` like `gfx942`.
+    Amdgpu { chip: String },
+    /// The CPU, through the MLIR ExecutionEngine: one thread per CTA.
+    Host,
+}
+
+impl Target {
+    pub fn parse(s: &str) -> Result<Target> {
+        let (kind, chip) = s.split_once(':').unwrap_or((s, ""));
+        match kind {
+            "host" => Ok(Target::Host),
+            "nvptx" | "cuda" => Ok(Target::Nvptx { chip: if chip.is_empty() { "sm_90a".into() } else { chip.into() } }),
+            "amdgpu" | "rocm" => Ok(Target::Amdgpu { chip: if chip.is_empty() { "gfx942".into() } else { chip.into() } }),
+            _ => Err(InstrumentError::Option(format!("unknown target `{s}` (expected host, nvptx:sm_XX or amdgpu:gfxNNN)"))),
+        }
+    }
+    pub fn name(&self) -> String {
+        match self {
+            Target::Nvptx { chip } => format!("nvptx:{chip}"),
+            Target::Amdgpu { chip } => format!("amdgpu:{chip}"),
+            Target::Host => "host".into(),
+        }
+    }
+    /// Threads that execute one CTA; the host runs one thread per CTA.
+    pub fn is_host(&self) -> bool {
+        matches!(self, Target::Host)
+    }
+}
+
+/// Automatic region discovery, combinable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RegionMode {
+    Kernel,
+    Loops,
+    Iterations,
+    /// Bracket every op whose name matches the glob.
+    Ops(String),
+    Async,
+}
+
+impl RegionMode {
+    /// Parse `kernel,loops,ops=nvvm.wgmma.*,async`.
+    pub fn parse_list(s: &str) -> Result<Vec<RegionMode>> {
+        let mut out = Vec::new();
+        for item in s.split(',').map(str::trim).filter(|x| !x.is_empty()) {
+            out.push(match item {
+                "kernel" => RegionMode::Kernel,
+                "loops" => RegionMode::Loops,
+                "iterations" => RegionMode::Iterations,
+                "async" => RegionMode::Async,
+                "explicit" | "none" => continue,
+                _ => match item.strip_prefix("ops=") {
+                    Some(glob) if !glob.is_empty() => RegionMode::Ops(glob.to_string()),
+                    _ => {
+                        return Err(InstrumentError::Option(format!(
+                            "unknown region mode `{item}` (expected kernel, loops, iterations, async, ops=<glob>)"
+                        )))
+                    }
+                },
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// How far to lower; each stage is a readable, re-loadable artifact.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Emit {
+    /// `kperf.record` ops inserted, nothing lowered.
+    Kperf,
+    /// Lowered to the GPU-level `kperfgpu` ops.
+    KperfGpu,
+    /// Lowered to LLVM/NVVM/ROCDL dialects (before upstream lowering).
+    Mlir,
+    /// LLVM IR text of the device module (host: the whole module).
+    Llvm,
+    /// PTX text.
+    Ptx,
+    /// cubin via ptxas.
+    Cubin,
+    /// AMDGPU ISA text.
+    Isa,
+}
+
+impl Emit {
+    pub fn parse(s: &str) -> Result<Emit> {
+        Ok(match s {
+            "kperf" => Emit::Kperf,
+            "kperfgpu" => Emit::KperfGpu,
+            "mlir" => Emit::Mlir,
+            "llvm" => Emit::Llvm,
+            "ptx" => Emit::Ptx,
+            "cubin" => Emit::Cubin,
+            "isa" => Emit::Isa,
+            _ => return Err(InstrumentError::Option(format!("unknown --emit `{s}` (kperf, kperfgpu, mlir, llvm, ptx, cubin, isa)"))),
+        })
+    }
+}
+
+/// Every knob of the lowering.
+#[derive(Clone, Debug)]
+pub struct InstrumentOptions {
+    pub target: Target,
+    pub regions: Vec<RegionMode>,
+    pub counter: Counter,
+    pub granularity: Granularity,
+    pub buffer: BufferKind,
+    pub strategy: Strategy,
+    /// Record slots per unit segment (a power of two); None: fit the budget.
+    pub slots: Option<u32>,
+    /// Global slots per unit for the flush strategy; None: 16 × shared slots.
+    pub flush_slots: Option<u32>,
+    /// Threads per CTA when the IR does not say (gpu.launch constants and
+    /// `known_block_size` take precedence).
+    pub block: Option<[u32; 3]>,
+    /// Shared memory the segments may use when `slots` is not given, bytes.
+    pub shared_budget: u32,
+    /// Shared memory per CTA the device has (for the "does not fit" check).
+    pub shared_capacity: u32,
+    /// Units that record (empty: all).
+    pub sample_units: Vec<u32>,
+    pub sample_ctas: CtaSampling,
+}
+
+impl Default for InstrumentOptions {
+    fn default() -> Self {
+        InstrumentOptions {
+            target: Target::Nvptx { chip: "sm_90a".into() },
+            regions: Vec::new(),
+            counter: Counter::Clock32,
+            granularity: Granularity::Warp,
+            buffer: BufferKind::Shared,
+            strategy: Strategy::Circular,
+            slots: None,
+            flush_slots: None,
+            block: None,
+            shared_budget: 8 * 1024,
+            shared_capacity: 227 * 1024,
+            sample_units: Vec::new(),
+            sample_ctas: CtaSampling::All,
+        }
+    }
+}
+
+/// Parse `every:4` or `0,3,9` into a CTA sampling.
+pub fn parse_cta_sampling(s: &str) -> Result<CtaSampling> {
+    if s == "all" {
+        return Ok(CtaSampling::All);
+    }
+    if let Some(k) = s.strip_prefix("every:") {
+        let k: u32 = k.parse().map_err(|_| InstrumentError::Option(format!("bad CTA sampling `{s}`: every:<k> needs a number")))?;
+        if k == 0 {
+            return Err(InstrumentError::Option("CTA sampling every:0 samples nothing".into()));
+        }
+        return Ok(CtaSampling::Every(k));
+    }
+    Ok(CtaSampling::List(parse_u32_list(s, "CTA id")?))
+}
+
+pub fn parse_u32_list(s: &str, what: &str) -> Result<Vec<u32>> {
+    s.split(',')
+        .map(str::trim)
+        .filter(|x| !x.is_empty())
+        .map(|x| x.parse().map_err(|_| InstrumentError::Option(format!("bad {what} `{x}` in `{s}`"))))
+        .collect()
+}

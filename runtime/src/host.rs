@@ -1,0 +1,212 @@
+//! The host target: JIT the (instrumented) module with MLIR's
+//! ExecutionEngine and run the kernel once per CTA of the grid, CTAs spread
+//! over OS threads, each writing its own block of the profile buffer exactly
+//! as a GPU CTA would.
+//!
+//! Host kernel ABI (set up by kperf-instrument's host pass): the kernel's
+//! original arguments (memrefs expanded to allocated ptr, aligned ptr,
+//! offset, sizes, strides), then the profile buffer pointer when
+//! instrumented, then six `index` values: block x, y, z and grid x, y, z.
+
+use crate::launch_error::LaunchError as RuntimeError;
+use crate::spec::{DType, HostBuffer, LaunchSpec};
+use kperf_dialects::meta::KernelMeta;
+use melior::ir::Module;
+use melior::ExecutionEngine;
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+use std::time::Instant;
+
+/// A kernel parameter as the source declares it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Param {
+    Scalar(DType),
+    /// memref with this many dimensions and element type.
+    MemRef { rank: usize, dtype: DType },
+}
+
+impl Param {
+    /// Parse an MLIR type string (`memref<64x?xf32>`, `index`, `f32`).
+    pub fn parse(ty: &str) -> Option<Param> {
+        let ty = ty.trim();
+        if let Some(inner) = ty.strip_prefix("memref<").and_then(|s| s.split('>').next()) {
+            let inner = inner.split(',').next()?; // drop layout / memory space
+            let parts: Vec<&str> = inner.split('x').collect();
+            let dtype = DType::parse(parts.last()?.trim())?;
+            return Some(Param::MemRef { rank: parts.len() - 1, dtype });
+        }
+        DType::parse(ty).map(Param::Scalar)
+    }
+}
+
+/// What a host run produced.
+pub struct HostRun {
+    /// Buffer arguments after the run, in argument order.
+    pub buffers: Vec<HostBuffer>,
+    /// The raw profile buffer (empty when not instrumented).
+    pub profile: Vec<u8>,
+    /// Wall time of the whole grid.
+    pub wall_ns: u64,
+    pub threads: usize,
+}
+
+static EPOCH: OnceLock<Instant> = OnceLock::new();
+
+/// The host's "global timer": monotonic nanoseconds since the first use.
+extern "C" fn kperf_host_now_ns() -> u64 {
+    EPOCH.get_or_init(Instant::now).elapsed().as_nanos() as u64
+}
+
+extern "C" {
+    fn sched_getcpu() -> i32;
+}
+
+/// The host's "SM id": the CPU the calling thread runs on.
+extern "C" fn kperf_host_cpu() -> u32 {
+    unsafe { sched_getcpu() }.max(0) as u32
+}
+
+/// Raw pointers handed to worker threads; each CTA writes disjoint data,
+/// as on a GPU.
+#[derive(Copy, Clone)]
+struct SendPtr(*mut u8);
+unsafe impl Send for SendPtr {}
+unsafe impl Sync for SendPtr {}
+
+type Packed = unsafe extern "C" fn(*mut *mut c_void);
+
+/// JIT `module` (already lowered to the LLVM dialect) and run `kernel` over
+/// the spec's grid. `params` are the kernel's original parameters; `meta`
+/// is present when the kernel is instrumented.
+pub fn run_host(
+    module: &Module,
+    kernel: &str,
+    params: &[Param],
+    meta: Option<&KernelMeta>,
+    spec: &LaunchSpec,
+    threads: usize,
+) -> Result<HostRun, RuntimeError> {
+    if params.len() != spec.args.len() {
+        return Err(RuntimeError::Launch(format!(
+            "kernel `{kernel}` takes {} arguments, the spec gives {}",
+            params.len(),
+            spec.args.len()
+        )));
+    }
+    let mut buffers = Vec::new();
+    let mut scalars: Vec<u64> = Vec::new();
+    for (i, (p, a)) in params.iter().zip(&spec.args).enumerate() {
+        let dt = DType::parse(&a.dtype).ok_or_else(|| RuntimeError::Launch(format!("argument {i}: bad dtype")))?;
+        match p {
+            Param::MemRef { rank, dtype } => {
+                let shape = a.shape.as_ref().ok_or_else(|| RuntimeError::Launch(format!("argument {i} is a memref; the spec gives a scalar")))?;
+                if shape.len() != *rank || dt != *dtype {
+                    return Err(RuntimeError::Launch(format!(
+                        "argument {i} ({}) is memref of rank {rank} of {}, the spec says shape {shape:?} of {}",
+                        a.name,
+                        dtype.mlir_name(),
+                        a.dtype
+                    )));
+                }
+                buffers.push(HostBuffer::from_spec(a, i).map_err(RuntimeError::Launch)?);
+            }
+            Param::Scalar(t) => {
+                let v = a.value.ok_or_else(|| RuntimeError::Launch(format!("argument {i} ({}) is a scalar {}; the spec gives a buffer", a.name, t.mlir_name())))?;
+                if dt != *t {
+                    return Err(RuntimeError::Launch(format!("argument {i} ({}) is {}, the spec says {}", a.name, t.mlir_name(), a.dtype)));
+                }
+                scalars.push(match t {
+                    DType::F32 => (v as f32).to_bits() as u64,
+                    DType::F64 => v.to_bits(),
+                    _ => v as i64 as u64,
+                });
+            }
+        }
+    }
+
+    let profile_bytes = meta.map(|m| m.buffer_bytes(spec.grid_ctas())).unwrap_or(0) as usize;
+    let mut profile = vec![0u64; profile_bytes.div_ceil(8)];
+
+    let engine = ExecutionEngine::new(module, 3, &[], false, false);
+    unsafe {
+        engine.register_symbol("kperf_host_now_ns", kperf_host_now_ns as *mut ());
+        engine.register_symbol("kperf_host_cpu", kperf_host_cpu as *mut ());
+    }
+    let name = format!("_mlir_{kernel}");
+    let f = engine.lookup(&name);
+    if f.is_null() {
+        return Err(RuntimeError::Launch(format!("JIT: `{kernel}` not found after compilation (did the module lower to LLVM?)")));
+    }
+    let f: Packed = unsafe { std::mem::transmute::<*mut (), Packed>(f) };
+    let _ = kperf_host_now_ns();
+
+    // The per-call argument words: memref descriptors, scalars, profile
+    // pointer; grid ids are patched per CTA.
+    let buf_ptrs: Vec<SendPtr> = buffers.iter_mut().map(|b| SendPtr(b.data.as_mut_ptr() as *mut u8)).collect();
+    let prof_ptr = SendPtr(profile.as_mut_ptr() as *mut u8);
+    let template = {
+        let mut words: Vec<u64> = Vec::new();
+        let (mut bi, mut si) = (0, 0);
+        for p in params {
+            match p {
+                Param::MemRef { .. } => {
+                    let b = &buffers[bi];
+                    let ptr = buf_ptrs[bi].0 as u64;
+                    words.extend([ptr, ptr, 0]);
+                    words.extend(b.shape.iter().copied());
+                    let mut strides = vec![1u64; b.shape.len()];
+                    for d in (0..b.shape.len().saturating_sub(1)).rev() {
+                        strides[d] = strides[d + 1] * b.shape[d + 1];
+                    }
+                    words.extend(strides);
+                    bi += 1;
+                }
+                Param::Scalar(_) => {
+                    words.push(scalars[si]);
+                    si += 1;
+                }
+            }
+        }
+        if meta.is_some() {
+            words.push(prof_ptr.0 as u64);
+        }
+        words
+    };
+    let grid = spec.grid;
+    let total = spec.grid_ctas();
+    let next = AtomicU64::new(0);
+    let threads = threads.clamp(1, total.max(1) as usize);
+    let start = Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            let template = template.clone();
+            let next = &next;
+            let _keep = (&buf_ptrs, prof_ptr);
+            s.spawn(move || {
+                let mut words = template;
+                let base = words.len();
+                words.extend([0u64; 6]);
+                let mut ptrs: Vec<*mut c_void> = words.iter_mut().map(|w| w as *mut u64 as *mut c_void).collect();
+                loop {
+                    let c = next.fetch_add(1, Ordering::Relaxed);
+                    if c >= total {
+                        break;
+                    }
+                    let (gx, gy) = (grid[0] as u64, grid[1] as u64);
+                    let ids = [c % gx, (c / gx) % gy, c / (gx * gy), grid[0] as u64, grid[1] as u64, grid[2] as u64];
+                    for (k, v) in ids.iter().enumerate() {
+                        // SAFETY: ptrs[base + k] points into `words`, which is not moved.
+                        unsafe { *(ptrs[base + k] as *mut u64) = *v };
+                    }
+                    // SAFETY: the packed wrapper reads one pointer per argument.
+                    unsafe { f(ptrs.as_mut_ptr()) };
+                }
+            });
+        }
+    });
+    let wall_ns = start.elapsed().as_nanos() as u64;
+    drop(engine);
+    let profile_u8: Vec<u8> = profile.iter().flat_map(|w| w.to_le_bytes()).take(profile_bytes).collect();
+    Ok(HostRun { buffers, profile: profile_u8, wall_ns, threads })
+}

@@ -1,0 +1,17 @@
+//! Errors of launching a kernel: spec, argument, JIT and driver problems.
+//! Kept apart from [`crate::RuntimeError`], whose variants all describe a
+//! place in a profile file.
+
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    #[error("{path}: {source}")]
+    Io { path: String, source: std::io::Error },
+    #[error("{path}: bad launch spec: {message}")]
+    Spec { path: String, message: String },
+    #[error("launch: {0}")]
+    Launch(String),
+    #[error("no CUDA driver: {0}")]
+    NoDriver(String),
+    #[error("CUDA: {0}")]
+    Cuda(String),
+}

@@ -1,0 +1,86 @@
+//! The decoded profile: what the decoder produces and replay consumes.
+//!
+//! Records are decoded one CTA at a time ([`crate::decode::ProfileReader`]
+//! yields [`CtaTrace`]s lazily from a memory map), so a replay over a huge
+//! profile holds one CTA's records at a time.
+
+use kperf_dialects::abi::{ClockDomain, Counter, Edge, RegionId, Strategy};
+use kperf_dialects::meta::{Granularity, InstrumentMeta};
+use serde::{Deserialize, Serialize};
+
+/// Where a profile came from and how to read its clocks. Stored as JSON in
+/// the `.kprof` header.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunInfo {
+    /// `host`, `nvptx:sm_90a`, ... or `proton:cuda` / `proton:hip` for imports.
+    pub target: String,
+    pub kernel: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub counter: Counter,
+    pub clock_domain: ClockDomain,
+    pub granularity: Granularity,
+    pub strategy: Strategy,
+    /// Nominal counter ticks per nanosecond, when known from a calibration
+    /// (replay prefers the per-CTA rate measured from header timestamps).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ticks_per_ns: Option<f64>,
+    /// Calibrated cost of one record in counter ticks, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record_cost_ticks: Option<f64>,
+    /// The instrumentation metadata (region names, layout). Imports without
+    /// one get synthetic region names (`scope_<id>`).
+    pub meta: InstrumentMeta,
+}
+
+/// One record after decoding: clock unwrapped to the full width.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    pub region: RegionId,
+    pub edge: Edge,
+    /// Counter value, unwrapped and extended to 64 bits; monotone within a unit.
+    pub clock: u64,
+}
+
+/// One unit's (thread, warp, warp group or CTA) surviving records.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct UnitTrace {
+    pub unit_id: u32,
+    /// Records the unit wrote in total, including overwritten or dropped ones.
+    pub records_written: u64,
+    /// Records lost: overwritten by the ring (circular) or dropped once the
+    /// global segment was full (flush).
+    pub records_lost: u64,
+    /// Surviving records in chronological order (oldest first).
+    pub records: Vec<Record>,
+}
+
+/// One CTA's header and units. `Default` gives an empty trace to decode
+/// into with [`crate::decode::ProfileReader::read_cta_into`], which reuses
+/// its vectors from one CTA to the next.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CtaTrace {
+    /// Index of the block in the buffer (differs from `cta_id` under sampling).
+    pub block_index: u64,
+    pub cta_id: u32,
+    /// SM (NVIDIA), CU (AMD) or CPU (host).
+    pub hw_id: u32,
+    /// Global timer at init / finalize start / finalize end, in ns.
+    pub start_time_ns: u64,
+    pub finalize_start_ns: u64,
+    pub finalize_end_ns: u64,
+    /// Counter at init and at finalize start (full width, same domain as records).
+    pub start_clock: u64,
+    pub finalize_clock: u64,
+    pub units: Vec<UnitTrace>,
+}
+
+impl CtaTrace {
+    /// Counter ticks per nanosecond measured over this CTA's lifetime, if
+    /// the header carries usable timestamps.
+    pub fn measured_ticks_per_ns(&self) -> Option<f64> {
+        let dt = self.finalize_start_ns.checked_sub(self.start_time_ns)?;
+        let dc = self.finalize_clock.checked_sub(self.start_clock)?;
+        (dt > 0 && dc > 0).then(|| dc as f64 / dt as f64)
+    }
+}

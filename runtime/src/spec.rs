@@ -1,0 +1,220 @@
+//! The launch spec: grid, block and kernel arguments, shared by `kperf run`
+//! (and later `kperf bench`). TOML, e.g.
+//!
+//! ```toml
+//! kernel = "matmul"
+//! grid = [4, 4, 1]
+//! block = [128, 1, 1]
+//! [[args]]
+//! name = "A"
+//! dtype = "f32"
+//! shape = [64, 64]
+//! fill = "random"
+//! seed = 1
+//! [[args]]
+//! name = "n"
+//! dtype = "index"
+//! value = 64
+//! ```
+
+use crate::launch_error::LaunchError as RuntimeError;
+use serde::Deserialize;
+use std::path::Path;
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaunchSpec {
+    /// Kernel symbol; may be omitted when the module has one kernel.
+    #[serde(default)]
+    pub kernel: Option<String>,
+    pub grid: [u32; 3],
+    #[serde(default = "one3")]
+    pub block: [u32; 3],
+    /// Dynamic shared memory bytes (CUDA).
+    #[serde(default)]
+    pub shared_bytes: u32,
+    #[serde(default)]
+    pub args: Vec<ArgSpec>,
+}
+
+fn one3() -> [u32; 3] {
+    [1, 1, 1]
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArgSpec {
+    #[serde(default)]
+    pub name: String,
+    /// f32 | f64 | i32 | i64 | index
+    pub dtype: String,
+    /// Present for buffers: element counts per dimension.
+    #[serde(default)]
+    pub shape: Option<Vec<u64>>,
+    /// Buffers: zeros | iota | random | value:<x> | file:<path> (raw little-endian)
+    #[serde(default)]
+    pub fill: Option<String>,
+    #[serde(default)]
+    pub seed: Option<u64>,
+    /// Scalars: the value.
+    #[serde(default)]
+    pub value: Option<f64>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum DType {
+    F32,
+    F64,
+    I32,
+    I64,
+    Index,
+}
+
+impl DType {
+    pub fn parse(s: &str) -> Option<DType> {
+        Some(match s {
+            "f32" => DType::F32,
+            "f64" => DType::F64,
+            "i32" => DType::I32,
+            "i64" => DType::I64,
+            "index" => DType::Index,
+            _ => return None,
+        })
+    }
+    pub fn size(self) -> usize {
+        match self {
+            DType::F32 | DType::I32 => 4,
+            _ => 8,
+        }
+    }
+    pub fn mlir_name(self) -> &'static str {
+        match self {
+            DType::F32 => "f32",
+            DType::F64 => "f64",
+            DType::I32 => "i32",
+            DType::I64 => "i64",
+            DType::Index => "index",
+        }
+    }
+}
+
+impl LaunchSpec {
+    pub fn load(path: &Path) -> Result<LaunchSpec, RuntimeError> {
+        let text = std::fs::read_to_string(path).map_err(|e| RuntimeError::Io { path: path.display().to_string(), source: e })?;
+        let spec: LaunchSpec =
+            toml::from_str(&text).map_err(|e| RuntimeError::Spec { path: path.display().to_string(), message: e.to_string() })?;
+        spec.validate().map_err(|m| RuntimeError::Spec { path: path.display().to_string(), message: m })?;
+        Ok(spec)
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
+        if self.grid.iter().any(|g| *g == 0) || self.block.iter().any(|b| *b == 0) {
+            return Err("grid and block dimensions must be positive".into());
+        }
+        for (i, a) in self.args.iter().enumerate() {
+            let who = if a.name.is_empty() { format!("argument {i}") } else { format!("argument {i} ({})", a.name) };
+            DType::parse(&a.dtype).ok_or_else(|| format!("{who}: unknown dtype `{}` (f32, f64, i32, i64, index)", a.dtype))?;
+            match (&a.shape, a.value) {
+                (Some(_), Some(_)) => return Err(format!("{who}: give `shape` (buffer) or `value` (scalar), not both")),
+                (None, None) => return Err(format!("{who}: needs `shape` (buffer) or `value` (scalar)")),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    pub fn grid_ctas(&self) -> u64 {
+        self.grid.iter().map(|g| *g as u64).product()
+    }
+}
+
+/// A buffer argument's contents.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostBuffer {
+    pub name: String,
+    pub dtype: DType,
+    pub shape: Vec<u64>,
+    /// Raw little-endian elements, 8-byte aligned storage.
+    pub data: Vec<u64>,
+}
+
+impl HostBuffer {
+    pub fn len(&self) -> usize {
+        self.shape.iter().product::<u64>() as usize
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    pub fn bytes(&self) -> &[u8] {
+        let n = self.len() * self.dtype.size();
+        // SAFETY: u64 storage viewed as bytes; n ≤ capacity by construction.
+        unsafe { std::slice::from_raw_parts(self.data.as_ptr() as *const u8, n) }
+    }
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        let n = self.len() * self.dtype.size();
+        unsafe { std::slice::from_raw_parts_mut(self.data.as_mut_ptr() as *mut u8, n) }
+    }
+    /// Element i as f64 (for summaries and comparisons).
+    pub fn get(&self, i: usize) -> f64 {
+        let b = self.bytes();
+        let s = self.dtype.size();
+        let e = &b[i * s..(i + 1) * s];
+        match self.dtype {
+            DType::F32 => f32::from_le_bytes(e.try_into().unwrap_or_default()) as f64,
+            DType::F64 => f64::from_le_bytes(e.try_into().unwrap_or_default()),
+            DType::I32 => i32::from_le_bytes(e.try_into().unwrap_or_default()) as f64,
+            DType::I64 | DType::Index => i64::from_le_bytes(e.try_into().unwrap_or_default()) as f64,
+        }
+    }
+
+    /// Allocate and fill a buffer as the spec says.
+    pub fn from_spec(a: &ArgSpec, index: usize) -> Result<HostBuffer, String> {
+        let dtype = DType::parse(&a.dtype).ok_or("bad dtype")?;
+        let shape = a.shape.clone().unwrap_or_default();
+        let n: u64 = shape.iter().product();
+        let words = (n as usize * dtype.size()).div_ceil(8);
+        let mut b = HostBuffer { name: a.name.clone(), dtype, shape, data: vec![0u64; words.max(1)] };
+        let fill = a.fill.as_deref().unwrap_or("zeros");
+        let who = if a.name.is_empty() { format!("argument {index}") } else { a.name.clone() };
+        let put = |b: &mut HostBuffer, i: usize, v: f64| {
+            let s = dtype.size();
+            let bytes = b.bytes_mut();
+            let dst = &mut bytes[i * s..(i + 1) * s];
+            match dtype {
+                DType::F32 => dst.copy_from_slice(&(v as f32).to_le_bytes()),
+                DType::F64 => dst.copy_from_slice(&v.to_le_bytes()),
+                DType::I32 => dst.copy_from_slice(&(v as i32).to_le_bytes()),
+                DType::I64 | DType::Index => dst.copy_from_slice(&(v as i64).to_le_bytes()),
+            }
+        };
+        match fill {
+            "zeros" => {}
+            "iota" => (0..n as usize).for_each(|i| put(&mut b, i, i as f64)),
+            "random" => {
+                use rand::{Rng, SeedableRng};
+                let mut rng = rand::rngs::StdRng::seed_from_u64(a.seed.unwrap_or(0));
+                for i in 0..n as usize {
+                    let v = match dtype {
+                        DType::F32 | DType::F64 => rng.gen_range(-1.0..1.0),
+                        _ => rng.gen_range(0..1000) as f64,
+                    };
+                    put(&mut b, i, v);
+                }
+            }
+            f if f.starts_with("value:") => {
+                let v: f64 = f[6..].parse().map_err(|_| format!("{who}: bad fill `{f}`"))?;
+                (0..n as usize).for_each(|i| put(&mut b, i, v));
+            }
+            f if f.starts_with("file:") => {
+                let raw = std::fs::read(&f[5..]).map_err(|e| format!("{who}: cannot read {}: {e}", &f[5..]))?;
+                let need = n as usize * dtype.size();
+                if raw.len() != need {
+                    return Err(format!("{who}: {} holds {} bytes, the buffer needs {need}", &f[5..], raw.len()));
+                }
+                b.bytes_mut().copy_from_slice(&raw);
+            }
+            f => return Err(format!("{who}: unknown fill `{f}` (zeros, iota, random, value:<x>, file:<path>)")),
+        }
+        Ok(b)
+    }
+}

@@ -1,0 +1,158 @@
+//! `kperf instrument`.
+
+use anyhow::{Context, Result};
+use clap::Args;
+use kperf_dialects::abi::{Counter, Strategy};
+use kperf_dialects::meta::{BufferKind, Granularity};
+use kperf_instrument::options::{parse_cta_sampling, parse_u32_list};
+use kperf_instrument::{Emit, InstrumentOptions, KperfContext, RegionMode, Target};
+use std::path::{Path, PathBuf};
+
+/// Options shared by `instrument` and `run`.
+#[derive(Args, Clone, Debug)]
+pub struct LoweringArgs {
+    /// host | nvptx:sm_80 | nvptx:sm_90a | amdgpu:gfx942
+    #[arg(long, default_value = "nvptx:sm_90a")]
+    pub target: String,
+    /// Automatic regions, comma-separated: kernel, loops, iterations, async, ops=<glob>.
+    /// Explicit kperf.record ops and kperf.region attributes are always used.
+    #[arg(long, default_value = "")]
+    pub regions: String,
+    /// clock32 | clock64 | globaltimer
+    #[arg(long, default_value = "clock32")]
+    pub counter: String,
+    /// Which threads own one buffer segment: thread | warp | warpgroup | cta
+    #[arg(long, default_value = "warp")]
+    pub granularity: String,
+    /// shared (ring in shared memory, copied out at the end) | global
+    #[arg(long, default_value = "shared")]
+    pub buffer: String,
+    /// circular (keep the newest records) | flush (write full segments through, keep the oldest)
+    #[arg(long, default_value = "circular")]
+    pub strategy: String,
+    /// Record slots per unit segment (power of two); default: fit --shared-budget
+    #[arg(long)]
+    pub slots: Option<u32>,
+    /// Global slots per unit for --strategy flush (default 16 × slots)
+    #[arg(long)]
+    pub flush_slots: Option<u32>,
+    /// Shared-memory bytes the segments may use when --slots is not given
+    #[arg(long, default_value_t = 8192)]
+    pub shared_budget: u32,
+    /// Threads per CTA (X[,Y,Z]) when the kernel does not say
+    #[arg(long)]
+    pub block: Option<String>,
+    /// Record only these units (e.g. 0,4)
+    #[arg(long)]
+    pub sample_units: Option<String>,
+    /// Record only some CTAs: every:<k> or a list of linear CTA ids
+    #[arg(long)]
+    pub sample_ctas: Option<String>,
+}
+
+impl LoweringArgs {
+    pub fn options(&self) -> Result<InstrumentOptions> {
+        let mut o = InstrumentOptions {
+            target: Target::parse(&self.target)?,
+            regions: RegionMode::parse_list(&self.regions)?,
+            ..InstrumentOptions::default()
+        };
+        o.counter = Counter::from_name(&self.counter).with_context(|| format!("unknown --counter `{}` (clock32, clock64, globaltimer)", self.counter))?;
+        o.granularity = Granularity::from_name(&self.granularity)
+            .with_context(|| format!("unknown --granularity `{}` (thread, warp, warpgroup, cta)", self.granularity))?;
+        o.buffer = match self.buffer.as_str() {
+            "shared" => BufferKind::Shared,
+            "global" => BufferKind::Global,
+            b => anyhow::bail!("unknown --buffer `{b}` (shared, global)"),
+        };
+        o.strategy = Strategy::from_name(&self.strategy).with_context(|| format!("unknown --strategy `{}` (circular, flush)", self.strategy))?;
+        o.slots = self.slots;
+        o.flush_slots = self.flush_slots;
+        o.shared_budget = self.shared_budget;
+        if let Some(b) = &self.block {
+            let v = parse_u32_list(b, "block dimension")?;
+            anyhow::ensure!(!v.is_empty() && v.len() <= 3 && v.iter().all(|x| *x > 0), "--block takes 1 to 3 positive numbers");
+            let mut d = [1u32; 3];
+            d[..v.len()].copy_from_slice(&v);
+            o.block = Some(d);
+        }
+        if let Some(u) = &self.sample_units {
+            o.sample_units = parse_u32_list(u, "unit id")?;
+        }
+        if let Some(c) = &self.sample_ctas {
+            o.sample_ctas = parse_cta_sampling(c)?;
+        }
+        Ok(o)
+    }
+}
+
+#[derive(Args)]
+pub struct InstrumentArgs {
+    /// Input kernel (.mlir)
+    pub input: PathBuf,
+    /// Output file (default: <input stem>.<ext> beside the input)
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// kperf | kperfgpu | mlir | llvm | ptx | cubin | isa
+    #[arg(long)]
+    pub emit: Option<String>,
+    #[command(flatten)]
+    pub lowering: LoweringArgs,
+}
+
+fn default_emit(t: &Target) -> Emit {
+    match t {
+        Target::Nvptx { .. } => Emit::Ptx,
+        Target::Amdgpu { .. } => Emit::Isa,
+        Target::Host => Emit::Mlir,
+    }
+}
+
+fn extension(e: Emit) -> &'static str {
+    match e {
+        Emit::Kperf | Emit::KperfGpu | Emit::Mlir => "kperf.mlir",
+        Emit::Llvm => "ll",
+        Emit::Ptx => "ptx",
+        Emit::Cubin => "cubin",
+        Emit::Isa => "s",
+    }
+}
+
+/// Write `bytes` to `path` through a temporary file, so an error never
+/// leaves a half-written output behind.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = path.with_extension(format!("{}.tmp", path.extension().and_then(|e| e.to_str()).unwrap_or("out")));
+    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot move {} to {}", tmp.display(), path.display()))
+}
+
+pub fn meta_path(out: &Path) -> PathBuf {
+    let mut s = out.as_os_str().to_owned();
+    s.push(".kperf.json");
+    PathBuf::from(s)
+}
+
+pub fn run(a: InstrumentArgs) -> Result<()> {
+    let opts = a.lowering.options()?;
+    let emit = match &a.emit {
+        Some(e) => Emit::parse(e)?,
+        None => default_emit(&opts.target),
+    };
+    let source = std::fs::read_to_string(&a.input).with_context(|| format!("cannot read {}", a.input.display()))?;
+    let kctx = KperfContext::new()?;
+    let out = kperf_instrument::instrument(&kctx, &source, &a.input.display().to_string(), &opts, emit)?;
+    let path = a.output.clone().unwrap_or_else(|| a.input.with_extension(extension(emit)));
+    // Both files are produced before either is written: a failure leaves neither.
+    let meta = serde_json::to_vec_pretty(&out.meta)?;
+    write_atomically(&path, &out.bytes)?;
+    write_atomically(&meta_path(&path), &meta)?;
+    let regions: usize = out.meta.kernels.iter().map(|k| k.regions.len()).sum();
+    eprintln!(
+        "kperf: wrote {} and {} ({} kernel(s), {} region(s))",
+        path.display(),
+        meta_path(&path).display(),
+        out.meta.kernels.len(),
+        regions
+    );
+    Ok(())
+}
