@@ -4,10 +4,8 @@ use crate::cmd_instrument::{write_atomically, LoweringArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use kperf_dialects::meta::InstrumentMeta;
-use kperf_instrument::mlir::ir::{type_string, Op};
-use kperf_instrument::mlir::pipeline::{apply_host_abi, instrument_module, HOST_LOWERING};
-use kperf_instrument::mlir::{module_op, regions};
-use kperf_instrument::{Emit, KperfContext, Target};
+use kperf_instrument::mlir::pipeline::prepare_host;
+use kperf_instrument::{KperfContext, Target};
 use kperf_runtime::host::{run_host, HostRun, Param};
 use kperf_runtime::profile::RunInfo;
 use kperf_runtime::spec::LaunchSpec;
@@ -36,19 +34,6 @@ pub struct RunArgs {
     pub lowering: LoweringArgs,
 }
 
-/// The original parameters of the kernel, read before any pass changes them.
-fn kernel_params(f: Op) -> Result<Vec<Param>> {
-    let ty = f.attr("function_type").context("kernel has no function_type")?;
-    let t = unsafe { mlir_sys::mlirTypeAttrGetValue(ty) };
-    let n = unsafe { mlir_sys::mlirFunctionTypeGetNumInputs(t) };
-    (0..n)
-        .map(|i| {
-            let s = type_string(unsafe { mlir_sys::mlirFunctionTypeGetInput(t, i) });
-            Param::parse(&s).with_context(|| format!("kernel parameter {i} has type {s}, which the host runner does not support yet"))
-        })
-        .collect()
-}
-
 pub fn run(a: RunArgs) -> Result<()> {
     let opts = a.lowering.options()?;
     let spec = LaunchSpec::load(&a.spec)?;
@@ -63,32 +48,21 @@ pub fn run(a: RunArgs) -> Result<()> {
     let file = a.input.display().to_string();
     let source = std::fs::read_to_string(&a.input).with_context(|| format!("cannot read {file}"))?;
     let kctx = KperfContext::new()?;
-    let mut module = kctx.parse(&source, &file)?;
-    let kernels = regions::find_kernels(module_op(&module), &opts.target);
-    let kernel = match (&spec.kernel, kernels.as_slice()) {
-        (Some(k), _) => kernels.iter().copied().find(|f| regions::symbol_name(*f) == *k).with_context(|| {
-            format!("{file}: no kernel `{k}` (kernels: {})", kernels.iter().map(|f| regions::symbol_name(*f)).collect::<Vec<_>>().join(", "))
-        })?,
-        (None, [one]) => *one,
-        (None, []) => bail!("{file}: no kernel found"),
-        (None, _) => bail!("{file}: several kernels; name one with `kernel = \"...\"` in the spec"),
-    };
-    let name = regions::symbol_name(kernel);
-    let params = kernel_params(kernel)?;
-
-    let meta: Option<InstrumentMeta> = if a.no_instrument {
-        apply_host_abi(&kctx, kernel)?;
-        None
-    } else {
-        Some(instrument_module(&kctx, &mut module, &file, &opts, Emit::Mlir)?)
-    };
-    kctx.run_pipeline(&mut module, HOST_LOWERING)?;
+    let hm = prepare_host(&kctx, &source, &file, &opts, spec.kernel.as_deref(), !a.no_instrument)?;
+    let name = hm.kernel.clone();
+    let params: Vec<Param> = hm
+        .param_types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| Param::parse(t).with_context(|| format!("kernel parameter {i} has type {t}, which the host runner does not support")))
+        .collect::<Result<_>>()?;
+    let meta = hm.meta.clone();
     let kmeta = meta.as_ref().and_then(|m| m.kernel(&name)).cloned();
     if meta.is_some() && kmeta.is_none() {
         bail!("kernel `{name}` has no regions to record");
     }
     let threads = a.threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
-    let run: HostRun = run_host(&module, &name, &params, kmeta.as_ref(), &spec, threads)?;
+    let run: HostRun = run_host(&hm.module, &name, &params, kmeta.as_ref(), &spec, threads)?;
     eprintln!(
         "kperf: ran `{name}` on the host: grid {:?}, {} CTA(s) on {} thread(s) in {:.3} ms",
         spec.grid,

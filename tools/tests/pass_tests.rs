@@ -1,0 +1,119 @@
+//! Pass tests as data: every `tests/mlir/*.mlir` file says how to run kperf
+//! on itself and what must come out, in comments:
+//!
+//! - `// RUN: kperf <args>` — `%s` is the file; output goes to stdout.
+//! - `// CHECK...:` — FileCheck directives (LLVM 22's FileCheck) on the output.
+//! - `// ERROR: <text>` — the run must fail and stderr must contain `<text>`.
+//!
+//! Each file is one test case; a failure names the file and shows the output.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const FILECHECK: &str = "/usr/lib/llvm-22/bin/FileCheck";
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/mlir")
+}
+
+struct Case {
+    path: PathBuf,
+    args: Vec<String>,
+    error: Option<String>,
+    has_checks: bool,
+}
+
+fn parse_case(path: &Path) -> Case {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut args = Vec::new();
+    let mut error = None;
+    let mut has_checks = false;
+    for line in text.lines() {
+        let l = line.trim_start();
+        if let Some(run) = l.strip_prefix("// RUN: kperf ") {
+            args = run.split_whitespace().map(|a| if a == "%s" { path.display().to_string() } else { a.to_string() }).collect();
+        } else if let Some(e) = l.strip_prefix("// ERROR: ") {
+            error = Some(e.trim().to_string());
+        } else if l.starts_with("// CHECK") {
+            has_checks = true;
+        }
+    }
+    assert!(!args.is_empty(), "{}: no `// RUN: kperf` line", path.display());
+    assert!(error.is_some() || has_checks, "{}: neither CHECK nor ERROR lines: the test could not fail", path.display());
+    Case { path: path.to_path_buf(), args, error, has_checks }
+}
+
+fn run_case(c: &Case) -> Result<(), String> {
+    let out_dir = std::env::temp_dir().join(format!("kperf-pass-{}", std::process::id()));
+    std::fs::create_dir_all(&out_dir).map_err(|e| e.to_string())?;
+    let stem = c.path.file_stem().and_then(|s| s.to_str()).unwrap_or("case").to_string();
+    let out_file = out_dir.join(format!("{stem}.out"));
+    let mut args = c.args.clone();
+    if args.first().map(String::as_str) == Some("instrument") && !args.iter().any(|a| a == "-o") {
+        args.push("-o".into());
+        args.push(out_file.display().to_string());
+    }
+    // Run from the corpus directory so locations print as bare file names.
+    let output = Command::new(env!("CARGO_BIN_EXE_kperf"))
+        .args(args.iter().map(|a| a.replace(&format!("{}/", corpus().display()), "")))
+        .current_dir(corpus())
+        .output()
+        .map_err(|e| format!("cannot run kperf: {e}"))?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if let Some(expected) = &c.error {
+        if output.status.success() {
+            return Err(format!("expected failure with `{expected}`, but kperf succeeded"));
+        }
+        if !stderr.contains(expected.as_str()) {
+            return Err(format!("expected stderr to contain `{expected}`, got:\n{stderr}"));
+        }
+        if stderr.contains("panicked") {
+            return Err(format!("kperf panicked:\n{stderr}"));
+        }
+        if out_file.exists() {
+            return Err("a failed run left an output file behind".into());
+        }
+        return Ok(());
+    }
+    if !output.status.success() {
+        return Err(format!("kperf failed:\n{stderr}"));
+    }
+    if c.has_checks {
+        let produced = std::fs::read(&out_file).map_err(|e| format!("no output {}: {e}", out_file.display()))?;
+        let mut fc = Command::new(FILECHECK)
+            .arg(&c.path)
+            .arg("--match-full-lines=false")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot run {FILECHECK} (run scripts/setup.sh): {e}"))?;
+        use std::io::Write;
+        fc.stdin.take().expect("piped").write_all(&produced).map_err(|e| e.to_string())?;
+        let r = fc.wait_with_output().map_err(|e| e.to_string())?;
+        if !r.status.success() {
+            return Err(format!("FileCheck failed:\n{}", String::from_utf8_lossy(&r.stderr)));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn mlir_pass_tests() {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(corpus())
+        .expect("tests/mlir exists")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "mlir"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 20, "pass-test corpus went missing");
+    let mut failures = Vec::new();
+    for f in &files {
+        let case = parse_case(f);
+        if let Err(e) = run_case(&case) {
+            failures.push(format!("--- {}\n{e}", f.display()));
+        }
+    }
+    println!("{} pass-test files, {} failed", files.len(), failures.len());
+    assert!(failures.is_empty(), "{} of {} pass tests failed:\n{}", failures.len(), files.len(), failures.join("\n"));
+}
