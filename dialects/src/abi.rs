@@ -169,7 +169,9 @@ impl Strategy {
         }
     }
     pub fn from_name(s: &str) -> Option<Strategy> {
-        [Strategy::Circular, Strategy::Flush].into_iter().find(|k| k.name() == s)
+        [Strategy::Circular, Strategy::Flush]
+            .into_iter()
+            .find(|k| k.name() == s)
     }
 }
 
@@ -189,7 +191,11 @@ impl HeaderFlags {
             return None;
         }
         let counter = Counter::from_code(bits & 0xF)?;
-        let strategy = if bits & 0x10 != 0 { Strategy::Flush } else { Strategy::Circular };
+        let strategy = if bits & 0x10 != 0 {
+            Strategy::Flush
+        } else {
+            Strategy::Circular
+        };
         Some(HeaderFlags { counter, strategy })
     }
 }
@@ -235,10 +241,18 @@ impl RecordWord {
     /// Decode the two words of a record.
     pub fn decode(words: [u32; 2], counter: Counter) -> RecordWord {
         let [tag, lo] = words;
-        let hi = if counter == Counter::Clock32 { 0 } else { (tag >> TAG_CLOCK_HI_SHIFT) as u64 };
+        let hi = if counter == Counter::Clock32 {
+            0
+        } else {
+            (tag >> TAG_CLOCK_HI_SHIFT) as u64
+        };
         RecordWord {
             region: RegionId(tag as u16),
-            edge: if tag & TAG_END_BIT != 0 { Edge::End } else { Edge::Start },
+            edge: if tag & TAG_END_BIT != 0 {
+                Edge::End
+            } else {
+                Edge::Start
+            },
             clock: hi << 32 | lo as u64,
         }
     }
@@ -335,7 +349,10 @@ impl CtaHeader {
             finalize_end_time: u64_at(block, cta_header::FINALIZE_END_TIME),
             start_clock: u64_at(block, cta_header::START_CLOCK),
             finalize_clock: u64_at(block, cta_header::FINALIZE_CLOCK),
-            layout: Layout { units: u32_at(block, cta_header::UNITS), slots: u32_at(block, cta_header::SLOTS) },
+            layout: Layout {
+                units: u32_at(block, cta_header::UNITS),
+                slots: u32_at(block, cta_header::SLOTS),
+            },
             flags,
         })
     }
@@ -382,7 +399,7 @@ mod tests {
             (cta_header::FLAGS, 4),
             (cta_header::RESERVED, 4),
         ];
-        let mut used = vec![false; CTA_HEADER_SIZE];
+        let mut used = [false; CTA_HEADER_SIZE];
         for (off, len) in fields {
             assert_eq!(off % len, 0, "field at {off} is misaligned");
             for b in &mut used[off..off + len] {
@@ -395,19 +412,35 @@ mod tests {
 
     #[test]
     fn record_round_trips_for_every_counter() {
-        let cases = [(0u16, Edge::Start, 0u64), (0xFFFF, Edge::End, 0xFFFF_FFFF), (7, Edge::End, (1 << 47) - 1)];
+        let cases = [
+            (0u16, Edge::Start, 0u64),
+            (0xFFFF, Edge::End, 0xFFFF_FFFF),
+            (7, Edge::End, (1 << 47) - 1),
+        ];
         for counter in Counter::ALL {
             for (id, edge, clock) in cases {
                 let clock = clock & ((1u64 << counter.record_bits()) - 1);
-                let r = RecordWord { region: RegionId(id), edge, clock };
-                assert_eq!(RecordWord::decode(r.encode(counter), counter), r, "{counter:?}");
+                let r = RecordWord {
+                    region: RegionId(id),
+                    edge,
+                    clock,
+                };
+                assert_eq!(
+                    RecordWord::decode(r.encode(counter), counter),
+                    r,
+                    "{counter:?}"
+                );
             }
         }
     }
 
     #[test]
     fn clock64_high_bits_beyond_47_are_dropped_not_spilled_into_the_tag() {
-        let r = RecordWord { region: RegionId(3), edge: Edge::Start, clock: u64::MAX };
+        let r = RecordWord {
+            region: RegionId(3),
+            edge: Edge::Start,
+            clock: u64::MAX,
+        };
         let d = RecordWord::decode(r.encode(Counter::Clock64), Counter::Clock64);
         assert_eq!(d.region, RegionId(3));
         assert_eq!(d.edge, Edge::Start);
@@ -424,18 +457,33 @@ mod tests {
             finalize_end_time: 2_100,
             start_clock: 10,
             finalize_clock: 9_000,
-            layout: Layout { units: 4, slots: 16 },
-            flags: HeaderFlags { counter: Counter::Clock64, strategy: Strategy::Flush },
+            layout: Layout {
+                units: 4,
+                slots: 16,
+            },
+            flags: HeaderFlags {
+                counter: Counter::Clock64,
+                strategy: Strategy::Flush,
+            },
         };
         let mut buf = vec![0u8; h.layout.cta_stride()];
         assert!(CtaHeader::is_unwritten(&buf));
         h.write(&mut buf);
         assert_eq!(CtaHeader::parse(&buf), Ok(h));
-        assert_eq!(CtaHeader::parse(&buf[..10]), Err(HeaderError::Truncated(10)));
+        assert_eq!(
+            CtaHeader::parse(&buf[..10]),
+            Err(HeaderError::Truncated(10))
+        );
         buf[cta_header::VERSION] = 9;
-        assert_eq!(CtaHeader::parse(&buf), Err(HeaderError::BadVersion { found: 9 }));
+        assert_eq!(
+            CtaHeader::parse(&buf),
+            Err(HeaderError::BadVersion { found: 9 })
+        );
         buf[cta_header::MAGIC] ^= 1;
-        assert!(matches!(CtaHeader::parse(&buf), Err(HeaderError::BadMagic { .. })));
+        assert!(matches!(
+            CtaHeader::parse(&buf),
+            Err(HeaderError::BadMagic { .. })
+        ));
     }
 
     #[test]

@@ -19,7 +19,12 @@ pub enum Granularity {
 }
 
 impl Granularity {
-    pub const ALL: [Granularity; 4] = [Granularity::Thread, Granularity::Warp, Granularity::Warpgroup, Granularity::Cta];
+    pub const ALL: [Granularity; 4] = [
+        Granularity::Thread,
+        Granularity::Warp,
+        Granularity::Warpgroup,
+        Granularity::Cta,
+    ];
     pub fn name(self) -> &'static str {
         match self {
             Granularity::Thread => "thread",
@@ -42,7 +47,9 @@ impl Granularity {
     }
     /// Units in a CTA of `cta_threads` threads.
     pub fn units_per_cta(self, cta_threads: u32) -> u32 {
-        cta_threads.max(1).div_ceil(self.threads_per_unit(cta_threads))
+        cta_threads
+            .max(1)
+            .div_ceil(self.threads_per_unit(cta_threads))
     }
 }
 
@@ -157,7 +164,13 @@ pub struct InstrumentMeta {
 }
 
 impl InstrumentMeta {
-    pub fn new_header(target: &str, counter: Counter, granularity: Granularity, buffer: BufferKind, strategy: Strategy) -> Self {
+    pub fn new_header(
+        target: &str,
+        counter: Counter,
+        granularity: Granularity,
+        buffer: BufferKind,
+        strategy: Strategy,
+    ) -> Self {
         InstrumentMeta {
             meta_version: META_VERSION,
             abi_version: ABI_VERSION,

@@ -100,23 +100,46 @@ impl DType {
 
 impl LaunchSpec {
     pub fn load(path: &Path) -> Result<LaunchSpec, RuntimeError> {
-        let text = std::fs::read_to_string(path).map_err(|e| RuntimeError::Io { path: path.display().to_string(), source: e })?;
-        let spec: LaunchSpec =
-            toml::from_str(&text).map_err(|e| RuntimeError::Spec { path: path.display().to_string(), message: e.to_string() })?;
-        spec.validate().map_err(|m| RuntimeError::Spec { path: path.display().to_string(), message: m })?;
+        let text = std::fs::read_to_string(path).map_err(|e| RuntimeError::Io {
+            path: path.display().to_string(),
+            source: e,
+        })?;
+        let spec: LaunchSpec = toml::from_str(&text).map_err(|e| RuntimeError::Spec {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        spec.validate().map_err(|m| RuntimeError::Spec {
+            path: path.display().to_string(),
+            message: m,
+        })?;
         Ok(spec)
     }
 
     pub fn validate(&self) -> Result<(), String> {
-        if self.grid.iter().any(|g| *g == 0) || self.block.iter().any(|b| *b == 0) {
+        if self.grid.contains(&0) || self.block.contains(&0) {
             return Err("grid and block dimensions must be positive".into());
         }
         for (i, a) in self.args.iter().enumerate() {
-            let who = if a.name.is_empty() { format!("argument {i}") } else { format!("argument {i} ({})", a.name) };
-            DType::parse(&a.dtype).ok_or_else(|| format!("{who}: unknown dtype `{}` (f32, f64, i32, i64, index)", a.dtype))?;
+            let who = if a.name.is_empty() {
+                format!("argument {i}")
+            } else {
+                format!("argument {i} ({})", a.name)
+            };
+            DType::parse(&a.dtype).ok_or_else(|| {
+                format!(
+                    "{who}: unknown dtype `{}` (f32, f64, i32, i64, index)",
+                    a.dtype
+                )
+            })?;
             match (&a.shape, a.value) {
-                (Some(_), Some(_)) => return Err(format!("{who}: give `shape` (buffer) or `value` (scalar), not both")),
-                (None, None) => return Err(format!("{who}: needs `shape` (buffer) or `value` (scalar)")),
+                (Some(_), Some(_)) => {
+                    return Err(format!(
+                        "{who}: give `shape` (buffer) or `value` (scalar), not both"
+                    ))
+                }
+                (None, None) => {
+                    return Err(format!("{who}: needs `shape` (buffer) or `value` (scalar)"))
+                }
                 _ => {}
             }
         }
@@ -163,7 +186,9 @@ impl HostBuffer {
             DType::F32 => f32::from_le_bytes(e.try_into().unwrap_or_default()) as f64,
             DType::F64 => f64::from_le_bytes(e.try_into().unwrap_or_default()),
             DType::I32 => i32::from_le_bytes(e.try_into().unwrap_or_default()) as f64,
-            DType::I64 | DType::Index => i64::from_le_bytes(e.try_into().unwrap_or_default()) as f64,
+            DType::I64 | DType::Index => {
+                i64::from_le_bytes(e.try_into().unwrap_or_default()) as f64
+            }
         }
     }
 
@@ -173,9 +198,18 @@ impl HostBuffer {
         let shape = a.shape.clone().unwrap_or_default();
         let n: u64 = shape.iter().product();
         let words = (n as usize * dtype.size()).div_ceil(8);
-        let mut b = HostBuffer { name: a.name.clone(), dtype, shape, data: vec![0u64; words.max(1)] };
+        let mut b = HostBuffer {
+            name: a.name.clone(),
+            dtype,
+            shape,
+            data: vec![0u64; words.max(1)],
+        };
         let fill = a.fill.as_deref().unwrap_or("zeros");
-        let who = if a.name.is_empty() { format!("argument {index}") } else { a.name.clone() };
+        let who = if a.name.is_empty() {
+            format!("argument {index}")
+        } else {
+            a.name.clone()
+        };
         let put = |b: &mut HostBuffer, i: usize, v: f64| {
             let s = dtype.size();
             let bytes = b.bytes_mut();
@@ -202,18 +236,29 @@ impl HostBuffer {
                 }
             }
             f if f.starts_with("value:") => {
-                let v: f64 = f[6..].parse().map_err(|_| format!("{who}: bad fill `{f}`"))?;
+                let v: f64 = f[6..]
+                    .parse()
+                    .map_err(|_| format!("{who}: bad fill `{f}`"))?;
                 (0..n as usize).for_each(|i| put(&mut b, i, v));
             }
             f if f.starts_with("file:") => {
-                let raw = std::fs::read(&f[5..]).map_err(|e| format!("{who}: cannot read {}: {e}", &f[5..]))?;
+                let raw = std::fs::read(&f[5..])
+                    .map_err(|e| format!("{who}: cannot read {}: {e}", &f[5..]))?;
                 let need = n as usize * dtype.size();
                 if raw.len() != need {
-                    return Err(format!("{who}: {} holds {} bytes, the buffer needs {need}", &f[5..], raw.len()));
+                    return Err(format!(
+                        "{who}: {} holds {} bytes, the buffer needs {need}",
+                        &f[5..],
+                        raw.len()
+                    ));
                 }
                 b.bytes_mut().copy_from_slice(&raw);
             }
-            f => return Err(format!("{who}: unknown fill `{f}` (zeros, iota, random, value:<x>, file:<path>)")),
+            f => {
+                return Err(format!(
+                    "{who}: unknown fill `{f}` (zeros, iota, random, value:<x>, file:<path>)"
+                ))
+            }
         }
         Ok(b)
     }

@@ -57,21 +57,34 @@ impl LoweringArgs {
             regions: RegionMode::parse_list(&self.regions)?,
             ..InstrumentOptions::default()
         };
-        o.counter = Counter::from_name(&self.counter).with_context(|| format!("unknown --counter `{}` (clock32, clock64, globaltimer)", self.counter))?;
-        o.granularity = Granularity::from_name(&self.granularity)
-            .with_context(|| format!("unknown --granularity `{}` (thread, warp, warpgroup, cta)", self.granularity))?;
+        o.counter = Counter::from_name(&self.counter).with_context(|| {
+            format!(
+                "unknown --counter `{}` (clock32, clock64, globaltimer)",
+                self.counter
+            )
+        })?;
+        o.granularity = Granularity::from_name(&self.granularity).with_context(|| {
+            format!(
+                "unknown --granularity `{}` (thread, warp, warpgroup, cta)",
+                self.granularity
+            )
+        })?;
         o.buffer = match self.buffer.as_str() {
             "shared" => BufferKind::Shared,
             "global" => BufferKind::Global,
             b => anyhow::bail!("unknown --buffer `{b}` (shared, global)"),
         };
-        o.strategy = Strategy::from_name(&self.strategy).with_context(|| format!("unknown --strategy `{}` (circular, flush)", self.strategy))?;
+        o.strategy = Strategy::from_name(&self.strategy)
+            .with_context(|| format!("unknown --strategy `{}` (circular, flush)", self.strategy))?;
         o.slots = self.slots;
         o.flush_slots = self.flush_slots;
         o.shared_budget = self.shared_budget;
         if let Some(b) = &self.block {
             let v = parse_u32_list(b, "block dimension")?;
-            anyhow::ensure!(!v.is_empty() && v.len() <= 3 && v.iter().all(|x| *x > 0), "--block takes 1 to 3 positive numbers");
+            anyhow::ensure!(
+                !v.is_empty() && v.len() <= 3 && v.iter().all(|x| *x > 0),
+                "--block takes 1 to 3 positive numbers"
+            );
             let mut d = [1u32; 3];
             d[..v.len()].copy_from_slice(&v);
             o.block = Some(d);
@@ -121,9 +134,13 @@ fn extension(e: Emit) -> &'static str {
 /// Write `bytes` to `path` through a temporary file, so an error never
 /// leaves a half-written output behind.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = path.with_extension(format!("{}.tmp", path.extension().and_then(|e| e.to_str()).unwrap_or("out")));
+    let tmp = path.with_extension(format!(
+        "{}.tmp",
+        path.extension().and_then(|e| e.to_str()).unwrap_or("out")
+    ));
     std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot move {} to {}", tmp.display(), path.display()))
+    std::fs::rename(&tmp, path)
+        .with_context(|| format!("cannot move {} to {}", tmp.display(), path.display()))
 }
 
 pub fn meta_path(out: &Path) -> PathBuf {
@@ -138,10 +155,15 @@ pub fn run(a: InstrumentArgs) -> Result<()> {
         Some(e) => Emit::parse(e)?,
         None => default_emit(&opts.target),
     };
-    let source = std::fs::read_to_string(&a.input).with_context(|| format!("cannot read {}", a.input.display()))?;
+    let source = std::fs::read_to_string(&a.input)
+        .with_context(|| format!("cannot read {}", a.input.display()))?;
     let kctx = KperfContext::new()?;
-    let out = kperf_instrument::instrument(&kctx, &source, &a.input.display().to_string(), &opts, emit)?;
-    let path = a.output.clone().unwrap_or_else(|| a.input.with_extension(extension(emit)));
+    let out =
+        kperf_instrument::instrument(&kctx, &source, &a.input.display().to_string(), &opts, emit)?;
+    let path = a
+        .output
+        .clone()
+        .unwrap_or_else(|| a.input.with_extension(extension(emit)));
     // Both files are produced before either is written: a failure leaves neither.
     let meta = serde_json::to_vec_pretty(&out.meta)?;
     write_atomically(&path, &out.bytes)?;

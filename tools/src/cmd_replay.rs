@@ -1,8 +1,121 @@
-use anyhow::Result;
+//! `kperf replay` and `kperf report`.
+
+use crate::cmd_instrument::write_atomically;
+use anyhow::{Context, Result};
 use clap::Args;
+use kperf_replay::{replay_file, replay_proton_file, ReplayOptions, ReplayReport, TraceGrouping};
+use std::path::{Path, PathBuf};
+
 #[derive(Args)]
-pub struct ReplayArgs {}
+pub struct ReplayArgs {
+    /// Raw profile (.kprof), or a Proton host dump with --proton
+    pub profile: PathBuf,
+    /// Chrome/Perfetto trace to write
+    #[arg(short, long, default_value = "trace.json")]
+    pub output: PathBuf,
+    /// Print the summary table
+    #[arg(long)]
+    pub summary: bool,
+    /// Write the versioned feedback JSON (per-region stats, overlaps, critical paths)
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// One trace process per SM (default) or per CTA
+    #[arg(long, default_value = "sm")]
+    pub group_by: String,
+    /// Show raw timings: no overhead correction
+    #[arg(long)]
+    pub no_correction: bool,
+    /// Cost of one record in counter ticks (default: the profile's calibration, else estimated)
+    #[arg(long)]
+    pub record_cost: Option<f64>,
+    /// Counter ticks per ns (default: measured per CTA from the global timer)
+    #[arg(long)]
+    pub ticks_per_ns: Option<f64>,
+    /// The input is a Triton Proton host dump
+    #[arg(long)]
+    pub proton: bool,
+}
+
 #[derive(Args)]
-pub struct ReportArgs {}
-pub fn replay(_a: ReplayArgs) -> Result<()> { anyhow::bail!("WIP") }
-pub fn report(_a: ReportArgs) -> Result<()> { anyhow::bail!("WIP") }
+pub struct ReportArgs {
+    /// Raw profile (.kprof), or a Proton host dump with --proton
+    pub profile: PathBuf,
+    #[arg(long)]
+    pub proton: bool,
+    /// Show raw timings: no overhead correction
+    #[arg(long)]
+    pub no_correction: bool,
+    /// Print the feedback JSON instead of the table
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn options(
+    no_correction: bool,
+    record_cost: Option<f64>,
+    ticks_per_ns: Option<f64>,
+    group_by: &str,
+) -> Result<ReplayOptions> {
+    let trace_grouping = match group_by {
+        "sm" => TraceGrouping::Sm,
+        "cta" => TraceGrouping::Cta,
+        g => anyhow::bail!("unknown --group-by `{g}` (sm, cta)"),
+    };
+    Ok(ReplayOptions {
+        correction: !no_correction,
+        record_cost_ticks: record_cost,
+        ticks_per_ns,
+        trace_grouping,
+    })
+}
+
+fn load(
+    profile: &Path,
+    proton: bool,
+    opts: &ReplayOptions,
+    trace: Option<&Path>,
+) -> Result<ReplayReport> {
+    let r = if proton {
+        replay_proton_file(profile, opts, trace)
+    } else {
+        replay_file(profile, opts, trace)
+    };
+    r.with_context(|| format!("cannot replay {}", profile.display()))
+}
+
+pub fn replay(a: ReplayArgs) -> Result<()> {
+    let opts = options(a.no_correction, a.record_cost, a.ticks_per_ns, &a.group_by)?;
+    // The trace streams into a temporary file that replaces the output only on success.
+    let tmp = a.output.with_extension("json.tmp");
+    let report = match load(&a.profile, a.proton, &opts, Some(&tmp)) {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
+    };
+    std::fs::rename(&tmp, &a.output)
+        .with_context(|| format!("cannot write {}", a.output.display()))?;
+    if let Some(j) = &a.json {
+        write_atomically(j, report.feedback_json()?.as_bytes())?;
+    }
+    if a.summary {
+        print!("{}", report.render_summary());
+    }
+    eprintln!(
+        "kperf: wrote {} (open it in ui.perfetto.dev or chrome://tracing)",
+        a.output.display()
+    );
+    Ok(())
+}
+
+pub fn report(a: ReportArgs) -> Result<()> {
+    let opts = options(a.no_correction, None, None, "sm")?;
+    let report = load(&a.profile, a.proton, &opts, None)?;
+    if a.json {
+        println!("{}", report.feedback_json()?);
+    } else {
+        print!("{}", report.render_summary());
+    }
+    Ok(())
+}

@@ -46,22 +46,38 @@ pub fn run(a: RunArgs) -> Result<()> {
         Target::Amdgpu { .. } => bail!("running on AMD GPUs is not supported; instrument with --target amdgpu and run with your own launcher"),
     }
     let file = a.input.display().to_string();
-    let source = std::fs::read_to_string(&a.input).with_context(|| format!("cannot read {file}"))?;
+    let source =
+        std::fs::read_to_string(&a.input).with_context(|| format!("cannot read {file}"))?;
     let kctx = KperfContext::new()?;
-    let hm = prepare_host(&kctx, &source, &file, &opts, spec.kernel.as_deref(), !a.no_instrument)?;
+    let hm = prepare_host(
+        &kctx,
+        &source,
+        &file,
+        &opts,
+        spec.kernel.as_deref(),
+        !a.no_instrument,
+    )?;
     let name = hm.kernel.clone();
     let params: Vec<Param> = hm
         .param_types
         .iter()
         .enumerate()
-        .map(|(i, t)| Param::parse(t).with_context(|| format!("kernel parameter {i} has type {t}, which the host runner does not support")))
+        .map(|(i, t)| {
+            Param::parse(t).with_context(|| {
+                format!("kernel parameter {i} has type {t}, which the host runner does not support")
+            })
+        })
         .collect::<Result<_>>()?;
     let meta = hm.meta.clone();
     let kmeta = meta.as_ref().and_then(|m| m.kernel(&name)).cloned();
     if meta.is_some() && kmeta.is_none() {
         bail!("kernel `{name}` has no regions to record");
     }
-    let threads = a.threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+    let threads = a.threads.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    });
     let run: HostRun = run_host(&hm.module, &name, &params, kmeta.as_ref(), &spec, threads)?;
     eprintln!(
         "kperf: ran `{name}` on the host: grid {:?}, {} CTA(s) on {} thread(s) in {:.3} ms",
@@ -73,7 +89,13 @@ pub fn run(a: RunArgs) -> Result<()> {
     for b in &run.buffers {
         let n = b.len();
         let sum: f64 = (0..n).map(|i| b.get(i)).sum();
-        eprintln!("  {:<8} {:?} {:<5} sum {:.6}", b.name, b.shape, b.dtype.mlir_name(), sum);
+        eprintln!(
+            "  {:<8} {:?} {:<5} sum {:.6}",
+            b.name,
+            b.shape,
+            b.dtype.mlir_name(),
+            sum
+        );
     }
     if let Some(path) = &a.outputs {
         let j: Vec<serde_json::Value> = run
@@ -95,10 +117,17 @@ pub fn run(a: RunArgs) -> Result<()> {
             strategy: opts.strategy,
             ticks_per_ns: None,
             record_cost_ticks: None,
-            meta: InstrumentMeta { kernels: vec![km.clone()], ..meta },
+            meta: InstrumentMeta {
+                kernels: vec![km.clone()],
+                ..meta
+            },
         };
         kperf_runtime::write_kprof(&a.output, &info, km.layout.cta_stride(), &run.profile)?;
-        eprintln!("kperf: wrote {} ({} bytes of profile)", a.output.display(), run.profile.len());
+        eprintln!(
+            "kperf: wrote {} ({} bytes of profile)",
+            a.output.display(),
+            run.profile.len()
+        );
     }
     Ok(())
 }

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The main job on the host target, no GPU needed: instrument a bundled tiled
+# matmul, JIT-run it on every CTA of its grid, replay the profile, write a
+# Perfetto trace and print the summary. Outputs land in out/.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+bash scripts/setup.sh
+cargo build -q -p kperf
+kperf=target/debug/kperf
+mkdir -p out
+# 1. The instrumented kernel at the kperfgpu level and as PTX for sm_90a (shows what the GPU would run).
+$kperf instrument examples/matmul_host.mlir --target host --regions kernel,loops --emit kperfgpu -o out/matmul.kperfgpu.mlir
+$kperf instrument examples/reduce.mlir --target nvptx:sm_90a --regions kernel,loops -o out/reduce.ptx
+# 2. Run on the host: one OS-thread task per CTA, same lowering as the GPU path.
+$kperf run examples/matmul_host.mlir --target host --spec examples/matmul_host.toml --regions kernel,loops --slots 4096 -o out/matmul.kprof
+# 3. Replay: pairing, overhead correction, trace + summary + feedback JSON.
+$kperf replay out/matmul.kprof -o out/trace.json --json out/feedback.json --summary
+echo "demo: open out/trace.json in ui.perfetto.dev"
