@@ -31,22 +31,49 @@ fn parse_case(path: &Path) -> Case {
     for line in text.lines() {
         let l = line.trim_start();
         if let Some(run) = l.strip_prefix("// RUN: kperf ") {
-            args = run.split_whitespace().map(|a| if a == "%s" { path.display().to_string() } else { a.to_string() }).collect();
+            args = run
+                .split_whitespace()
+                .map(|a| {
+                    if a == "%s" {
+                        path.display().to_string()
+                    } else {
+                        a.to_string()
+                    }
+                })
+                .collect();
         } else if let Some(e) = l.strip_prefix("// ERROR: ") {
             error = Some(e.trim().to_string());
         } else if l.starts_with("// CHECK") {
             has_checks = true;
         }
     }
-    assert!(!args.is_empty(), "{}: no `// RUN: kperf` line", path.display());
-    assert!(error.is_some() || has_checks, "{}: neither CHECK nor ERROR lines: the test could not fail", path.display());
-    Case { path: path.to_path_buf(), args, error, has_checks }
+    assert!(
+        !args.is_empty(),
+        "{}: no `// RUN: kperf` line",
+        path.display()
+    );
+    assert!(
+        error.is_some() || has_checks,
+        "{}: neither CHECK nor ERROR lines: the test could not fail",
+        path.display()
+    );
+    Case {
+        path: path.to_path_buf(),
+        args,
+        error,
+        has_checks,
+    }
 }
 
 fn run_case(c: &Case) -> Result<(), String> {
     let out_dir = std::env::temp_dir().join(format!("kperf-pass-{}", std::process::id()));
     std::fs::create_dir_all(&out_dir).map_err(|e| e.to_string())?;
-    let stem = c.path.file_stem().and_then(|s| s.to_str()).unwrap_or("case").to_string();
+    let stem = c
+        .path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("case")
+        .to_string();
     let out_file = out_dir.join(format!("{stem}.out"));
     let mut args = c.args.clone();
     if args.first().map(String::as_str) == Some("instrument") && !args.iter().any(|a| a == "-o") {
@@ -55,17 +82,24 @@ fn run_case(c: &Case) -> Result<(), String> {
     }
     // Run from the corpus directory so locations print as bare file names.
     let output = Command::new(env!("CARGO_BIN_EXE_kperf"))
-        .args(args.iter().map(|a| a.replace(&format!("{}/", corpus().display()), "")))
+        .args(
+            args.iter()
+                .map(|a| a.replace(&format!("{}/", corpus().display()), "")),
+        )
         .current_dir(corpus())
         .output()
         .map_err(|e| format!("cannot run kperf: {e}"))?;
     let stderr = String::from_utf8_lossy(&output.stderr);
     if let Some(expected) = &c.error {
         if output.status.success() {
-            return Err(format!("expected failure with `{expected}`, but kperf succeeded"));
+            return Err(format!(
+                "expected failure with `{expected}`, but kperf succeeded"
+            ));
         }
         if !stderr.contains(expected.as_str()) {
-            return Err(format!("expected stderr to contain `{expected}`, got:\n{stderr}"));
+            return Err(format!(
+                "expected stderr to contain `{expected}`, got:\n{stderr}"
+            ));
         }
         if stderr.contains("panicked") {
             return Err(format!("kperf panicked:\n{stderr}"));
@@ -79,7 +113,8 @@ fn run_case(c: &Case) -> Result<(), String> {
         return Err(format!("kperf failed:\n{stderr}"));
     }
     if c.has_checks {
-        let produced = std::fs::read(&out_file).map_err(|e| format!("no output {}: {e}", out_file.display()))?;
+        let produced = std::fs::read(&out_file)
+            .map_err(|e| format!("no output {}: {e}", out_file.display()))?;
         let mut fc = Command::new(FILECHECK)
             .arg(&c.path)
             .arg("--match-full-lines=false")
@@ -89,10 +124,17 @@ fn run_case(c: &Case) -> Result<(), String> {
             .spawn()
             .map_err(|e| format!("cannot run {FILECHECK} (run scripts/setup.sh): {e}"))?;
         use std::io::Write;
-        fc.stdin.take().expect("piped").write_all(&produced).map_err(|e| e.to_string())?;
+        fc.stdin
+            .take()
+            .expect("piped")
+            .write_all(&produced)
+            .map_err(|e| e.to_string())?;
         let r = fc.wait_with_output().map_err(|e| e.to_string())?;
         if !r.status.success() {
-            return Err(format!("FileCheck failed:\n{}", String::from_utf8_lossy(&r.stderr)));
+            return Err(format!(
+                "FileCheck failed:\n{}",
+                String::from_utf8_lossy(&r.stderr)
+            ));
         }
     }
     Ok(())
@@ -115,5 +157,11 @@ fn mlir_pass_tests() {
         }
     }
     println!("{} pass-test files, {} failed", files.len(), failures.len());
-    assert!(failures.is_empty(), "{} of {} pass tests failed:\n{}", failures.len(), files.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} pass tests failed:\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n")
+    );
 }

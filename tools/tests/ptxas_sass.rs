@@ -1,0 +1,77 @@
+//! GPU code proven without a GPU: instrument a kernel for sm_90a, assemble
+//! the PTX with ptxas (installed by scripts/setup.sh), read the SASS, and
+//! check one clock read and one shared store per straight-line record.
+
+use std::path::Path;
+use std::process::Command;
+
+fn tool(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../.tools/bin")
+        .join(name)
+}
+
+fn sass_for(args: &[&str]) -> String {
+    let dir = std::env::temp_dir().join(format!(
+        "kperf-sass-{}-{}",
+        std::process::id(),
+        args.join("_").replace(['/', ':', ','], "")
+    ));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    let ptx = dir.join("k.ptx");
+    let cubin = dir.join("k.cubin");
+    let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/mlir/ptx_clock32.mlir");
+    let st = Command::new(env!("CARGO_BIN_EXE_kperf"))
+        .arg("instrument")
+        .arg(&kernel)
+        .args(args)
+        .arg("-o")
+        .arg(&ptx)
+        .status()
+        .expect("run kperf");
+    assert!(st.success());
+    let out = Command::new(tool("ptxas"))
+        .args(["-arch=sm_90a", "-O3"])
+        .arg(&ptx)
+        .arg("-o")
+        .arg(&cubin)
+        .output()
+        .expect("ptxas (run scripts/setup.sh)");
+    assert!(
+        out.status.success(),
+        "ptxas rejected our PTX:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sass = Command::new(tool("cuobjdump"))
+        .arg("-sass")
+        .arg(&cubin)
+        .output()
+        .expect("cuobjdump");
+    assert!(sass.status.success());
+    let _ = std::fs::remove_dir_all(&dir);
+    String::from_utf8_lossy(&sass.stdout).into_owned()
+}
+
+#[test]
+fn clock32_records_are_one_clock_read_each_and_shared_stores() {
+    // kernel region: 2 records around one global store.
+    let sass = sass_for(&["--regions", "kernel", "--counter", "clock32"]);
+    assert_eq!(
+        sass.matches("CS2R.32").count(),
+        2,
+        "one 32-bit clock read per record:\n{sass}"
+    );
+    assert!(sass.contains("STS"), "records go to shared memory:\n{sass}");
+    assert!(sass.contains("BAR.SYNC"), "finalize waits for the CTA");
+}
+
+#[test]
+fn clock64_records_read_the_64_bit_clock() {
+    let sass = sass_for(&["--regions", "kernel", "--counter", "clock64"]);
+    // 2 records, plus header stamps at init and finalize.
+    assert!(sass.matches("SR_CLOCKLO").count() >= 4, "{sass}");
+    assert!(
+        !sass.contains("CS2R.32"),
+        "no 32-bit reads with clock64:\n{sass}"
+    );
+}
