@@ -6,7 +6,11 @@ pub enum InstrumentError {
     #[error("{file}: not valid MLIR:\n{diagnostics}")]
     Parse { file: String, diagnostics: String },
     #[error("{location}: region `{region}`: {problem}")]
-    Unbalanced { region: String, location: String, problem: String },
+    Unbalanced {
+        region: String,
+        location: String,
+        problem: String,
+    },
     #[error("{location}: {message}")]
     At { location: String, message: String },
     #[error("{0}: no kernel found (looked for gpu.func/llvm.func kernels, gpu.launch bodies, or func.func on the host target)")]
@@ -14,17 +18,30 @@ pub enum InstrumentError {
     #[error("invalid option: {0}")]
     Option(String),
     #[error("the profile segments need {needed} bytes of shared memory but only {available} are allowed ({detail})")]
-    SharedMemory { needed: u64, available: u64, detail: String },
+    SharedMemory {
+        needed: u64,
+        available: u64,
+        detail: String,
+    },
     #[error("pass pipeline `{pipeline}` failed:\n{diagnostics}")]
-    Pipeline { pipeline: String, diagnostics: String },
+    Pipeline {
+        pipeline: String,
+        diagnostics: String,
+    },
     #[error("the instrumented module does not verify:\n{0}")]
     Verify(String),
     #[error("{tool} failed: {message}")]
     Tool { tool: String, message: String },
     #[error("{path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("internal error in template `{template}`: {diagnostics}")]
-    Template { template: String, diagnostics: String },
+    Template {
+        template: String,
+        diagnostics: String,
+    },
 }
 
 pub type Result<T, E = InstrumentError> = std::result::Result<T, E>;

@@ -20,9 +20,23 @@ impl Target {
         let (kind, chip) = s.split_once(':').unwrap_or((s, ""));
         match kind {
             "host" => Ok(Target::Host),
-            "nvptx" | "cuda" => Ok(Target::Nvptx { chip: if chip.is_empty() { "sm_90a".into() } else { chip.into() } }),
-            "amdgpu" | "rocm" => Ok(Target::Amdgpu { chip: if chip.is_empty() { "gfx942".into() } else { chip.into() } }),
-            _ => Err(InstrumentError::Option(format!("unknown target `{s}` (expected host, nvptx:sm_XX or amdgpu:gfxNNN)"))),
+            "nvptx" | "cuda" => Ok(Target::Nvptx {
+                chip: if chip.is_empty() {
+                    "sm_90a".into()
+                } else {
+                    chip.into()
+                },
+            }),
+            "amdgpu" | "rocm" => Ok(Target::Amdgpu {
+                chip: if chip.is_empty() {
+                    "gfx942".into()
+                } else {
+                    chip.into()
+                },
+            }),
+            _ => Err(InstrumentError::Option(format!(
+                "unknown target `{s}` (expected host, nvptx:sm_XX or amdgpu:gfxNNN)"
+            ))),
         }
     }
     pub fn name(&self) -> String {
@@ -103,7 +117,11 @@ impl Emit {
             "ptx" => Emit::Ptx,
             "cubin" => Emit::Cubin,
             "isa" => Emit::Isa,
-            _ => return Err(InstrumentError::Option(format!("unknown --emit `{s}` (kperf, kperfgpu, mlir, llvm, ptx, cubin, isa)"))),
+            _ => {
+                return Err(InstrumentError::Option(format!(
+                    "unknown --emit `{s}` (kperf, kperfgpu, mlir, llvm, ptx, cubin, isa)"
+                )))
+            }
         })
     }
 }
@@ -136,7 +154,9 @@ pub struct InstrumentOptions {
 impl Default for InstrumentOptions {
     fn default() -> Self {
         InstrumentOptions {
-            target: Target::Nvptx { chip: "sm_90a".into() },
+            target: Target::Nvptx {
+                chip: "sm_90a".into(),
+            },
             regions: Vec::new(),
             counter: Counter::Clock32,
             granularity: Granularity::Warp,
@@ -159,9 +179,13 @@ pub fn parse_cta_sampling(s: &str) -> Result<CtaSampling> {
         return Ok(CtaSampling::All);
     }
     if let Some(k) = s.strip_prefix("every:") {
-        let k: u32 = k.parse().map_err(|_| InstrumentError::Option(format!("bad CTA sampling `{s}`: every:<k> needs a number")))?;
+        let k: u32 = k.parse().map_err(|_| {
+            InstrumentError::Option(format!("bad CTA sampling `{s}`: every:<k> needs a number"))
+        })?;
         if k == 0 {
-            return Err(InstrumentError::Option("CTA sampling every:0 samples nothing".into()));
+            return Err(InstrumentError::Option(
+                "CTA sampling every:0 samples nothing".into(),
+            ));
         }
         return Ok(CtaSampling::Every(k));
     }
@@ -172,6 +196,9 @@ pub fn parse_u32_list(s: &str, what: &str) -> Result<Vec<u32>> {
     s.split(',')
         .map(str::trim)
         .filter(|x| !x.is_empty())
-        .map(|x| x.parse().map_err(|_| InstrumentError::Option(format!("bad {what} `{x}` in `{s}`"))))
+        .map(|x| {
+            x.parse()
+                .map_err(|_| InstrumentError::Option(format!("bad {what} `{x}` in `{s}`")))
+        })
         .collect()
 }

@@ -30,9 +30,15 @@ pub fn run_tool(name: &str, args: &[&str]) -> Result<String> {
     let out = Command::new(&exe)
         .args(args)
         .output()
-        .map_err(|e| InstrumentError::Tool { tool: name.into(), message: format!("cannot run {}: {e}", exe.display()) })?;
+        .map_err(|e| InstrumentError::Tool {
+            tool: name.into(),
+            message: format!("cannot run {}: {e}", exe.display()),
+        })?;
     if !out.status.success() {
-        return Err(InstrumentError::Tool { tool: name.into(), message: String::from_utf8_lossy(&out.stderr).into_owned() });
+        return Err(InstrumentError::Tool {
+            tool: name.into(),
+            message: String::from_utf8_lossy(&out.stderr).into_owned(),
+        });
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr))
 }
@@ -42,9 +48,24 @@ pub fn ptxas_cubin(ptx: &str, chip: &str) -> Result<Vec<u8>> {
     let dir = scratch_dir()?;
     let src = dir.join("k.ptx");
     let bin = dir.join("k.cubin");
-    std::fs::write(&src, ptx).map_err(|e| InstrumentError::Io { path: src.display().to_string(), source: e })?;
-    run_tool("ptxas", &[&format!("-arch={chip}"), "-O3", src.to_str().unwrap_or_default(), "-o", bin.to_str().unwrap_or_default()])?;
-    let bytes = std::fs::read(&bin).map_err(|e| InstrumentError::Io { path: bin.display().to_string(), source: e })?;
+    std::fs::write(&src, ptx).map_err(|e| InstrumentError::Io {
+        path: src.display().to_string(),
+        source: e,
+    })?;
+    run_tool(
+        "ptxas",
+        &[
+            &format!("-arch={chip}"),
+            "-O3",
+            src.to_str().unwrap_or_default(),
+            "-o",
+            bin.to_str().unwrap_or_default(),
+        ],
+    )?;
+    let bytes = std::fs::read(&bin).map_err(|e| InstrumentError::Io {
+        path: bin.display().to_string(),
+        source: e,
+    })?;
     let _ = std::fs::remove_dir_all(&dir);
     Ok(bytes)
 }
@@ -53,7 +74,14 @@ pub fn ptxas_cubin(ptx: &str, chip: &str) -> Result<Vec<u8>> {
 pub fn scratch_dir() -> Result<PathBuf> {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
-    let d = std::env::temp_dir().join(format!("kperf-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
-    std::fs::create_dir_all(&d).map_err(|e| InstrumentError::Io { path: d.display().to_string(), source: e })?;
+    let d = std::env::temp_dir().join(format!(
+        "kperf-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&d).map_err(|e| InstrumentError::Io {
+        path: d.display().to_string(),
+        source: e,
+    })?;
     Ok(d)
 }

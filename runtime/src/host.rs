@@ -23,7 +23,10 @@ use std::time::Instant;
 pub enum Param {
     Scalar(DType),
     /// memref with this many dimensions and element type.
-    MemRef { rank: usize, dtype: DType },
+    MemRef {
+        rank: usize,
+        dtype: DType,
+    },
 }
 
 impl Param {
@@ -34,7 +37,10 @@ impl Param {
             let inner = inner.split(',').next()?; // drop layout / memory space
             let parts: Vec<&str> = inner.split('x').collect();
             let dtype = DType::parse(parts.last()?.trim())?;
-            return Some(Param::MemRef { rank: parts.len() - 1, dtype });
+            return Some(Param::MemRef {
+                rank: parts.len() - 1,
+                dtype,
+            });
         }
         DType::parse(ty).map(Param::Scalar)
     }
@@ -97,10 +103,15 @@ pub fn run_host(
     let mut buffers = Vec::new();
     let mut scalars: Vec<u64> = Vec::new();
     for (i, (p, a)) in params.iter().zip(&spec.args).enumerate() {
-        let dt = DType::parse(&a.dtype).ok_or_else(|| RuntimeError::Launch(format!("argument {i}: bad dtype")))?;
+        let dt = DType::parse(&a.dtype)
+            .ok_or_else(|| RuntimeError::Launch(format!("argument {i}: bad dtype")))?;
         match p {
             Param::MemRef { rank, dtype } => {
-                let shape = a.shape.as_ref().ok_or_else(|| RuntimeError::Launch(format!("argument {i} is a memref; the spec gives a scalar")))?;
+                let shape = a.shape.as_ref().ok_or_else(|| {
+                    RuntimeError::Launch(format!(
+                        "argument {i} is a memref; the spec gives a scalar"
+                    ))
+                })?;
                 if shape.len() != *rank || dt != *dtype {
                     return Err(RuntimeError::Launch(format!(
                         "argument {i} ({}) is memref of rank {rank} of {}, the spec says shape {shape:?} of {}",
@@ -112,9 +123,20 @@ pub fn run_host(
                 buffers.push(HostBuffer::from_spec(a, i).map_err(RuntimeError::Launch)?);
             }
             Param::Scalar(t) => {
-                let v = a.value.ok_or_else(|| RuntimeError::Launch(format!("argument {i} ({}) is a scalar {}; the spec gives a buffer", a.name, t.mlir_name())))?;
+                let v = a.value.ok_or_else(|| {
+                    RuntimeError::Launch(format!(
+                        "argument {i} ({}) is a scalar {}; the spec gives a buffer",
+                        a.name,
+                        t.mlir_name()
+                    ))
+                })?;
                 if dt != *t {
-                    return Err(RuntimeError::Launch(format!("argument {i} ({}) is {}, the spec says {}", a.name, t.mlir_name(), a.dtype)));
+                    return Err(RuntimeError::Launch(format!(
+                        "argument {i} ({}) is {}, the spec says {}",
+                        a.name,
+                        t.mlir_name(),
+                        a.dtype
+                    )));
                 }
                 scalars.push(match t {
                     DType::F32 => (v as f32).to_bits() as u64,
@@ -136,14 +158,19 @@ pub fn run_host(
     let name = format!("_mlir_{kernel}");
     let f = engine.lookup(&name);
     if f.is_null() {
-        return Err(RuntimeError::Launch(format!("JIT: `{kernel}` not found after compilation (did the module lower to LLVM?)")));
+        return Err(RuntimeError::Launch(format!(
+            "JIT: `{kernel}` not found after compilation (did the module lower to LLVM?)"
+        )));
     }
     let f: Packed = unsafe { std::mem::transmute::<*mut (), Packed>(f) };
     let _ = kperf_host_now_ns();
 
     // The per-call argument words: memref descriptors, scalars, profile
     // pointer; grid ids are patched per CTA.
-    let buf_ptrs: Vec<SendPtr> = buffers.iter_mut().map(|b| SendPtr(b.data.as_mut_ptr() as *mut u8)).collect();
+    let buf_ptrs: Vec<SendPtr> = buffers
+        .iter_mut()
+        .map(|b| SendPtr(b.data.as_mut_ptr() as *mut u8))
+        .collect();
     let prof_ptr = SendPtr(profile.as_mut_ptr() as *mut u8);
     let template = {
         let mut words: Vec<u64> = Vec::new();
@@ -187,14 +214,24 @@ pub fn run_host(
                 let mut words = template;
                 let base = words.len();
                 words.extend([0u64; 6]);
-                let mut ptrs: Vec<*mut c_void> = words.iter_mut().map(|w| w as *mut u64 as *mut c_void).collect();
+                let mut ptrs: Vec<*mut c_void> = words
+                    .iter_mut()
+                    .map(|w| w as *mut u64 as *mut c_void)
+                    .collect();
                 loop {
                     let c = next.fetch_add(1, Ordering::Relaxed);
                     if c >= total {
                         break;
                     }
                     let (gx, gy) = (grid[0] as u64, grid[1] as u64);
-                    let ids = [c % gx, (c / gx) % gy, c / (gx * gy), grid[0] as u64, grid[1] as u64, grid[2] as u64];
+                    let ids = [
+                        c % gx,
+                        (c / gx) % gy,
+                        c / (gx * gy),
+                        grid[0] as u64,
+                        grid[1] as u64,
+                        grid[2] as u64,
+                    ];
                     for (k, v) in ids.iter().enumerate() {
                         // SAFETY: ptrs[base + k] points into `words`, which is not moved.
                         unsafe { *(ptrs[base + k] as *mut u64) = *v };
@@ -207,6 +244,15 @@ pub fn run_host(
     });
     let wall_ns = start.elapsed().as_nanos() as u64;
     drop(engine);
-    let profile_u8: Vec<u8> = profile.iter().flat_map(|w| w.to_le_bytes()).take(profile_bytes).collect();
-    Ok(HostRun { buffers, profile: profile_u8, wall_ns, threads })
+    let profile_u8: Vec<u8> = profile
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .take(profile_bytes)
+        .collect();
+    Ok(HostRun {
+        buffers,
+        profile: profile_u8,
+        wall_ns,
+        threads,
+    })
 }

@@ -5,7 +5,10 @@
 #[derive(Debug, thiserror::Error)]
 pub enum LaunchError {
     #[error("{path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("{path}: bad launch spec: {message}")]
     Spec { path: String, message: String },
     #[error("launch: {0}")]

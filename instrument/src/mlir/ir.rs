@@ -10,7 +10,10 @@ use mlir_sys::*;
 use std::ffi::c_void;
 
 pub(crate) fn sref(s: &str) -> MlirStringRef {
-    MlirStringRef { data: s.as_ptr() as *const _, length: s.len() }
+    MlirStringRef {
+        data: s.as_ptr() as *const _,
+        length: s.len(),
+    }
 }
 
 pub(crate) fn string_of(r: MlirStringRef) -> String {
@@ -30,7 +33,10 @@ unsafe extern "C" fn append_to_string(s: MlirStringRef, user: *mut c_void) {
 /// Print anything that has an `mlir*Print(x, callback, user)` function.
 pub(crate) fn print_with(f: impl FnOnce(MlirStringCallback, *mut c_void)) -> String {
     let mut out = String::new();
-    f(Some(append_to_string), &mut out as *mut String as *mut c_void);
+    f(
+        Some(append_to_string),
+        &mut out as *mut String as *mut c_void,
+    );
     out
 }
 
@@ -79,7 +85,9 @@ impl Op {
     }
     pub fn regions(self) -> Vec<Region> {
         let n = unsafe { mlirOperationGetNumRegions(self.0) };
-        (0..n).map(|i| Region(unsafe { mlirOperationGetRegion(self.0, i) })).collect()
+        (0..n)
+            .map(|i| Region(unsafe { mlirOperationGetRegion(self.0, i) }))
+            .collect()
     }
     pub fn result(self, i: isize) -> Value {
         Value(unsafe { mlirOperationGetResult(self.0, i) })
@@ -95,7 +103,9 @@ impl Op {
     }
     pub fn successors(self) -> Vec<Block> {
         let n = unsafe { mlirOperationGetNumSuccessors(self.0) };
-        (0..n).map(|i| Block(unsafe { mlirOperationGetSuccessor(self.0, i) })).collect()
+        (0..n)
+            .map(|i| Block(unsafe { mlirOperationGetSuccessor(self.0, i) }))
+            .collect()
     }
     pub fn attr(self, name: &str) -> Option<MlirAttribute> {
         let a = unsafe { mlirOperationGetAttributeByName(self.0, sref(name)) };
@@ -106,7 +116,8 @@ impl Op {
     }
     pub fn str_attr(self, name: &str) -> Option<String> {
         let a = self.attr(name)?;
-        unsafe { mlirAttributeIsAString(a) }.then(|| unsafe { string_of(mlirStringAttrGetValue(a)) })
+        unsafe { mlirAttributeIsAString(a) }
+            .then(|| unsafe { string_of(mlirStringAttrGetValue(a)) })
     }
     pub fn int_attr(self, name: &str) -> Option<i64> {
         let a = self.attr(name)?;
@@ -211,7 +222,9 @@ impl Block {
         self.parent_region().first_block() == Some(self)
     }
     pub fn successors(self) -> Vec<Block> {
-        self.terminator().map(|t| t.successors()).unwrap_or_default()
+        self.terminator()
+            .map(|t| t.successors())
+            .unwrap_or_default()
     }
 }
 
@@ -247,7 +260,9 @@ pub fn type_string(t: MlirType) -> String {
 pub fn describe_location(loc: MlirLocation) -> String {
     unsafe {
         if mlirLocationIsAFileLineColRange(loc) {
-            let file = string_of(mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc)));
+            let file = string_of(mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(
+                loc,
+            )));
             let line = mlirLocationFileLineColRangeGetStartLine(loc);
             let col = mlirLocationFileLineColRangeGetStartColumn(loc);
             return format!("{file}:{line}:{col}");
@@ -261,7 +276,8 @@ pub fn describe_location(loc: MlirLocation) -> String {
         if mlirLocationIsAFused(loc) {
             let n = mlirLocationFusedGetNumLocations(loc);
             if n > 0 {
-                let mut locs = vec![mlirLocationUnknownGet(mlirLocationGetContext(loc)); n as usize];
+                let mut locs =
+                    vec![mlirLocationUnknownGet(mlirLocationGetContext(loc)); n as usize];
                 mlirLocationFusedGetLocations(loc, locs.as_mut_ptr());
                 return describe_location(locs[0]);
             }
@@ -273,7 +289,9 @@ pub fn describe_location(loc: MlirLocation) -> String {
 /// Does op `a` dominate op `b`? Both must be in the same function. Handles
 /// nested (structured) regions and multi-block CFG regions.
 pub fn dominates(a: Op, b: Op) -> bool {
-    let Some(a_block) = a.block() else { return false };
+    let Some(a_block) = a.block() else {
+        return false;
+    };
     let a_region = a_block.parent_region().0.ptr;
     // Find b's ancestor (or b itself) that sits in a's region.
     let mut x = b;
@@ -297,7 +315,9 @@ pub fn dominates(a: Op, b: Op) -> bool {
 fn block_dominates(a: Block, b: Block) -> bool {
     let blocks = b.parent_region().blocks();
     let idx = |x: Block| blocks.iter().position(|y| *y == x);
-    let (Some(ia), Some(ib)) = (idx(a), idx(b)) else { return false };
+    let (Some(ia), Some(ib)) = (idx(a), idx(b)) else {
+        return false;
+    };
     let n = blocks.len();
     let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (i, blk) in blocks.iter().enumerate() {
@@ -310,13 +330,23 @@ fn block_dominates(a: Block, b: Block) -> bool {
     // dom[i] as a bitset over blocks.
     let full = vec![true; n];
     let mut dom: Vec<Vec<bool>> = (0..n)
-        .map(|i| if i == 0 { (0..n).map(|k| k == 0).collect() } else { full.clone() })
+        .map(|i| {
+            if i == 0 {
+                (0..n).map(|k| k == 0).collect()
+            } else {
+                full.clone()
+            }
+        })
         .collect();
     let mut changed = true;
     while changed {
         changed = false;
         for i in 1..n {
-            let mut new = if preds[i].is_empty() { vec![false; n] } else { full.clone() };
+            let mut new = if preds[i].is_empty() {
+                vec![false; n]
+            } else {
+                full.clone()
+            };
             for &p in &preds[i] {
                 for k in 0..n {
                     new[k] &= dom[p][k];

@@ -15,7 +15,9 @@ use crate::error::{InstrumentError, Result};
 use crate::options::{InstrumentOptions, Target};
 use kperf_dialects::abi::{Counter, Edge, Layout, RegionId, Strategy, MAX_REGION_ID};
 use kperf_dialects::irdl::ops;
-use kperf_dialects::meta::{BufferKind, CtaSampling, Granularity, KernelMeta, RegionKind, RegionMeta};
+use kperf_dialects::meta::{
+    BufferKind, CtaSampling, Granularity, KernelMeta, RegionKind, RegionMeta,
+};
 use mlir_sys::*;
 use std::collections::HashMap;
 
@@ -33,7 +35,13 @@ fn int_attr(ctx: MlirContext, bits: u32, v: i64) -> MlirAttribute {
     unsafe { mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, bits), v) }
 }
 
-fn create(name: &str, loc: MlirLocation, attrs: &[MlirNamedAttribute], operands: &[MlirValue], results: &[MlirType]) -> MlirOperation {
+fn create(
+    name: &str,
+    loc: MlirLocation,
+    attrs: &[MlirNamedAttribute],
+    operands: &[MlirValue],
+    results: &[MlirType],
+) -> MlirOperation {
     unsafe {
         let mut st = mlirOperationStateGet(sref(name), loc);
         mlirOperationStateAddAttributes(&mut st, attrs.len() as isize, attrs.as_ptr());
@@ -49,7 +57,13 @@ fn block_shape(f: Op, opts: &InstrumentOptions) -> Result<[u32; 3]> {
     if opts.target.is_host() {
         return Ok([1, 1, 1]);
     }
-    for name in ["known_block_size", "gpu.known_block_size", "nvvm.reqntid", "nvvm.maxntid", "rocdl.reqd_work_group_size"] {
+    for name in [
+        "known_block_size",
+        "gpu.known_block_size",
+        "nvvm.reqntid",
+        "nvvm.maxntid",
+        "rocdl.reqd_work_group_size",
+    ] {
         if let Some(a) = f.attr(name) {
             let text = ir::print_with(|cb, u| unsafe { mlirAttributePrint(a, cb, u) });
             let nums: Vec<u32> = text
@@ -58,7 +72,11 @@ fn block_shape(f: Op, opts: &InstrumentOptions) -> Result<[u32; 3]> {
                 .filter_map(|s| s.parse().ok())
                 .collect();
             // `array<i32: 128, 1, 1>`: the first number is the element width.
-            let dims: Vec<u32> = if text.starts_with("array<i") { nums.into_iter().skip(1).collect() } else { nums };
+            let dims: Vec<u32> = if text.starts_with("array<i") {
+                nums.into_iter().skip(1).collect()
+            } else {
+                nums
+            };
             if !dims.is_empty() {
                 let mut d = [1u32; 3];
                 for (i, v) in dims.iter().take(3).enumerate() {
@@ -92,7 +110,9 @@ fn block_shape(f: Op, opts: &InstrumentOptions) -> Result<[u32; 3]> {
 fn choose_slots(opts: &InstrumentOptions, units: u32) -> Result<u32> {
     if let Some(s) = opts.slots {
         if s == 0 || !s.is_power_of_two() {
-            return Err(InstrumentError::Option(format!("--slots {s}: the ring needs a power of two")));
+            return Err(InstrumentError::Option(format!(
+                "--slots {s}: the ring needs a power of two"
+            )));
         }
         return Ok(s);
     }
@@ -111,8 +131,16 @@ pub fn to_kperfgpu(f: Op, opts: &InstrumentOptions) -> Result<()> {
     let sites = record_sites(f);
     let block = block_shape(f, opts)?;
     let cta_threads = block.iter().product::<u32>();
-    let unit_threads = if opts.target.is_host() { 1 } else { opts.granularity.threads_per_unit(cta_threads) };
-    let all_units = if opts.target.is_host() { 1 } else { cta_threads.div_ceil(unit_threads) };
+    let unit_threads = if opts.target.is_host() {
+        1
+    } else {
+        opts.granularity.threads_per_unit(cta_threads)
+    };
+    let all_units = if opts.target.is_host() {
+        1
+    } else {
+        cta_threads.div_ceil(unit_threads)
+    };
     for u in &opts.sample_units {
         if *u >= all_units {
             return Err(InstrumentError::Option(format!(
@@ -121,7 +149,11 @@ pub fn to_kperfgpu(f: Op, opts: &InstrumentOptions) -> Result<()> {
             )));
         }
     }
-    let units = if opts.sample_units.is_empty() { all_units } else { opts.sample_units.len() as u32 };
+    let units = if opts.sample_units.is_empty() {
+        all_units
+    } else {
+        opts.sample_units.len() as u32
+    };
     let slots = choose_slots(opts, units)?;
     let global_slots = match opts.strategy {
         Strategy::Circular => slots,
@@ -133,7 +165,10 @@ pub fn to_kperfgpu(f: Op, opts: &InstrumentOptions) -> Result<()> {
             return Err(InstrumentError::SharedMemory {
                 needed,
                 available: opts.shared_capacity as u64,
-                detail: format!("{units} units × {slots} slots × 8 bytes for kernel `{}`", regions::symbol_name(f)),
+                detail: format!(
+                    "{units} units × {slots} slots × 8 bytes for kernel `{}`",
+                    regions::symbol_name(f)
+                ),
             });
         }
     }
@@ -146,23 +181,53 @@ pub fn to_kperfgpu(f: Op, opts: &InstrumentOptions) -> Result<()> {
         let next = ids.len() as u32;
         let id = *ids.entry(s.name.clone()).or_insert(next);
         if id > MAX_REGION_ID {
-            return Err(InstrumentError::At { location: s.op.loc_string(), message: format!("more than {} regions", MAX_REGION_ID + 1) });
+            return Err(InstrumentError::At {
+                location: s.op.loc_string(),
+                message: format!("more than {} regions", MAX_REGION_ID + 1),
+            });
         }
         if s.is_start && s.kind != RegionKind::AsyncWait {
-            parent.entry(s.name.clone()).or_insert_with(|| stack.last().map(|p| ids[p]));
+            parent
+                .entry(s.name.clone())
+                .or_insert_with(|| stack.last().map(|p| ids[p]));
             stack.push(s.name.clone());
         } else if s.is_start {
-            parent.entry(s.name.clone()).or_insert_with(|| stack.last().map(|p| ids[p]));
+            parent
+                .entry(s.name.clone())
+                .or_insert_with(|| stack.last().map(|p| ids[p]));
         } else if let Some(pos) = stack.iter().rposition(|n| *n == s.name) {
             stack.truncate(pos);
         }
     }
 
-    let counter_ty = unsafe { mlirIntegerTypeGet(ctx, if opts.counter == Counter::Clock32 { 32 } else { 64 }) };
-    let store_name = if opts.strategy == Strategy::Flush { ops::STORE_COUNTER } else { ops::CIRCULAR_STORE };
+    let counter_ty = unsafe {
+        mlirIntegerTypeGet(
+            ctx,
+            if opts.counter == Counter::Clock32 {
+                32
+            } else {
+                64
+            },
+        )
+    };
+    let store_name = if opts.strategy == Strategy::Flush {
+        ops::STORE_COUNTER
+    } else {
+        ops::CIRCULAR_STORE
+    };
     for s in &sites {
         let loc = s.op.location();
-        let read = create(ops::READ_COUNTER, loc, &[named_attr(ctx, "counter", str_attr(ctx, opts.counter.name()))], &[], &[counter_ty]);
+        let read = create(
+            ops::READ_COUNTER,
+            loc,
+            &[named_attr(
+                ctx,
+                "counter",
+                str_attr(ctx, opts.counter.name()),
+            )],
+            &[],
+            &[counter_ty],
+        );
         let block_of = s.op.block().expect("record is in a block");
         block_of.insert_before(s.op, read);
         let clock = Op(read).result(0);
@@ -185,7 +250,10 @@ pub fn to_kperfgpu(f: Op, opts: &InstrumentOptions) -> Result<()> {
     }
 
     let entry = f.regions()[0].first_block().expect("kernel has a body");
-    let first = entry.first_op().ok_or_else(|| InstrumentError::At { location: f.loc_string(), message: "kernel body is empty".into() })?;
+    let first = entry.first_op().ok_or_else(|| InstrumentError::At {
+        location: f.loc_string(),
+        message: "kernel body is empty".into(),
+    })?;
     let loc = f.location();
     let space = match (opts.buffer, &opts.target) {
         (BufferKind::Global, _) => "global",
@@ -196,7 +264,19 @@ pub fn to_kperfgpu(f: Op, opts: &InstrumentOptions) -> Result<()> {
         ops::LOCAL_ALLOC,
         loc,
         &[
-            named_attr(ctx, "bytes", int_attr(ctx, 64, if opts.buffer == BufferKind::Shared { units as i64 * slots as i64 * 8 } else { 0 })),
+            named_attr(
+                ctx,
+                "bytes",
+                int_attr(
+                    ctx,
+                    64,
+                    if opts.buffer == BufferKind::Shared {
+                        units as i64 * slots as i64 * 8
+                    } else {
+                        0
+                    },
+                ),
+            ),
             named_attr(ctx, "space", str_attr(ctx, space)),
         ],
         &[],
@@ -206,7 +286,13 @@ pub fn to_kperfgpu(f: Op, opts: &InstrumentOptions) -> Result<()> {
     let sampling = match &opts.sample_ctas {
         CtaSampling::All => "all".to_string(),
         CtaSampling::Every(k) => format!("every:{k}"),
-        CtaSampling::List(ids) => format!("list:{}", ids.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",")),
+        CtaSampling::List(ids) => format!(
+            "list:{}",
+            ids.iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
     };
     let init = create(
         ops::INIT,
@@ -219,11 +305,23 @@ pub fn to_kperfgpu(f: Op, opts: &InstrumentOptions) -> Result<()> {
             named_attr(ctx, "global_slots", int_attr(ctx, 32, global_slots as i64)),
             named_attr(ctx, "strategy", str_attr(ctx, opts.strategy.name())),
             named_attr(ctx, "buffer", str_attr(ctx, space)),
-            named_attr(ctx, "block", str_attr(ctx, &format!("{},{},{}", block[0], block[1], block[2]))),
+            named_attr(
+                ctx,
+                "block",
+                str_attr(ctx, &format!("{},{},{}", block[0], block[1], block[2])),
+            ),
             named_attr(
                 ctx,
                 "sample_units",
-                str_attr(ctx, &opts.sample_units.iter().map(|u| u.to_string()).collect::<Vec<_>>().join(",")),
+                str_attr(
+                    ctx,
+                    &opts
+                        .sample_units
+                        .iter()
+                        .map(|u| u.to_string())
+                        .collect::<Vec<_>>()
+                        .join(","),
+                ),
             ),
             named_attr(ctx, "sample_ctas", str_attr(ctx, &sampling)),
         ],
@@ -231,8 +329,22 @@ pub fn to_kperfgpu(f: Op, opts: &InstrumentOptions) -> Result<()> {
         &[],
     );
     entry.insert_before(first, init);
-    for r in f.nested_ops().into_iter().filter(|o| is_return(*o) && regions::innermost_function(*o) == Some(f)) {
-        let fin = create(ops::FINALIZE, r.location(), &[named_attr(ctx, "strategy", str_attr(ctx, opts.strategy.name()))], &[], &[]);
+    for r in f
+        .nested_ops()
+        .into_iter()
+        .filter(|o| is_return(*o) && regions::innermost_function(*o) == Some(f))
+    {
+        let fin = create(
+            ops::FINALIZE,
+            r.location(),
+            &[named_attr(
+                ctx,
+                "strategy",
+                str_attr(ctx, opts.strategy.name()),
+            )],
+            &[],
+            &[],
+        );
         r.block().expect("return in a block").insert_before(r, fin);
     }
     Ok(())
@@ -240,33 +352,61 @@ pub fn to_kperfgpu(f: Op, opts: &InstrumentOptions) -> Result<()> {
 
 /// Read the lowering configuration back from a kernel's `kperfgpu.init`.
 fn config_from_init(init: Op, f: Op, target: &Target) -> Result<LoweringConfig> {
-    let bad = |what: &str| InstrumentError::At { location: init.loc_string(), message: format!("kperfgpu.init: missing or bad `{what}`") };
+    let bad = |what: &str| InstrumentError::At {
+        location: init.loc_string(),
+        message: format!("kperfgpu.init: missing or bad `{what}`"),
+    };
     let s = |n: &str| init.str_attr(n).ok_or_else(|| bad(n));
     let i = |n: &str| init.int_attr(n).map(|v| v as u32).ok_or_else(|| bad(n));
     let counter = Counter::from_name(&s("counter")?).ok_or_else(|| bad("counter"))?;
-    let granularity = Granularity::from_name(&s("granularity")?).ok_or_else(|| bad("granularity"))?;
+    let granularity =
+        Granularity::from_name(&s("granularity")?).ok_or_else(|| bad("granularity"))?;
     let units = i("units")?;
     let slots = i("slots")?;
     if slots == 0 || !slots.is_power_of_two() {
         return Err(bad("slots (must be a power of two)"));
     }
-    let global_slots = init.int_attr("global_slots").map(|v| v as u32).unwrap_or(slots);
-    let strategy = Strategy::from_name(&init.str_attr("strategy").unwrap_or_else(|| "circular".into())).ok_or_else(|| bad("strategy"))?;
+    let global_slots = init
+        .int_attr("global_slots")
+        .map(|v| v as u32)
+        .unwrap_or(slots);
+    let strategy = Strategy::from_name(
+        &init
+            .str_attr("strategy")
+            .unwrap_or_else(|| "circular".into()),
+    )
+    .ok_or_else(|| bad("strategy"))?;
     let buffer = match init.str_attr("buffer").as_deref().unwrap_or("shared") {
         "global" => BufferKind::Global,
         _ => BufferKind::Shared,
     };
-    let block: Vec<u32> = init.str_attr("block").unwrap_or_else(|| "1,1,1".into()).split(',').filter_map(|x| x.parse().ok()).collect();
+    let block: Vec<u32> = init
+        .str_attr("block")
+        .unwrap_or_else(|| "1,1,1".into())
+        .split(',')
+        .filter_map(|x| x.parse().ok())
+        .collect();
     if block.len() != 3 {
         return Err(bad("block"));
     }
-    let cta_threads = if target.is_host() { 1 } else { block.iter().product() };
-    let sampled_units: Vec<u32> = init.str_attr("sample_units").unwrap_or_default().split(',').filter_map(|x| x.trim().parse().ok()).collect();
+    let cta_threads = if target.is_host() {
+        1
+    } else {
+        block.iter().product()
+    };
+    let sampled_units: Vec<u32> = init
+        .str_attr("sample_units")
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|x| x.trim().parse().ok())
+        .collect();
     let sample_ctas = match init.str_attr("sample_ctas").unwrap_or_else(|| "all".into()) {
         x if x == "all" => CtaSampling::All,
         x => match (x.strip_prefix("every:"), x.strip_prefix("list:")) {
             (Some(k), _) => CtaSampling::Every(k.parse().map_err(|_| bad("sample_ctas"))?),
-            (_, Some(l)) => CtaSampling::List(l.split(',').filter_map(|v| v.parse().ok()).collect()),
+            (_, Some(l)) => {
+                CtaSampling::List(l.split(',').filter_map(|v| v.parse().ok()).collect())
+            }
             _ => return Err(bad("sample_ctas")),
         },
     };
@@ -279,7 +419,11 @@ fn config_from_init(init: Op, f: Op, target: &Target) -> Result<LoweringConfig> 
         cta_threads,
         block: [block[0], block[1], block[2]],
         block_1d: block[1] == 1 && block[2] == 1,
-        unit_threads: if target.is_host() { 1 } else { granularity.threads_per_unit(cta_threads) },
+        unit_threads: if target.is_host() {
+            1
+        } else {
+            granularity.threads_per_unit(cta_threads)
+        },
         units,
         slots,
         global_slots,
@@ -293,7 +437,9 @@ fn config_from_init(init: Op, f: Op, target: &Target) -> Result<LoweringConfig> 
 fn template_prelude(cfg: &LoweringConfig) -> String {
     let mut s = String::new();
     if cfg.target.is_host() {
-        s.push_str("  llvm.func @kperf_host_now_ns() -> i64\n  llvm.func @kperf_host_cpu() -> i32\n");
+        s.push_str(
+            "  llvm.func @kperf_host_now_ns() -> i64\n  llvm.func @kperf_host_cpu() -> i32\n",
+        );
     } else if cfg.buffer == BufferKind::Shared {
         s.push_str(&format!(
             "  llvm.mlir.global internal @{}() {{addr_space = 3 : i32, alignment = 16 : i64}} : !llvm.array<{} x i64>\n",
@@ -306,29 +452,50 @@ fn template_prelude(cfg: &LoweringConfig) -> String {
 
 /// Parse `template`, substitute `args` for its arguments, move its body in
 /// front of `anchor`, and return what its `return` returned.
-fn splice(kctx: &KperfContext, cfg: &LoweringConfig, name: &str, template: &str, anchor: Op, args: &[Value]) -> Result<Vec<Value>> {
+fn splice(
+    kctx: &KperfContext,
+    cfg: &LoweringConfig,
+    name: &str,
+    template: &str,
+    anchor: Op,
+    args: &[Value],
+) -> Result<Vec<Value>> {
     let text = format!("module {{\n{}{}}}\n", template_prelude(cfg), template);
-    let module = kctx.parse(&text, &format!("<kperf template {name}>")).map_err(|e| InstrumentError::Template {
-        template: format!("{name}\n{text}"),
-        diagnostics: e.to_string(),
-    })?;
+    let module = kctx
+        .parse(&text, &format!("<kperf template {name}>"))
+        .map_err(|e| InstrumentError::Template {
+            template: format!("{name}\n{text}"),
+            diagnostics: e.to_string(),
+        })?;
     let top = super::module_op(&module);
     let func = top.regions()[0]
         .first_block()
         .and_then(|b| b.ops().into_iter().find(|o| o.name() == "func.func"))
-        .ok_or_else(|| InstrumentError::Template { template: name.into(), diagnostics: "no func.func".into() })?;
-    let body = func.regions()[0].first_block().expect("template has a body");
+        .ok_or_else(|| InstrumentError::Template {
+            template: name.into(),
+            diagnostics: "no func.func".into(),
+        })?;
+    let body = func.regions()[0]
+        .first_block()
+        .expect("template has a body");
     if body.num_args() as usize != args.len() {
         return Err(InstrumentError::Template {
             template: name.into(),
-            diagnostics: format!("takes {} arguments, lowering passed {}", body.num_args(), args.len()),
+            diagnostics: format!(
+                "takes {} arguments, lowering passed {}",
+                body.num_args(),
+                args.len()
+            ),
         });
     }
     for (i, a) in args.iter().enumerate() {
         let formal = body.arg(i as isize);
         let (ft, at) = (type_string(formal.ty()), type_string(a.ty()));
         if ft != at {
-            return Err(InstrumentError::Template { template: name.into(), diagnostics: format!("argument {i} is {ft}, lowering passed {at}") });
+            return Err(InstrumentError::Template {
+                template: name.into(),
+                diagnostics: format!("argument {i} is {ft}, lowering passed {at}"),
+            });
         }
         formal.replace_all_uses_with(*a);
     }
@@ -348,30 +515,53 @@ fn splice(kctx: &KperfContext, cfg: &LoweringConfig, name: &str, template: &str,
 pub fn insert_function_arg(f: Op, pos: isize, ty_text: &str) -> Result<Value> {
     let ctx = ctx_of(f);
     let ty = unsafe { mlirTypeParseGet(ctx, sref(ty_text)) };
-    let fty_attr = f.attr("function_type").ok_or_else(|| InstrumentError::At { location: f.loc_string(), message: "function has no function_type".into() })?;
+    let fty_attr = f.attr("function_type").ok_or_else(|| InstrumentError::At {
+        location: f.loc_string(),
+        message: "function has no function_type".into(),
+    })?;
     let fty = unsafe { mlirTypeAttrGetValue(fty_attr) };
     let new_ty = unsafe {
         if f.name() == "llvm.func" {
             let n = mlirLLVMFunctionTypeGetNumInputs(fty);
-            let mut ins: Vec<MlirType> = (0..n).map(|i| mlirLLVMFunctionTypeGetInput(fty, i)).collect();
+            let mut ins: Vec<MlirType> = (0..n)
+                .map(|i| mlirLLVMFunctionTypeGetInput(fty, i))
+                .collect();
             ins.insert(pos as usize, ty);
-            mlirLLVMFunctionTypeGet(mlirLLVMFunctionTypeGetReturnType(fty), ins.len() as isize, ins.as_ptr(), false)
+            mlirLLVMFunctionTypeGet(
+                mlirLLVMFunctionTypeGetReturnType(fty),
+                ins.len() as isize,
+                ins.as_ptr(),
+                false,
+            )
         } else {
             let n = mlirFunctionTypeGetNumInputs(fty);
             let mut ins: Vec<MlirType> = (0..n).map(|i| mlirFunctionTypeGetInput(fty, i)).collect();
             ins.insert(pos as usize, ty);
             let nr = mlirFunctionTypeGetNumResults(fty);
             let outs: Vec<MlirType> = (0..nr).map(|i| mlirFunctionTypeGetResult(fty, i)).collect();
-            mlirFunctionTypeGet(ctx, ins.len() as isize, ins.as_ptr(), outs.len() as isize, outs.as_ptr())
+            mlirFunctionTypeGet(
+                ctx,
+                ins.len() as isize,
+                ins.as_ptr(),
+                outs.len() as isize,
+                outs.as_ptr(),
+            )
         }
     };
     f.set_attr("function_type", unsafe { mlirTypeAttrGet(new_ty) });
     if let Some(aa) = f.attr("arg_attrs") {
         unsafe {
             let n = mlirArrayAttrGetNumElements(aa);
-            let mut el: Vec<MlirAttribute> = (0..n).map(|i| mlirArrayAttrGetElement(aa, i)).collect();
-            el.insert(pos as usize, mlirDictionaryAttrGet(ctx, 0, std::ptr::null()));
-            f.set_attr("arg_attrs", mlirArrayAttrGet(ctx, el.len() as isize, el.as_ptr()));
+            let mut el: Vec<MlirAttribute> =
+                (0..n).map(|i| mlirArrayAttrGetElement(aa, i)).collect();
+            el.insert(
+                pos as usize,
+                mlirDictionaryAttrGet(ctx, 0, std::ptr::null()),
+            );
+            f.set_attr(
+                "arg_attrs",
+                mlirArrayAttrGet(ctx, el.len() as isize, el.as_ptr()),
+            );
         }
     }
     let entry = f.regions()[0].first_block().expect("function has a body");
@@ -380,7 +570,9 @@ pub fn insert_function_arg(f: Op, pos: isize, ty_text: &str) -> Result<Value> {
 
 /// Number of inputs of a function-like op.
 pub fn num_inputs(f: Op) -> isize {
-    let Some(a) = f.attr("function_type") else { return 0 };
+    let Some(a) = f.attr("function_type") else {
+        return 0;
+    };
     unsafe {
         let t = mlirTypeAttrGetValue(a);
         if f.name() == "llvm.func" {
@@ -394,15 +586,25 @@ pub fn num_inputs(f: Op) -> isize {
 /// Step 2 on one kernel: returns its metadata.
 pub fn to_llvm(kctx: &KperfContext, f: Op, target: &Target) -> Result<Option<KernelMeta>> {
     let body = f.nested_ops();
-    let Some(init) = body.iter().copied().find(|o| o.name() == ops::INIT) else { return Ok(None) };
+    let Some(init) = body.iter().copied().find(|o| o.name() == ops::INIT) else {
+        return Ok(None);
+    };
     let cfg = config_from_init(init, f, target)?;
 
     // The profile buffer argument: after the original arguments (before the
     // host's trailing grid arguments).
     let host_abi = target.is_host() && f.has_attr("kperf.host_abi");
     let n_in = num_inputs(f);
-    let original = if host_abi { n_in - HOST_GRID_ARG_COUNT } else { n_in };
-    let gty = if target.is_host() { "!llvm.ptr" } else { "!llvm.ptr<1>" };
+    let original = if host_abi {
+        n_in - HOST_GRID_ARG_COUNT
+    } else {
+        n_in
+    };
+    let gty = if target.is_host() {
+        "!llvm.ptr"
+    } else {
+        "!llvm.ptr<1>"
+    };
     let prof = insert_function_arg(f, original, gty)?;
 
     add_prelude(kctx, f, &cfg)?;
@@ -410,7 +612,10 @@ pub fn to_llvm(kctx: &KperfContext, f: Op, target: &Target) -> Result<Option<Ker
     let mut init_args = vec![prof];
     if target.is_host() {
         if !host_abi {
-            return Err(InstrumentError::At { location: f.loc_string(), message: "host kernel lacks the host ABI (internal)".into() });
+            return Err(InstrumentError::At {
+                location: f.loc_string(),
+                message: "host kernel lacks the host ABI (internal)".into(),
+            });
         }
         let n = num_inputs(f);
         init_args.extend((n - HOST_GRID_ARG_COUNT..n).map(|i| entry.arg(i)));
@@ -431,25 +636,47 @@ pub fn to_llvm(kctx: &KperfContext, f: Op, target: &Target) -> Result<Option<Ker
                 op.erase();
             }
             n if n == ops::CIRCULAR_STORE || n == ops::STORE_COUNTER => {
-                let bad = || InstrumentError::At { location: op.loc_string(), message: format!("{n}: missing region_id/is_start") };
+                let bad = || InstrumentError::At {
+                    location: op.loc_string(),
+                    message: format!("{n}: missing region_id/is_start"),
+                };
                 let id = op.int_attr("region_id").ok_or_else(bad)?;
                 if !(0..=MAX_REGION_ID as i64).contains(&id) {
-                    return Err(InstrumentError::At { location: op.loc_string(), message: format!("region id {id} does not fit 16 bits") });
+                    return Err(InstrumentError::At {
+                        location: op.loc_string(),
+                        message: format!("region id {id} does not fit 16 bits"),
+                    });
                 }
-                let edge = if op.int_attr("is_start").ok_or_else(bad)? != 0 { Edge::Start } else { Edge::End };
+                let edge = if op.int_attr("is_start").ok_or_else(bad)? != 0 {
+                    Edge::Start
+                } else {
+                    Edge::End
+                };
                 let region = RegionId(id as u16);
                 if !regions.iter().any(|r| r.id == region) {
                     regions.push(RegionMeta {
                         id: region,
-                        name: op.str_attr("name").unwrap_or_else(|| format!("region_{id}")),
-                        kind: op.str_attr("kind").map(|k| regions::kind_from_str(&k)).unwrap_or(RegionKind::Explicit),
+                        name: op
+                            .str_attr("name")
+                            .unwrap_or_else(|| format!("region_{id}")),
+                        kind: op
+                            .str_attr("kind")
+                            .map(|k| regions::kind_from_str(&k))
+                            .unwrap_or(RegionKind::Explicit),
                         parent: op.int_attr("parent").map(|p| RegionId(p as u16)),
                         location: op.str_attr("src").unwrap_or_else(|| op.loc_string()),
                         pairs_with: op.int_attr("pairs_with").map(|p| RegionId(p as u16)),
                     });
                 }
                 let t = templates::store(&cfg, region, edge);
-                splice(kctx, &cfg, "store", &t, op, &[rec, seg, cnt, blk, unit_idx, op.operand(0)])?;
+                splice(
+                    kctx,
+                    &cfg,
+                    "store",
+                    &t,
+                    op,
+                    &[rec, seg, cnt, blk, unit_idx, op.operand(0)],
+                )?;
                 op.erase();
             }
             n if n == ops::FINALIZE => {
@@ -459,7 +686,11 @@ pub fn to_llvm(kctx: &KperfContext, f: Op, target: &Target) -> Result<Option<Ker
             _ => {}
         }
     }
-    for op in f.nested_ops().into_iter().filter(|o| o.name() == ops::LOCAL_ALLOC || o.name() == ops::INIT) {
+    for op in f
+        .nested_ops()
+        .into_iter()
+        .filter(|o| o.name() == ops::LOCAL_ALLOC || o.name() == ops::INIT)
+    {
         op.erase();
     }
     regions.sort_by_key(|r| r.id);
@@ -467,7 +698,10 @@ pub fn to_llvm(kctx: &KperfContext, f: Op, target: &Target) -> Result<Option<Ker
         name: regions::symbol_name(f),
         original_arg_count: original as u32,
         block: cfg.block,
-        layout: Layout { units: cfg.units, slots: cfg.global_slots },
+        layout: Layout {
+            units: cfg.units,
+            slots: cfg.global_slots,
+        },
         sampled_units: cfg.sampled_units.clone(),
         cta_sampling: cfg.sample_ctas.clone(),
         regions,
@@ -481,11 +715,23 @@ fn add_prelude(kctx: &KperfContext, f: Op, cfg: &LoweringConfig) -> Result<()> {
     if prelude.is_empty() {
         return Ok(());
     }
-    let siblings: Vec<String> = f.block().map(|b| b.ops()).unwrap_or_default().into_iter().filter_map(|o| o.str_attr("sym_name")).collect();
+    let siblings: Vec<String> = f
+        .block()
+        .map(|b| b.ops())
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|o| o.str_attr("sym_name"))
+        .collect();
     let m = kctx.parse(&format!("module {{\n{prelude}}}\n"), "<kperf prelude>")?;
-    let ops = super::module_op(&m).regions()[0].first_block().map(|b| b.ops()).unwrap_or_default();
+    let ops = super::module_op(&m).regions()[0]
+        .first_block()
+        .map(|b| b.ops())
+        .unwrap_or_default();
     for op in ops {
-        if !op.str_attr("sym_name").is_some_and(|n| siblings.contains(&n)) {
+        if !op
+            .str_attr("sym_name")
+            .is_some_and(|n| siblings.contains(&n))
+        {
             op.move_before(f);
         }
     }

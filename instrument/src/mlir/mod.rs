@@ -12,7 +12,9 @@ use crate::error::{InstrumentError, Result};
 use ir::{sref, Op};
 use melior::ir::Module;
 use melior::pass::PassManager;
-use melior::utility::{load_irdl_dialects, register_all_dialects, register_all_llvm_translations, register_all_passes};
+use melior::utility::{
+    load_irdl_dialects, register_all_dialects, register_all_llvm_translations, register_all_passes,
+};
 use melior::{dialect::DialectRegistry, Context};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -43,19 +45,28 @@ impl KperfContext {
             let mut text = format!("{loc}: {}", d);
             for i in 0..d.note_count() {
                 if let Ok(n) = d.note(i) {
-                    text.push_str(&format!("\n  note: {}: {}", ir::describe_location(n.location().to_raw()), n));
+                    text.push_str(&format!(
+                        "\n  note: {}: {}",
+                        ir::describe_location(n.location().to_raw()),
+                        n
+                    ));
                 }
             }
             sink.borrow_mut().push(text);
             true
         });
         let kc = KperfContext { ctx, diagnostics };
-        let irdl = Module::parse(&kc.ctx, kperf_dialects::irdl::SOURCE).ok_or_else(|| InstrumentError::Template {
-            template: "kperf.irdl.mlir".into(),
-            diagnostics: kc.take_diagnostics(),
+        let irdl = Module::parse(&kc.ctx, kperf_dialects::irdl::SOURCE).ok_or_else(|| {
+            InstrumentError::Template {
+                template: "kperf.irdl.mlir".into(),
+                diagnostics: kc.take_diagnostics(),
+            }
         })?;
         if !load_irdl_dialects(&irdl) {
-            return Err(InstrumentError::Template { template: "kperf.irdl.mlir".into(), diagnostics: kc.take_diagnostics() });
+            return Err(InstrumentError::Template {
+                template: "kperf.irdl.mlir".into(),
+                diagnostics: kc.take_diagnostics(),
+            });
         }
         Ok(kc)
     }
@@ -68,18 +79,29 @@ impl KperfContext {
     /// Parse a module; `name` becomes the file in every location.
     pub fn parse(&self, source: &str, name: &str) -> Result<Module<'_>> {
         self.take_diagnostics();
-        let op = unsafe { mlir_sys::mlirOperationCreateParse(self.ctx.to_raw(), sref(source), sref(name)) };
+        let op = unsafe {
+            mlir_sys::mlirOperationCreateParse(self.ctx.to_raw(), sref(source), sref(name))
+        };
         if op.ptr.is_null() {
-            return Err(InstrumentError::Parse { file: name.into(), diagnostics: self.take_diagnostics() });
+            return Err(InstrumentError::Parse {
+                file: name.into(),
+                diagnostics: self.take_diagnostics(),
+            });
         }
         let m = unsafe { mlir_sys::mlirModuleFromOperation(op) };
         if m.ptr.is_null() {
             unsafe { mlir_sys::mlirOperationDestroy(op) };
-            return Err(InstrumentError::Parse { file: name.into(), diagnostics: "top-level op is not a builtin.module".into() });
+            return Err(InstrumentError::Parse {
+                file: name.into(),
+                diagnostics: "top-level op is not a builtin.module".into(),
+            });
         }
         let module = unsafe { Module::from_raw(m) };
         self.verify(&module).map_err(|e| match e {
-            InstrumentError::Verify(d) => InstrumentError::Parse { file: name.into(), diagnostics: d },
+            InstrumentError::Verify(d) => InstrumentError::Parse {
+                file: name.into(),
+                diagnostics: d,
+            },
             other => other,
         })?;
         Ok(module)
@@ -96,12 +118,23 @@ impl KperfContext {
 
     /// Run a textual pipeline (`builtin.module(...)` or a bare list) on the module.
     pub fn run_pipeline(&self, module: &mut Module, pipeline: &str) -> Result<()> {
-        let full = if pipeline.starts_with("builtin.module(") { pipeline.to_string() } else { format!("builtin.module({pipeline})") };
+        let full = if pipeline.starts_with("builtin.module(") {
+            pipeline.to_string()
+        } else {
+            format!("builtin.module({pipeline})")
+        };
         self.take_diagnostics();
         let pm = PassManager::new(&self.ctx);
-        melior::utility::parse_pass_pipeline(pm.as_operation_pass_manager(), &full)
-            .map_err(|e| InstrumentError::Pipeline { pipeline: full.clone(), diagnostics: format!("{e}\n{}", self.take_diagnostics()) })?;
-        pm.run(module).map_err(|_| InstrumentError::Pipeline { pipeline: full.clone(), diagnostics: self.take_diagnostics() })
+        melior::utility::parse_pass_pipeline(pm.as_operation_pass_manager(), &full).map_err(
+            |e| InstrumentError::Pipeline {
+                pipeline: full.clone(),
+                diagnostics: format!("{e}\n{}", self.take_diagnostics()),
+            },
+        )?;
+        pm.run(module).map_err(|_| InstrumentError::Pipeline {
+            pipeline: full.clone(),
+            diagnostics: self.take_diagnostics(),
+        })
     }
 }
 

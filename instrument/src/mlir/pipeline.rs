@@ -38,7 +38,13 @@ fn has_op(module: Op, name: &str) -> bool {
 }
 
 /// Instrument `source` (named `file` in diagnostics) up to `emit`.
-pub fn instrument(kctx: &KperfContext, source: &str, file: &str, opts: &InstrumentOptions, emit: Emit) -> Result<Output> {
+pub fn instrument(
+    kctx: &KperfContext,
+    source: &str,
+    file: &str,
+    opts: &InstrumentOptions,
+    emit: Emit,
+) -> Result<Output> {
     let mut module = kctx.parse(source, file)?;
     let meta = instrument_module(kctx, &mut module, file, opts, emit)?;
     let bytes = emit_module(kctx, &mut module, opts, emit)?;
@@ -46,7 +52,13 @@ pub fn instrument(kctx: &KperfContext, source: &str, file: &str, opts: &Instrume
 }
 
 /// Run the kperf passes in place, stopping after the stage `emit` asks for.
-pub fn instrument_module(kctx: &KperfContext, module: &mut Module, file: &str, opts: &InstrumentOptions, emit: Emit) -> Result<InstrumentMeta> {
+pub fn instrument_module(
+    kctx: &KperfContext,
+    module: &mut Module,
+    file: &str,
+    opts: &InstrumentOptions,
+    emit: Emit,
+) -> Result<InstrumentMeta> {
     let top = module_op(module);
     if !opts.target.is_host() && has_op(top, "gpu.launch") {
         kctx.run_pipeline(module, "gpu-kernel-outlining")?;
@@ -69,7 +81,13 @@ pub fn instrument_module(kctx: &KperfContext, module: &mut Module, file: &str, o
         }
     }
     kctx.verify(module)?;
-    let mut meta = InstrumentMeta::new_header(&opts.target.name(), opts.counter, opts.granularity, opts.buffer, opts.strategy);
+    let mut meta = InstrumentMeta::new_header(
+        &opts.target.name(),
+        opts.counter,
+        opts.granularity,
+        opts.buffer,
+        opts.strategy,
+    );
     meta.source = file.to_string();
     if emit == Emit::Kperf {
         return Ok(meta);
@@ -89,8 +107,15 @@ pub fn instrument_module(kctx: &KperfContext, module: &mut Module, file: &str, o
             meta.kernels.push(km);
         }
     }
-    if let Some(init) = top.nested_ops().into_iter().find(|o| o.name().starts_with("kperf")) {
-        return Err(InstrumentError::At { location: init.loc_string(), message: format!("`{}` outside any kernel was not lowered", init.name()) });
+    if let Some(init) = top
+        .nested_ops()
+        .into_iter()
+        .find(|o| o.name().starts_with("kperf"))
+    {
+        return Err(InstrumentError::At {
+            location: init.loc_string(),
+            message: format!("`{}` outside any kernel was not lowered", init.name()),
+        });
     }
     meta.shared_slots = meta.kernels.first().map(|k| k.layout.slots).unwrap_or(0);
     kctx.verify(module)?;
@@ -98,7 +123,12 @@ pub fn instrument_module(kctx: &KperfContext, module: &mut Module, file: &str, o
 }
 
 /// Lower the instrumented module to what `emit` names and return its bytes.
-pub fn emit_module(kctx: &KperfContext, module: &mut Module, opts: &InstrumentOptions, emit: Emit) -> Result<Vec<u8>> {
+pub fn emit_module(
+    kctx: &KperfContext,
+    module: &mut Module,
+    opts: &InstrumentOptions,
+    emit: Emit,
+) -> Result<Vec<u8>> {
     match emit {
         Emit::Kperf | Emit::KperfGpu | Emit::Mlir => Ok(print_module(module).into_bytes()),
         Emit::Llvm => {
@@ -114,7 +144,9 @@ pub fn emit_module(kctx: &KperfContext, module: &mut Module, opts: &InstrumentOp
         }
         Emit::Ptx | Emit::Cubin => {
             let Target::Nvptx { chip } = &opts.target else {
-                return Err(InstrumentError::Option("--emit ptx/cubin needs --target nvptx:<sm>".into()));
+                return Err(InstrumentError::Option(
+                    "--emit ptx/cubin needs --target nvptx:<sm>".into(),
+                ));
             };
             kctx.run_pipeline(module, &nvptx_lowering(chip))?;
             let ptx = gpu_binary_assembly(module)?;
@@ -126,7 +158,9 @@ pub fn emit_module(kctx: &KperfContext, module: &mut Module, opts: &InstrumentOp
         }
         Emit::Isa => {
             let Target::Amdgpu { chip } = &opts.target else {
-                return Err(InstrumentError::Option("--emit isa needs --target amdgpu:<gfx>".into()));
+                return Err(InstrumentError::Option(
+                    "--emit isa needs --target amdgpu:<gfx>".into(),
+                ));
             };
             kctx.run_pipeline(module, &amdgpu_lowering(chip))?;
             Ok(gpu_binary_assembly(module)?.into_bytes())
@@ -137,9 +171,13 @@ pub fn emit_module(kctx: &KperfContext, module: &mut Module, opts: &InstrumentOp
 fn translate_to_llvm_ir(module: &Module) -> Result<Vec<u8>> {
     let p = unsafe { mlirTranslateModuleToLLVMIRToString(module_op(module).0) };
     if p.is_null() {
-        return Err(InstrumentError::Verify("translation to LLVM IR failed".into()));
+        return Err(InstrumentError::Verify(
+            "translation to LLVM IR failed".into(),
+        ));
     }
-    let s = unsafe { std::ffi::CStr::from_ptr(p) }.to_string_lossy().into_owned();
+    let s = unsafe { std::ffi::CStr::from_ptr(p) }
+        .to_string_lossy()
+        .into_owned();
     unsafe { libc_free(p as *mut _) };
     Ok(s.into_bytes())
 }
@@ -153,8 +191,14 @@ extern "C" {
 pub fn gpu_binary_assembly(module: &Module) -> Result<String> {
     let top = module_op(module);
     let mut out = String::new();
-    for b in top.nested_ops().into_iter().filter(|o| o.name() == "gpu.binary") {
-        let Some(objs) = b.attr("objects") else { continue };
+    for b in top
+        .nested_ops()
+        .into_iter()
+        .filter(|o| o.name() == "gpu.binary")
+    {
+        let Some(objs) = b.attr("objects") else {
+            continue;
+        };
         let n = unsafe { mlirArrayAttrGetNumElements(objs) };
         for i in 0..n {
             let obj = unsafe { mlirArrayAttrGetElement(objs, i) };
@@ -163,7 +207,9 @@ pub fn gpu_binary_assembly(module: &Module) -> Result<String> {
         }
     }
     if out.is_empty() {
-        return Err(InstrumentError::Verify("no gpu.binary with assembly was produced".into()));
+        return Err(InstrumentError::Verify(
+            "no gpu.binary with assembly was produced".into(),
+        ));
     }
     Ok(out)
 }
@@ -181,8 +227,15 @@ fn unescape_mlir_string(attr: &str) -> String {
     while i < bytes.len() {
         match bytes[i] {
             b'"' => break,
-            b'\\' if i + 2 < bytes.len() && bytes[i + 1].is_ascii_hexdigit() && bytes[i + 2].is_ascii_hexdigit() => {
-                let h = std::str::from_utf8(&bytes[i + 1..i + 3]).ok().and_then(|s| u8::from_str_radix(s, 16).ok()).unwrap_or(b'?');
+            b'\\'
+                if i + 2 < bytes.len()
+                    && bytes[i + 1].is_ascii_hexdigit()
+                    && bytes[i + 2].is_ascii_hexdigit() =>
+            {
+                let h = std::str::from_utf8(&bytes[i + 1..i + 3])
+                    .ok()
+                    .and_then(|s| u8::from_str_radix(s, 16).ok())
+                    .unwrap_or(b'?');
                 out.push(h);
                 i += 3;
             }
@@ -218,7 +271,15 @@ pub fn apply_host_abi(kctx: &KperfContext, f: Op) -> Result<()> {
         let dim = || {
             op.attr("dimension")
                 .map(|a| ir::print_with(|cb, u| unsafe { mlirAttributePrint(a, cb, u) }))
-                .map(|s| if s.contains('z') { 2 } else if s.contains('y') { 1 } else { 0 })
+                .map(|s| {
+                    if s.contains('z') {
+                        2
+                    } else if s.contains('y') {
+                        1
+                    } else {
+                        0
+                    }
+                })
                 .unwrap_or(0)
         };
         let replacement = match name.as_str() {
@@ -247,9 +308,90 @@ fn insert_index_arg(f: Op, pos: isize) -> Result<ir::Value> {
 fn index_constant(kctx: &KperfContext, anchor: Op, v: i64) -> Result<ir::Value> {
     let text = format!("module {{ func.func @c() -> index {{ %c = arith.constant {v} : index\n return %c : index }} }}");
     let m = kctx.parse(&text, "<kperf constant>")?;
-    let f = module_op(&m).regions()[0].first_block().and_then(|b| b.first_op()).expect("constant template");
-    let c = f.regions()[0].first_block().and_then(|b| b.first_op()).expect("constant op");
+    let f = module_op(&m).regions()[0]
+        .first_block()
+        .and_then(|b| b.first_op())
+        .expect("constant template");
+    let c = f.regions()[0]
+        .first_block()
+        .and_then(|b| b.first_op())
+        .expect("constant op");
     c.move_before(anchor);
     drop(m);
     Ok(c.result(0))
+}
+
+/// A host module ready for the JIT: lowered to the LLVM dialect, with the
+/// kernel's original parameter types (as MLIR type strings) and, when
+/// instrumented, its metadata.
+pub struct HostModule<'c> {
+    pub module: Module<'c>,
+    pub kernel: String,
+    pub param_types: Vec<String>,
+    pub meta: Option<InstrumentMeta>,
+}
+
+/// Parse, pick the kernel (by name, or the only one), instrument unless
+/// `instrument` is false, and lower for the host.
+pub fn prepare_host<'c>(
+    kctx: &'c KperfContext,
+    source: &str,
+    file: &str,
+    opts: &InstrumentOptions,
+    kernel: Option<&str>,
+    instrument: bool,
+) -> Result<HostModule<'c>> {
+    let mut module = kctx.parse(source, file)?;
+    let kernels = regions::find_kernels(module_op(&module), &Target::Host);
+    let names: Vec<String> = kernels.iter().map(|k| regions::symbol_name(*k)).collect();
+    let f = match (kernel, kernels.as_slice()) {
+        (Some(k), _) => kernels
+            .iter()
+            .copied()
+            .find(|f| regions::symbol_name(*f) == k)
+            .ok_or_else(|| InstrumentError::At {
+                location: file.to_string(),
+                message: format!("no kernel `{k}` (kernels: {})", names.join(", ")),
+            })?,
+        (None, [one]) => *one,
+        (None, []) => return Err(InstrumentError::NoKernel(file.to_string())),
+        (None, _) => {
+            return Err(InstrumentError::At {
+                location: file.into(),
+                message: format!("several kernels ({}); name one", names.join(", ")),
+            })
+        }
+    };
+    let name = regions::symbol_name(f);
+    let fty = f.attr("function_type").ok_or_else(|| InstrumentError::At {
+        location: f.loc_string(),
+        message: "no function_type".into(),
+    })?;
+    let param_types = unsafe {
+        let t = mlirTypeAttrGetValue(fty);
+        (0..mlirFunctionTypeGetNumInputs(t))
+            .map(|i| ir::type_string(mlirFunctionTypeGetInput(t, i)))
+            .collect()
+    };
+    let mut host_opts = opts.clone();
+    host_opts.target = Target::Host;
+    let meta = if instrument {
+        Some(instrument_module(
+            kctx,
+            &mut module,
+            file,
+            &host_opts,
+            Emit::Mlir,
+        )?)
+    } else {
+        apply_host_abi(kctx, f)?;
+        None
+    };
+    kctx.run_pipeline(&mut module, HOST_LOWERING)?;
+    Ok(HostModule {
+        module,
+        kernel: name,
+        param_types,
+        meta,
+    })
 }

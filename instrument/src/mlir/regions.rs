@@ -37,7 +37,13 @@ const ASYNC_WAIT: &[&str] = &[
 ];
 
 const RETURNS: &[&str] = &["func.return", "gpu.return", "llvm.return"];
-const LOOPS: &[&str] = &["scf.for", "scf.while", "scf.forall", "scf.parallel", "affine.for"];
+const LOOPS: &[&str] = &[
+    "scf.for",
+    "scf.while",
+    "scf.forall",
+    "scf.parallel",
+    "affine.for",
+];
 
 pub fn is_return(op: Op) -> bool {
     RETURNS.contains(&op.name().as_str())
@@ -53,18 +59,32 @@ pub fn find_kernels(module: Op, target: &Target) -> Vec<Op> {
     let all = module.nested_ops();
     let has_body = |f: &Op| f.regions().first().and_then(|r| r.first_block()).is_some();
     if target.is_host() {
-        let funcs: Vec<Op> = all.iter().copied().filter(|o| o.name() == "func.func" && has_body(o)).collect();
-        let marked: Vec<Op> = funcs.iter().copied().filter(|f| f.has_attr("kperf.kernel")).collect();
+        let funcs: Vec<Op> = all
+            .iter()
+            .copied()
+            .filter(|o| o.name() == "func.func" && has_body(o))
+            .collect();
+        let marked: Vec<Op> = funcs
+            .iter()
+            .copied()
+            .filter(|f| f.has_attr("kperf.kernel"))
+            .collect();
         if !marked.is_empty() {
             return marked;
         }
-        return funcs.into_iter().filter(|f| f.str_attr("sym_visibility").as_deref() != Some("private")).collect();
+        return funcs
+            .into_iter()
+            .filter(|f| f.str_attr("sym_visibility").as_deref() != Some("private"))
+            .collect();
     }
     all.into_iter()
         .filter(|o| {
             let n = o.name();
             (n == "gpu.func" && o.has_attr("gpu.kernel"))
-                || (n == "llvm.func" && (o.has_attr("nvvm.kernel") || o.has_attr("rocdl.kernel") || o.has_attr("gpu.kernel")))
+                || (n == "llvm.func"
+                    && (o.has_attr("nvvm.kernel")
+                        || o.has_attr("rocdl.kernel")
+                        || o.has_attr("gpu.kernel")))
         })
         .filter(has_body)
         .collect()
@@ -72,11 +92,18 @@ pub fn find_kernels(module: Op, target: &Target) -> Vec<Op> {
 
 /// The function's symbol name.
 pub fn symbol_name(f: Op) -> String {
-    f.str_attr("sym_name").unwrap_or_else(|| "<anonymous>".into())
+    f.str_attr("sym_name")
+        .unwrap_or_else(|| "<anonymous>".into())
 }
 
 /// Create a `kperf.record` op (not yet inserted).
-pub fn make_record(ctx: MlirContext, loc: MlirLocation, name: &str, is_start: bool, kind: RegionKind) -> MlirOperation {
+pub fn make_record(
+    ctx: MlirContext,
+    loc: MlirLocation,
+    name: &str,
+    is_start: bool,
+    kind: RegionKind,
+) -> MlirOperation {
     unsafe {
         let i1 = mlirIntegerTypeGet(ctx, 1);
         let kind_s = serde_json_kind(kind);
@@ -96,7 +123,10 @@ pub(crate) fn named_attr(ctx: MlirContext, name: &str, a: MlirAttribute) -> Mlir
 }
 
 pub(crate) fn serde_json_kind(kind: RegionKind) -> String {
-    serde_json::to_value(kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_else(|| "explicit".into())
+    serde_json::to_value(kind)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_else(|| "explicit".into())
 }
 
 pub(crate) fn kind_from_str(s: &str) -> RegionKind {
@@ -136,7 +166,9 @@ fn site_name(base: &str, counts: &mut HashMap<String, usize>) -> String {
 pub fn insert_regions(ctx: MlirContext, f: Op, modes: &[RegionMode]) -> Result<()> {
     let body = f.nested_ops();
     let mut counts: HashMap<String, usize> = HashMap::new();
-    let rec = |op: Op, name: &str, start: bool, kind: RegionKind| make_record(ctx, op.location(), name, start, kind);
+    let rec = |op: Op, name: &str, start: bool, kind: RegionKind| {
+        make_record(ctx, op.location(), name, start, kind)
+    };
 
     // `kperf.region = "name"` on any op: bracket it.
     for op in &body {
@@ -147,7 +179,10 @@ pub fn insert_regions(ctx: MlirContext, f: Op, modes: &[RegionMode]) -> Result<(
             if is_terminator_like(*op) {
                 return Err(InstrumentError::At {
                     location: op.loc_string(),
-                    message: format!("`kperf.region` on terminator `{}` cannot be bracketed", op.name()),
+                    message: format!(
+                        "`kperf.region` on terminator `{}` cannot be bracketed",
+                        op.name()
+                    ),
                 });
             }
             insert_before(*op, rec(*op, &name, true, RegionKind::Attribute));
@@ -159,13 +194,19 @@ pub fn insert_regions(ctx: MlirContext, f: Op, modes: &[RegionMode]) -> Result<(
     for mode in modes {
         match mode {
             RegionMode::Kernel => {
-                let entry = f.regions()[0].first_block().expect("kernel has a body (checked by find_kernels)");
+                let entry = f.regions()[0]
+                    .first_block()
+                    .expect("kernel has a body (checked by find_kernels)");
                 let first = entry.first_op().ok_or_else(|| InstrumentError::At {
                     location: f.loc_string(),
                     message: "kernel body is empty".into(),
                 })?;
                 insert_before(first, rec(f, "kernel", true, RegionKind::Kernel));
-                for r in f.nested_ops().into_iter().filter(|o| is_return(*o) && innermost_function(*o) == Some(f)) {
+                for r in f
+                    .nested_ops()
+                    .into_iter()
+                    .filter(|o| is_return(*o) && innermost_function(*o) == Some(f))
+                {
                     insert_before(r, rec(r, "kernel", false, RegionKind::Kernel));
                 }
             }
@@ -180,9 +221,17 @@ pub fn insert_regions(ctx: MlirContext, f: Op, modes: &[RegionMode]) -> Result<(
                 for op in body.iter().filter(|o| LOOPS.contains(&o.name().as_str())) {
                     // scf.while runs its body in the second ("after") region.
                     let regions = op.regions();
-                    let Some(r) = (if op.name() == "scf.while" { regions.get(1) } else { regions.first() }) else { continue };
+                    let Some(r) = (if op.name() == "scf.while" {
+                        regions.get(1)
+                    } else {
+                        regions.first()
+                    }) else {
+                        continue;
+                    };
                     let Some(b) = r.first_block() else { continue };
-                    let (Some(first), Some(term)) = (b.first_op(), b.terminator()) else { continue };
+                    let (Some(first), Some(term)) = (b.first_op(), b.terminator()) else {
+                        continue;
+                    };
                     let name = site_name(&format!("iter@{}", short_loc(*op)), &mut counts);
                     insert_before(first, rec(*op, &name, true, RegionKind::Iteration));
                     insert_before(term, rec(*op, &name, false, RegionKind::Iteration));
@@ -212,16 +261,41 @@ pub fn insert_regions(ctx: MlirContext, f: Op, modes: &[RegionMode]) -> Result<(
 /// right before the wait, START(wait) right after it. Replay measures the
 /// wait as CLK(START wait) − CLK(END issue), where the record costs cancel.
 fn insert_async(ctx: MlirContext, body: &[Op], counts: &mut HashMap<String, usize>) -> Result<()> {
-    for issue in body.iter().filter(|o| ASYNC_ISSUE.contains(&o.name().as_str())) {
+    for issue in body
+        .iter()
+        .filter(|o| ASYNC_ISSUE.contains(&o.name().as_str()))
+    {
         // The first wait after the issue in the same block, or nested in an
         // op that follows it (a wait loop).
-        let Some(wait) = following_wait(*issue) else { continue };
-        let short = issue.name().rsplit('.').take(2).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join(".");
+        let Some(wait) = following_wait(*issue) else {
+            continue;
+        };
+        let short = issue
+            .name()
+            .rsplit('.')
+            .take(2)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect::<Vec<_>>()
+            .join(".");
         let base = site_name(&format!("async:{short}"), counts);
         let wait_name = format!("wait:{}", base.trim_start_matches("async:"));
-        insert_before(*issue, make_record(ctx, issue.location(), &base, true, RegionKind::AsyncIssue));
-        insert_before(wait, make_record(ctx, wait.location(), &base, false, RegionKind::AsyncIssue));
-        let w = make_record(ctx, wait.location(), &wait_name, true, RegionKind::AsyncWait);
+        insert_before(
+            *issue,
+            make_record(ctx, issue.location(), &base, true, RegionKind::AsyncIssue),
+        );
+        insert_before(
+            wait,
+            make_record(ctx, wait.location(), &base, false, RegionKind::AsyncIssue),
+        );
+        let w = make_record(
+            ctx,
+            wait.location(),
+            &wait_name,
+            true,
+            RegionKind::AsyncWait,
+        );
         unsafe {
             let a = mlirStringAttrGet(ctx, sref(&base));
             mlirOperationSetAttributeByName(w, sref("pairs_with"), a);
@@ -231,19 +305,14 @@ fn insert_async(ctx: MlirContext, body: &[Op], counts: &mut HashMap<String, usiz
     Ok(())
 }
 
+/// The first wait after `issue` in its block: the wait op itself, or the
+/// op that contains one (a spin loop around `try_wait`), bracketed whole.
 fn following_wait(issue: Op) -> Option<Op> {
+    let is_wait = |o: &Op| ASYNC_WAIT.contains(&o.name().as_str());
     let mut cur = issue.next();
     while let Some(op) = cur {
-        if ASYNC_WAIT.contains(&op.name().as_str()) {
+        if is_wait(&op) || op.nested_ops().iter().any(is_wait) {
             return Some(op);
-        }
-        if let Some(nested) = op.nested_ops().into_iter().find(|o| ASYNC_WAIT.contains(&o.name().as_str())) {
-            // Bracket the whole op that contains the wait (e.g. a spin loop).
-            let _ = nested;
-            return Some(op);
-        }
-        if ASYNC_ISSUE.contains(&op.name().as_str()) {
-            // Another issue before any wait: pair this one with the same wait.
         }
         cur = op.next();
     }
@@ -295,7 +364,10 @@ pub fn record_sites(f: Op) -> Vec<RecordSite> {
             op,
             name: op.str_attr("name").unwrap_or_default(),
             is_start: op.int_attr("is_start").unwrap_or(0) != 0,
-            kind: op.str_attr("kind").map(|k| kind_from_str(&k)).unwrap_or(RegionKind::Explicit),
+            kind: op
+                .str_attr("kind")
+                .map(|k| kind_from_str(&k))
+                .unwrap_or(RegionKind::Explicit),
             pairs_with: op.str_attr("pairs_with"),
         })
         .collect()
@@ -309,7 +381,10 @@ pub fn check_balance(f: Op) -> Result<()> {
     let mut by_name: BTreeMap<&str, (Vec<&RecordSite>, Vec<&RecordSite>)> = BTreeMap::new();
     for s in &sites {
         if s.name.is_empty() {
-            return Err(InstrumentError::At { location: s.op.loc_string(), message: "kperf.record without a `name`".into() });
+            return Err(InstrumentError::At {
+                location: s.op.loc_string(),
+                message: "kperf.record without a `name`".into(),
+            });
         }
         let e = by_name.entry(&s.name).or_default();
         if s.is_start {
@@ -336,7 +411,11 @@ pub fn check_balance(f: Op) -> Result<()> {
         }
         for s in &starts {
             if !ends.iter().any(|e| dominates(s.op, e.op)) {
-                return Err(unbalanced(name, s.op, "start does not dominate any end of the region"));
+                return Err(unbalanced(
+                    name,
+                    s.op,
+                    "start does not dominate any end of the region",
+                ));
             }
         }
     }
@@ -344,5 +423,9 @@ pub fn check_balance(f: Op) -> Result<()> {
 }
 
 fn unbalanced(region: &str, op: Op, problem: &str) -> InstrumentError {
-    InstrumentError::Unbalanced { region: region.to_string(), location: op.loc_string(), problem: problem.to_string() }
+    InstrumentError::Unbalanced {
+        region: region.to_string(),
+        location: op.loc_string(),
+        problem: problem.to_string(),
+    }
 }

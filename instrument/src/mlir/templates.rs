@@ -8,8 +8,12 @@
 //! `kperf_dialects::abi`, never from a literal here.
 
 use crate::options::Target;
-use kperf_dialects::abi::{cta_header as H, Counter, Edge, HeaderFlags, RecordWord, RegionId, ABI_VERSION, MAGIC};
-use kperf_dialects::abi::{Strategy, CTA_HEADER_SIZE, RECORD_SIZE, TAG_CLOCK_HI_SHIFT, UNIT_ENTRY_SIZE};
+use kperf_dialects::abi::{
+    cta_header as H, Counter, Edge, HeaderFlags, RecordWord, RegionId, ABI_VERSION, MAGIC,
+};
+use kperf_dialects::abi::{
+    Strategy, CTA_HEADER_SIZE, RECORD_SIZE, TAG_CLOCK_HI_SHIFT, UNIT_ENTRY_SIZE,
+};
 use kperf_dialects::meta::{BufferKind, CtaSampling, Granularity};
 use std::fmt::Write;
 
@@ -59,7 +63,10 @@ impl LoweringConfig {
         }
     }
     fn layout(&self) -> kperf_dialects::abi::Layout {
-        kperf_dialects::abi::Layout { units: self.units, slots: self.global_slots }
+        kperf_dialects::abi::Layout {
+            units: self.units,
+            slots: self.global_slots,
+        }
     }
     pub fn cta_stride(&self) -> usize {
         self.layout().cta_stride()
@@ -80,7 +87,10 @@ struct Body {
 
 impl Body {
     fn new() -> Self {
-        Body { text: String::new(), next: 0 }
+        Body {
+            text: String::new(),
+            next: 0,
+        }
     }
     fn fresh(&mut self) -> String {
         self.next += 1;
@@ -107,18 +117,34 @@ impl Body {
         if off == 0 {
             return base.to_string();
         }
-        self.def(format!("llvm.getelementptr {base}[{off}] : ({ty}) -> {ty}, i8"))
+        self.def(format!(
+            "llvm.getelementptr {base}[{off}] : ({ty}) -> {ty}, i8"
+        ))
     }
     fn store(&mut self, val: &str, vty: &str, ptr: &str, pty: &str, align: usize) {
-        self.line(format!("llvm.store {val}, {ptr} {{alignment = {align} : i64}} : {vty}, {pty}"));
+        self.line(format!(
+            "llvm.store {val}, {ptr} {{alignment = {align} : i64}} : {vty}, {pty}"
+        ));
     }
 }
 
 /// Wrap a body as the template function.
 fn function(name: &str, args: &[(&str, &str)], body: Body, results: &[(&str, &str)]) -> String {
-    let params = args.iter().map(|(n, t)| format!("{n}: {t}")).collect::<Vec<_>>().join(", ");
-    let rtys = results.iter().map(|(_, t)| *t).collect::<Vec<_>>().join(", ");
-    let rvals = results.iter().map(|(v, _)| *v).collect::<Vec<_>>().join(", ");
+    let params = args
+        .iter()
+        .map(|(n, t)| format!("{n}: {t}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let rtys = results
+        .iter()
+        .map(|(_, t)| *t)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let rvals = results
+        .iter()
+        .map(|(v, _)| *v)
+        .collect::<Vec<_>>()
+        .join(", ");
     let mut s = String::new();
     let _ = writeln!(s, "func.func @{name}({params}) -> ({rtys}) {{");
     s.push_str(&body.text);
@@ -135,7 +161,9 @@ fn function(name: &str, args: &[(&str, &str)], body: Body, results: &[(&str, &st
 fn read_globaltimer(b: &mut Body, t: &Target) -> String {
     match t {
         Target::Nvptx { .. } => b.def("nvvm.read.ptx.sreg.globaltimer : i64"),
-        Target::Amdgpu { .. } => b.def("llvm.call_intrinsic \"llvm.readsteadycounter\"() : () -> i64"),
+        Target::Amdgpu { .. } => {
+            b.def("llvm.call_intrinsic \"llvm.readsteadycounter\"() : () -> i64")
+        }
         Target::Host => b.def("llvm.call @kperf_host_now_ns() : () -> i64"),
     }
 }
@@ -288,7 +316,10 @@ pub fn init(cfg: &LoweringConfig) -> String {
     let (unit, lane) = if cfg.unit_threads == 1 {
         (tid.clone(), zero.clone())
     } else {
-        (b.def(format!("llvm.udiv {tid}, {tpu} : i32")), b.def(format!("llvm.urem {tid}, {tpu} : i32")))
+        (
+            b.def(format!("llvm.udiv {tid}, {tpu} : i32")),
+            b.def(format!("llvm.urem {tid}, {tpu} : i32")),
+        )
     };
     let leader = b.def(format!("llvm.icmp \"eq\" {lane}, {zero} : i32"));
 
@@ -342,20 +373,37 @@ pub fn init(cfg: &LoweringConfig) -> String {
     let bi = b.def(format!("llvm.zext {block_idx} : i32 to i64"));
     let stride = b.c64(cfg.cta_stride() as i64);
     let boff = b.def(format!("llvm.mul {bi}, {stride} : i64"));
-    let blk = b.def(format!("llvm.getelementptr %prof[{boff}] : ({g}, i64) -> {g}, i8"));
+    let blk = b.def(format!(
+        "llvm.getelementptr %prof[{boff}] : ({g}, i64) -> {g}, i8"
+    ));
 
     // Segment base.
     let seg_bytes = b.c32(cfg.slots as i64 * RECORD_SIZE as i64);
     let segoff = b.def(format!("llvm.mul {unit_idx}, {seg_bytes} : i32"));
     let base = match (cfg.buffer, &cfg.target) {
-        (BufferKind::Global, _) => b.gep(&blk, g, kperf_dialects::abi::Layout { units: cfg.units, slots: cfg.global_slots }.records_offset()),
+        (BufferKind::Global, _) => b.gep(
+            &blk,
+            g,
+            kperf_dialects::abi::Layout {
+                units: cfg.units,
+                slots: cfg.global_slots,
+            }
+            .records_offset(),
+        ),
         (BufferKind::Shared, Target::Host) => {
             let n = b.c32(cfg.units as i64 * cfg.slots as i64);
-            b.def(format!("llvm.alloca {n} x i64 {{alignment = 16 : i64}} : (i32) -> !llvm.ptr"))
+            b.def(format!(
+                "llvm.alloca {n} x i64 {{alignment = 16 : i64}} : (i32) -> !llvm.ptr"
+            ))
         }
-        (BufferKind::Shared, _) => b.def(format!("llvm.mlir.addressof @{} : !llvm.ptr<3>", cfg.smem_symbol)),
+        (BufferKind::Shared, _) => b.def(format!(
+            "llvm.mlir.addressof @{} : !llvm.ptr<3>",
+            cfg.smem_symbol
+        )),
     };
-    let seg = b.def(format!("llvm.getelementptr {base}[{segoff}] : ({seg_ty}, i32) -> {seg_ty}, i8"));
+    let seg = b.def(format!(
+        "llvm.getelementptr {base}[{segoff}] : ({seg_ty}, i32) -> {seg_ty}, i8"
+    ));
 
     // The ring counter lives in a stack slot that SROA turns into a register.
     let one = b.c32(1);
@@ -379,7 +427,13 @@ pub fn init(cfg: &LoweringConfig) -> String {
     let shape = b.c64(((cfg.global_slots as i64) << 32) | cfg.units as i64);
     let p = b.gep(&blk, g, H::UNITS);
     b.store(&shape, "i64", &p, g, 8);
-    let flags = b.c64(HeaderFlags { counter: cfg.counter, strategy: cfg.strategy }.encode() as i64);
+    let flags = b.c64(
+        HeaderFlags {
+            counter: cfg.counter,
+            strategy: cfg.strategy,
+        }
+        .encode() as i64,
+    );
     let p = b.gep(&blk, g, H::FLAGS);
     b.store(&flags, "i64", &p, g, 8);
     let t = read_globaltimer(&mut b, &cfg.target);
@@ -425,7 +479,9 @@ pub fn store(cfg: &LoweringConfig, region: RegionId, edge: Edge) -> String {
     let slot = b.def(format!("llvm.and {n}, {mask} : i32"));
     let three = b.c32(3);
     let off = b.def(format!("llvm.shl {slot}, {three} : i32"));
-    let p = b.def(format!("llvm.getelementptr %seg[{off}] : ({seg_ty}, i32) -> {seg_ty}, i8"));
+    let p = b.def(format!(
+        "llvm.getelementptr %seg[{off}] : ({seg_ty}, i32) -> {seg_ty}, i8"
+    ));
     let tag_const = RecordWord::tag_constant(region, edge) as i64;
     let (tag, lo) = if cfg.counter == Counter::Clock32 {
         (b.c32(tag_const), "%clock".to_string())
@@ -442,8 +498,12 @@ pub fn store(cfg: &LoweringConfig, region: RegionId, edge: Edge) -> String {
     let undef = b.def("llvm.mlir.poison : vector<2xi32>");
     let i0 = b.c32(0);
     let i1 = b.c32(1);
-    let v = b.def(format!("llvm.insertelement {tag}, {undef}[{i0} : i32] : vector<2xi32>"));
-    let v = b.def(format!("llvm.insertelement {lo}, {v}[{i1} : i32] : vector<2xi32>"));
+    let v = b.def(format!(
+        "llvm.insertelement {tag}, {undef}[{i0} : i32] : vector<2xi32>"
+    ));
+    let v = b.def(format!(
+        "llvm.insertelement {lo}, {v}[{i1} : i32] : vector<2xi32>"
+    ));
     b.line("scf.if %rec {");
     b.store(&v, "vector<2xi32>", &p, seg_ty, 8);
     if cfg.strategy == Strategy::Flush {
@@ -456,7 +516,14 @@ pub fn store(cfg: &LoweringConfig, region: RegionId, edge: Edge) -> String {
     let ct = counter_type(cfg.counter);
     function(
         "kperf_store",
-        &[("%rec", "i1"), ("%seg", seg_ty), ("%cnt", "!llvm.ptr"), ("%blk", cfg.gptr()), ("%unit_idx", "i32"), ("%clock", ct)],
+        &[
+            ("%rec", "i1"),
+            ("%seg", seg_ty),
+            ("%cnt", "!llvm.ptr"),
+            ("%blk", cfg.gptr()),
+            ("%unit_idx", "i32"),
+            ("%clock", ct),
+        ],
         b,
         &[],
     )
@@ -475,31 +542,60 @@ fn flush_if_full(b: &mut Body, cfg: &LoweringConfig, n: &str, mask: &str) {
     let room = b.def(format!("llvm.icmp \"ult\" {chunk_first}, {cap} : i32"));
     let go = b.def(format!("llvm.and {full}, {room} : i1"));
     b.line(format!("scf.if {go} {{"));
-    copy_segment(b, cfg, &chunk_first, "%unit_idx", cfg.slots as i64, g, seg_ty);
+    copy_segment(
+        b,
+        cfg,
+        &chunk_first,
+        "%unit_idx",
+        cfg.slots as i64,
+        g,
+        seg_ty,
+    );
     b.line("}");
 }
 
 /// Copy `count` records of this unit's shared segment to its global segment
 /// starting at record `first`.
-fn copy_segment(b: &mut Body, cfg: &LoweringConfig, first: &str, unit_idx: &str, count: i64, g: &str, seg_ty: &str) {
-    let layout = kperf_dialects::abi::Layout { units: cfg.units, slots: cfg.global_slots };
+fn copy_segment(
+    b: &mut Body,
+    cfg: &LoweringConfig,
+    first: &str,
+    unit_idx: &str,
+    count: i64,
+    g: &str,
+    seg_ty: &str,
+) {
+    let layout = kperf_dialects::abi::Layout {
+        units: cfg.units,
+        slots: cfg.global_slots,
+    };
     let recs = b.gep("%blk", g, layout.records_offset());
     let gseg_bytes = b.c64(cfg.global_slots as i64 * RECORD_SIZE as i64);
     let u64_ = b.def(format!("llvm.zext {unit_idx} : i32 to i64"));
     let uoff = b.def(format!("llvm.mul {u64_}, {gseg_bytes} : i64"));
-    let gseg = b.def(format!("llvm.getelementptr {recs}[{uoff}] : ({g}, i64) -> {g}, i8"));
+    let gseg = b.def(format!(
+        "llvm.getelementptr {recs}[{uoff}] : ({g}, i64) -> {g}, i8"
+    ));
     let f64_ = b.def(format!("llvm.zext {first} : i32 to i64"));
     let eight = b.c64(8);
     let foff = b.def(format!("llvm.mul {f64_}, {eight} : i64"));
-    let dst = b.def(format!("llvm.getelementptr {gseg}[{foff}] : ({g}, i64) -> {g}, i8"));
+    let dst = b.def(format!(
+        "llvm.getelementptr {gseg}[{foff}] : ({g}, i64) -> {g}, i8"
+    ));
     let lb = b.c32(0);
     let ub = b.c32(count);
     let st = b.c32(1);
     let i = b.fresh();
     b.line(format!("scf.for {i} = {lb} to {ub} step {st} : i32 {{"));
-    let sp = b.def(format!("llvm.getelementptr %seg[{i}] : ({seg_ty}, i32) -> {seg_ty}, i64"));
-    let v = b.def(format!("llvm.load {sp} {{alignment = 8 : i64}} : {seg_ty} -> i64"));
-    let dp = b.def(format!("llvm.getelementptr {dst}[{i}] : ({g}, i32) -> {g}, i64"));
+    let sp = b.def(format!(
+        "llvm.getelementptr %seg[{i}] : ({seg_ty}, i32) -> {seg_ty}, i64"
+    ));
+    let v = b.def(format!(
+        "llvm.load {sp} {{alignment = 8 : i64}} : {seg_ty} -> i64"
+    ));
+    let dp = b.def(format!(
+        "llvm.getelementptr {dst}[{i}] : ({g}, i32) -> {g}, i64"
+    ));
     b.store(&v, "i64", &dp, g, 8);
     b.line("}");
 }
@@ -547,7 +643,9 @@ pub fn finalize(cfg: &LoweringConfig) -> String {
     let tab = b.gep("%blk", g, CTA_HEADER_SIZE);
     let esz = b.c32(UNIT_ENTRY_SIZE as i64);
     let eoff = b.def(format!("llvm.mul %unit_idx, {esz} : i32"));
-    let ep = b.def(format!("llvm.getelementptr {tab}[{eoff}] : ({g}, i32) -> {g}, i8"));
+    let ep = b.def(format!(
+        "llvm.getelementptr {tab}[{eoff}] : ({g}, i32) -> {g}, i8"
+    ));
     b.store(&entry, "i64", &ep, g, 8);
     if cfg.strategy == Strategy::Flush && cfg.buffer == BufferKind::Shared {
         // The partly filled last chunk: records [n - n%slots, n) if they fit.
@@ -558,20 +656,31 @@ pub fn finalize(cfg: &LoweringConfig) -> String {
         let room = b.def(format!("llvm.icmp \"ult\" {first}, {cap} : i32"));
         b.line(format!("scf.if {room} {{"));
         // copy `part` records (bounded by the loop below)
-        let layout = kperf_dialects::abi::Layout { units: cfg.units, slots: cfg.global_slots };
+        let layout = kperf_dialects::abi::Layout {
+            units: cfg.units,
+            slots: cfg.global_slots,
+        };
         let recs = b.gep("%blk", g, layout.records_offset());
         let gseg_bytes = b.c64(cfg.global_slots as i64 * RECORD_SIZE as i64);
         let ui = b.def("llvm.zext %unit_idx : i32 to i64");
         let uoff = b.def(format!("llvm.mul {ui}, {gseg_bytes} : i64"));
-        let gseg = b.def(format!("llvm.getelementptr {recs}[{uoff}] : ({g}, i64) -> {g}, i8"));
+        let gseg = b.def(format!(
+            "llvm.getelementptr {recs}[{uoff}] : ({g}, i64) -> {g}, i8"
+        ));
         let lb = b.c32(0);
         let st = b.c32(1);
         let i = b.fresh();
         b.line(format!("scf.for {i} = {lb} to {part} step {st} : i32 {{"));
-        let sp = b.def(format!("llvm.getelementptr %seg[{i}] : ({seg_ty}, i32) -> {seg_ty}, i64"));
-        let v = b.def(format!("llvm.load {sp} {{alignment = 8 : i64}} : {seg_ty} -> i64"));
+        let sp = b.def(format!(
+            "llvm.getelementptr %seg[{i}] : ({seg_ty}, i32) -> {seg_ty}, i64"
+        ));
+        let v = b.def(format!(
+            "llvm.load {sp} {{alignment = 8 : i64}} : {seg_ty} -> i64"
+        ));
         let k = b.def(format!("llvm.add {first}, {i} : i32"));
-        let dp = b.def(format!("llvm.getelementptr {gseg}[{k}] : ({g}, i32) -> {g}, i64"));
+        let dp = b.def(format!(
+            "llvm.getelementptr {gseg}[{k}] : ({g}, i32) -> {g}, i64"
+        ));
         b.store(&v, "i64", &dp, g, 8);
         b.line("}");
         b.line("}");
@@ -582,16 +691,27 @@ pub fn finalize(cfg: &LoweringConfig) -> String {
     if cfg.buffer == BufferKind::Shared && cfg.strategy == Strategy::Circular {
         let active = "%active";
         b.line(format!("scf.if {active} {{"));
-        let layout = kperf_dialects::abi::Layout { units: cfg.units, slots: cfg.global_slots };
+        let layout = kperf_dialects::abi::Layout {
+            units: cfg.units,
+            slots: cfg.global_slots,
+        };
         let recs = b.gep("%blk", g, layout.records_offset());
         let base = "%seg0";
         let total = b.c32(cfg.units as i64 * cfg.slots as i64);
         let step = b.c32(cfg.cta_threads.max(1) as i64);
         let i = b.fresh();
-        b.line(format!("scf.for {i} = %tid to {total} step {step} : i32 {{"));
-        let sp = b.def(format!("llvm.getelementptr {base}[{i}] : ({seg_ty}, i32) -> {seg_ty}, i64"));
-        let v = b.def(format!("llvm.load {sp} {{alignment = 8 : i64}} : {seg_ty} -> i64"));
-        let dp = b.def(format!("llvm.getelementptr {recs}[{i}] : ({g}, i32) -> {g}, i64"));
+        b.line(format!(
+            "scf.for {i} = %tid to {total} step {step} : i32 {{"
+        ));
+        let sp = b.def(format!(
+            "llvm.getelementptr {base}[{i}] : ({seg_ty}, i32) -> {seg_ty}, i64"
+        ));
+        let v = b.def(format!(
+            "llvm.load {sp} {{alignment = 8 : i64}} : {seg_ty} -> i64"
+        ));
+        let dp = b.def(format!(
+            "llvm.getelementptr {recs}[{i}] : ({g}, i32) -> {g}, i64"
+        ));
         b.store(&v, "i64", &dp, g, 8);
         b.line("}");
         b.line("}");
