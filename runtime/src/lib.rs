@@ -1,1 +1,24 @@
-//! placeholder
+//! Launching instrumented kernels and reading their profiles.
+//!
+//! kperf-runtime owns everything between an instrumented module and a
+//! decoded profile: the `.kprof` raw-profile file ([`kprof`]), the decoder
+//! that turns a device buffer into per-CTA, per-unit records ([`decode`],
+//! built on the one ABI in kperf-dialects), the importer for Proton's host
+//! dumps ([`proton`]), launch specs ([`spec`]), the launchers ([`host`]
+//! JIT, [`cuda`]) and the per-target [`calibrate`] of record cost and clock rate.
+
+pub mod calibrate;
+pub mod cuda;
+pub mod decode;
+pub mod error;
+pub mod host;
+pub mod kprof;
+pub mod launch_error;
+pub mod profile;
+pub mod proton;
+pub mod spec;
+
+pub use decode::{decode_block, encode_block, DecodeParams, ProfileReader};
+pub use error::RuntimeError;
+pub use kprof::write_kprof;
+pub use launch_error::LaunchError;
