@@ -1,1 +1,127 @@
-//! placeholder
+//! Trace replay: turns a decoded intra-kernel profile into findings.
+//!
+//! kperf-replay takes what kperf-runtime decodes — per CTA, per unit (thread,
+//! warp, warp group or CTA), the surviving START/END records of every
+//! instrumented region — and replays it:
+//!
+//! 1. **Pairing** ([`pair`]): START and END records are paired per unit *by
+//!    region id*, not with one stack, so regions that overlap without nesting
+//!    (Proton's `seq` pattern) pair correctly; repeated regions become numbered
+//!    instances; unmatched STARTs and ENDs (a ring that lost the oldest
+//!    records, a start whose end was dropped) are counted per region and CTA.
+//! 2. **Time** ([`time`]): ticks become nanoseconds with a rate measured per CTA
+//!    from its global-timer and clock stamps (falling back to the nominal rate,
+//!    and saying so when neither is known); CTAs are aligned on one time axis
+//!    by their global-timer start.
+//! 3. **Overhead correction** ([`correct`]): the calibrated (or estimated) cost
+//!    of one record is subtracted cumulatively along each unit's timeline, and
+//!    asynchronous waits are measured as `CLK2 − CLK1` as in the KPerfIR paper.
+//! 4. **Analyses** ([`analyze`]): per-region statistics and share of kernel
+//!    time, idle gaps, cross-unit overlap, critical paths, CTA/SM imbalance.
+//! 5. **Outputs**: a streamed Chrome/Perfetto trace ([`chrome`]), a terminal
+//!    summary ([`summary`]), a machine-readable report and a versioned
+//!    feedback file for compiler passes ([`feedback`]).
+//!
+//! The replay is streaming: [`Replayer`] consumes one [`CtaTrace`] at a time,
+//! writes its trace events and folds it into running statistics, so a profile
+//! of tens of millions of records never has to be held in memory. [`Profile`]
+//! is the in-memory variant for programmatic queries.
+//!
+//! Entry points: [`replay_file`] / [`replay_proton_file`] (what the CLI calls;
+//! then [`ReplayReport::render_summary`], [`ReplayReport::to_json`],
+//! [`ReplayReport::feedback_json`]), [`replay_ctas`] / [`replay_with_scan`]
+//! (any source of CTAs), [`Profile::load`] / [`Profile::from_parts`]
+//! (feedback API).
+//!
+//! [`CtaTrace`]: kperf_runtime::profile::CtaTrace
+
+pub mod analyze;
+pub mod chrome;
+pub mod correct;
+mod engine;
+mod error;
+pub mod feedback;
+mod load;
+pub mod pair;
+pub mod regions;
+pub mod summary;
+pub mod time;
+
+pub use analyze::{
+    AsyncWaitStats, CriticalPath, CriticalPathSummary, CriticalStep, CtaSummary, Imbalance,
+    OverlapStats, RegionStats, ReplayReport, UnitIdle,
+};
+pub use chrome::ChromeTraceWriter;
+pub use engine::{replay_ctas, replay_with_scan, CtaView, ProfileScan, Replayer};
+pub use error::ReplayError;
+pub use feedback::{Feedback, Profile, FEEDBACK_VERSION};
+pub use load::{replay_file, replay_proton_file};
+pub use pair::{AsyncWaitInstance, CtaReplay, RegionInstance, UnitReplay};
+
+use serde::{Deserialize, Serialize};
+
+/// How the Chrome trace groups its tracks into processes.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TraceGrouping {
+    /// One process per SM / CU (the hardware id), one thread per CTA × unit.
+    #[default]
+    Sm,
+    /// One process per CTA, one thread per unit.
+    Cta,
+}
+
+/// Knobs of a replay.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReplayOptions {
+    /// Subtract the per-record instrumentation cost (`false`: `--no-correction`).
+    pub correction: bool,
+    /// Cost of one record in counter ticks, overriding the calibrated one
+    /// (`RunInfo::record_cost_ticks`) and the min-gap estimate.
+    pub record_cost_ticks: Option<f64>,
+    /// Counter ticks per nanosecond, overriding per-CTA measurement and the
+    /// nominal rate. Ignored for nanosecond counters.
+    pub ticks_per_ns: Option<f64>,
+    /// Process grouping of the Chrome trace.
+    pub trace_grouping: TraceGrouping,
+}
+
+impl Default for ReplayOptions {
+    fn default() -> Self {
+        ReplayOptions {
+            correction: true,
+            record_cost_ticks: None,
+            ticks_per_ns: None,
+            trace_grouping: TraceGrouping::Sm,
+        }
+    }
+}
+
+impl ReplayOptions {
+    /// Options with overhead correction switched off (`--no-correction`).
+    pub fn no_correction() -> Self {
+        ReplayOptions {
+            correction: false,
+            ..ReplayOptions::default()
+        }
+    }
+
+    /// Reject values no replay can use.
+    pub fn validate(&self) -> Result<(), ReplayError> {
+        if let Some(c) = self.record_cost_ticks {
+            if !c.is_finite() || c < 0.0 {
+                return Err(ReplayError::InvalidOption(format!(
+                    "record cost must be a finite number of ticks >= 0, got {c}"
+                )));
+            }
+        }
+        if let Some(r) = self.ticks_per_ns {
+            if !r.is_finite() || r <= 0.0 {
+                return Err(ReplayError::InvalidOption(format!(
+                    "clock rate must be a finite number of ticks per ns > 0, got {r}"
+                )));
+            }
+        }
+        Ok(())
+    }
+}

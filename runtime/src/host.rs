@@ -22,6 +22,8 @@ use std::time::Instant;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Param {
     Scalar(DType),
+    /// A raw pointer (`!llvm.ptr`, `!llvm.ptr<1>`): a buffer passed by address.
+    Pointer,
     /// memref with this many dimensions and element type.
     MemRef {
         rank: usize,
@@ -41,6 +43,9 @@ impl Param {
                 rank: parts.len() - 1,
                 dtype,
             });
+        }
+        if ty.starts_with("!llvm.ptr") {
+            return Some(Param::Pointer);
         }
         DType::parse(ty).map(Param::Scalar)
     }
@@ -93,60 +98,7 @@ pub fn run_host(
     spec: &LaunchSpec,
     threads: usize,
 ) -> Result<HostRun, RuntimeError> {
-    if params.len() != spec.args.len() {
-        return Err(RuntimeError::Launch(format!(
-            "kernel `{kernel}` takes {} arguments, the spec gives {}",
-            params.len(),
-            spec.args.len()
-        )));
-    }
-    let mut buffers = Vec::new();
-    let mut scalars: Vec<u64> = Vec::new();
-    for (i, (p, a)) in params.iter().zip(&spec.args).enumerate() {
-        let dt = DType::parse(&a.dtype)
-            .ok_or_else(|| RuntimeError::Launch(format!("argument {i}: bad dtype")))?;
-        match p {
-            Param::MemRef { rank, dtype } => {
-                let shape = a.shape.as_ref().ok_or_else(|| {
-                    RuntimeError::Launch(format!(
-                        "argument {i} is a memref; the spec gives a scalar"
-                    ))
-                })?;
-                if shape.len() != *rank || dt != *dtype {
-                    return Err(RuntimeError::Launch(format!(
-                        "argument {i} ({}) is memref of rank {rank} of {}, the spec says shape {shape:?} of {}",
-                        a.name,
-                        dtype.mlir_name(),
-                        a.dtype
-                    )));
-                }
-                buffers.push(HostBuffer::from_spec(a, i).map_err(RuntimeError::Launch)?);
-            }
-            Param::Scalar(t) => {
-                let v = a.value.ok_or_else(|| {
-                    RuntimeError::Launch(format!(
-                        "argument {i} ({}) is a scalar {}; the spec gives a buffer",
-                        a.name,
-                        t.mlir_name()
-                    ))
-                })?;
-                if dt != *t {
-                    return Err(RuntimeError::Launch(format!(
-                        "argument {i} ({}) is {}, the spec says {}",
-                        a.name,
-                        t.mlir_name(),
-                        a.dtype
-                    )));
-                }
-                scalars.push(match t {
-                    DType::F32 => (v as f32).to_bits() as u64,
-                    DType::F64 => v.to_bits(),
-                    _ => v as i64 as u64,
-                });
-            }
-        }
-    }
-
+    let (mut buffers, scalars) = prepare_args(kernel, params, spec)?;
     let profile_bytes = meta.map(|m| m.buffer_bytes(spec.grid_ctas())).unwrap_or(0) as usize;
     let mut profile = vec![0u64; profile_bytes.div_ceil(8)];
 
@@ -172,34 +124,11 @@ pub fn run_host(
         .map(|b| SendPtr(b.data.as_mut_ptr() as *mut u8))
         .collect();
     let prof_ptr = SendPtr(profile.as_mut_ptr() as *mut u8);
-    let template = {
-        let mut words: Vec<u64> = Vec::new();
-        let (mut bi, mut si) = (0, 0);
-        for p in params {
-            match p {
-                Param::MemRef { .. } => {
-                    let b = &buffers[bi];
-                    let ptr = buf_ptrs[bi].0 as u64;
-                    words.extend([ptr, ptr, 0]);
-                    words.extend(b.shape.iter().copied());
-                    let mut strides = vec![1u64; b.shape.len()];
-                    for d in (0..b.shape.len().saturating_sub(1)).rev() {
-                        strides[d] = strides[d + 1] * b.shape[d + 1];
-                    }
-                    words.extend(strides);
-                    bi += 1;
-                }
-                Param::Scalar(_) => {
-                    words.push(scalars[si]);
-                    si += 1;
-                }
-            }
-        }
-        if meta.is_some() {
-            words.push(prof_ptr.0 as u64);
-        }
-        words
-    };
+    let addrs: Vec<u64> = buf_ptrs.iter().map(|p| p.0 as u64).collect();
+    let mut template = pack_args(params, &buffers, &addrs, &scalars);
+    if meta.is_some() {
+        template.push(prof_ptr.0 as u64);
+    }
     let grid = spec.grid;
     let total = spec.grid_ctas();
     let next = AtomicU64::new(0);
@@ -255,4 +184,114 @@ pub fn run_host(
         wall_ns,
         threads,
     })
+}
+
+/// Allocate and fill the spec's buffers and encode its scalars, checking
+/// each against the kernel's parameters.
+pub fn prepare_args(
+    kernel: &str,
+    params: &[Param],
+    spec: &LaunchSpec,
+) -> Result<(Vec<HostBuffer>, Vec<u64>), RuntimeError> {
+    if params.len() != spec.args.len() {
+        return Err(RuntimeError::Launch(format!(
+            "kernel `{kernel}` takes {} arguments, the spec gives {}",
+            params.len(),
+            spec.args.len()
+        )));
+    }
+    let mut buffers = Vec::new();
+    let mut scalars: Vec<u64> = Vec::new();
+    for (i, (p, a)) in params.iter().zip(&spec.args).enumerate() {
+        let dt = DType::parse(&a.dtype)
+            .ok_or_else(|| RuntimeError::Launch(format!("argument {i}: bad dtype")))?;
+        match p {
+            Param::Pointer => {
+                if a.shape.is_none() {
+                    return Err(RuntimeError::Launch(format!(
+                        "argument {i} is a pointer; the spec gives a scalar"
+                    )));
+                }
+                buffers.push(HostBuffer::from_spec(a, i).map_err(RuntimeError::Launch)?);
+            }
+            Param::MemRef { rank, dtype } => {
+                let shape = a.shape.as_ref().ok_or_else(|| {
+                    RuntimeError::Launch(format!(
+                        "argument {i} is a memref; the spec gives a scalar"
+                    ))
+                })?;
+                if shape.len() != *rank || dt != *dtype {
+                    return Err(RuntimeError::Launch(format!(
+                        "argument {i} ({}) is memref of rank {rank} of {}, the spec says shape {shape:?} of {}",
+                        a.name,
+                        dtype.mlir_name(),
+                        a.dtype
+                    )));
+                }
+                buffers.push(HostBuffer::from_spec(a, i).map_err(RuntimeError::Launch)?);
+            }
+            Param::Scalar(t) => {
+                let v = a.value.ok_or_else(|| {
+                    RuntimeError::Launch(format!(
+                        "argument {i} ({}) is a scalar {}; the spec gives a buffer",
+                        a.name,
+                        t.mlir_name()
+                    ))
+                })?;
+                if dt != *t {
+                    return Err(RuntimeError::Launch(format!(
+                        "argument {i} ({}) is {}, the spec says {}",
+                        a.name,
+                        t.mlir_name(),
+                        a.dtype
+                    )));
+                }
+                scalars.push(match t {
+                    DType::F32 => (v as f32).to_bits() as u64,
+                    DType::F64 => v.to_bits(),
+                    _ => v as i64 as u64,
+                });
+            }
+        }
+    }
+
+    Ok((buffers, scalars))
+}
+
+/// The kernel's argument words in launch order: a memref expands to its
+/// descriptor (allocated ptr, aligned ptr, offset, sizes, row-major
+/// strides), a pointer to its address, a scalar to its bits. `addrs` are the
+/// buffers' addresses where the kernel runs (host or device).
+pub fn pack_args(
+    params: &[Param],
+    buffers: &[HostBuffer],
+    addrs: &[u64],
+    scalars: &[u64],
+) -> Vec<u64> {
+    let mut words: Vec<u64> = Vec::new();
+    let (mut bi, mut si) = (0, 0);
+    for p in params {
+        match p {
+            Param::MemRef { .. } => {
+                let b = &buffers[bi];
+                words.extend([addrs[bi], addrs[bi], 0]);
+                words.extend(b.shape.iter().copied());
+                let mut strides = vec![1u64; b.shape.len()];
+                for d in (0..b.shape.len().saturating_sub(1)).rev() {
+                    strides[d] = strides[d + 1] * b.shape[d + 1];
+                }
+                words.extend(strides);
+                bi += 1;
+            }
+            Param::Pointer => {
+                words.push(addrs[bi]);
+                bi += 1;
+            }
+            Param::Scalar(_) => {
+                words.push(scalars[si]);
+                si += 1;
+            }
+        }
+    }
+    words
 }

@@ -1,13 +1,11 @@
 //! `kperf run`: instrument on the fly, launch, write the raw profile.
 
 use crate::cmd_instrument::{write_atomically, LoweringArgs};
+use crate::host_job::{default_threads, run_host_job};
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use kperf_dialects::meta::InstrumentMeta;
-use kperf_instrument::mlir::pipeline::prepare_host;
-use kperf_instrument::{KperfContext, Target};
-use kperf_runtime::host::{run_host, HostRun, Param};
-use kperf_runtime::profile::RunInfo;
+use kperf_instrument::Target;
+use kperf_runtime::calibrate::DeviceProfile;
 use kperf_runtime::spec::LaunchSpec;
 use std::path::PathBuf;
 
@@ -27,6 +25,9 @@ pub struct RunArgs {
     /// Worker threads for the host target (default: all cores)
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Device profile from `kperf calibrate` (record cost, tick rate) to store with the profile
+    #[arg(long)]
+    pub calibration: Option<PathBuf>,
     /// Write the buffer arguments after the run as JSON (for checking results)
     #[arg(long)]
     pub outputs: Option<PathBuf>,
@@ -41,54 +42,31 @@ pub fn run(a: RunArgs) -> Result<()> {
         Target::Host => {}
         Target::Nvptx { .. } => {
             kperf_runtime::cuda::check_driver()?;
-            bail!("the CUDA launcher is not built yet: a driver is present, but `kperf run --target nvptx` cannot launch on it in this version")
+            return crate::cmd_run_cuda::run(&a, &opts, &spec);
         }
         Target::Amdgpu { .. } => bail!("running on AMD GPUs is not supported; instrument with --target amdgpu and run with your own launcher"),
     }
+    let calibration = a
+        .calibration
+        .as_deref()
+        .map(DeviceProfile::load)
+        .transpose()?;
     let file = a.input.display().to_string();
     let source =
         std::fs::read_to_string(&a.input).with_context(|| format!("cannot read {file}"))?;
-    let kctx = KperfContext::new()?;
-    let hm = prepare_host(
-        &kctx,
-        &source,
-        &file,
-        &opts,
-        spec.kernel.as_deref(),
-        !a.no_instrument,
-    )?;
-    let name = hm.kernel.clone();
-    let params: Vec<Param> = hm
-        .param_types
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            Param::parse(t).with_context(|| {
-                format!("kernel parameter {i} has type {t}, which the host runner does not support")
-            })
-        })
-        .collect::<Result<_>>()?;
-    let meta = hm.meta.clone();
-    let kmeta = meta.as_ref().and_then(|m| m.kernel(&name)).cloned();
-    if meta.is_some() && kmeta.is_none() {
-        bail!("kernel `{name}` has no regions to record");
-    }
-    let threads = a.threads.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    });
-    let run: HostRun = run_host(&hm.module, &name, &params, kmeta.as_ref(), &spec, threads)?;
+    let threads = a.threads.unwrap_or_else(default_threads);
+    let job = run_host_job(&source, &file, &opts, &spec, !a.no_instrument, threads)?;
+    let run = &job.run;
     eprintln!(
-        "kperf: ran `{name}` on the host: grid {:?}, {} CTA(s) on {} thread(s) in {:.3} ms",
+        "kperf: ran `{}` on the host: grid {:?}, {} CTA(s) on {} thread(s) in {:.3} ms",
+        job.kernel,
         spec.grid,
         spec.grid_ctas(),
         run.threads,
         run.wall_ns as f64 / 1e6
     );
     for b in &run.buffers {
-        let n = b.len();
-        let sum: f64 = (0..n).map(|i| b.get(i)).sum();
+        let sum: f64 = (0..b.len()).map(|i| b.get(i)).sum();
         eprintln!(
             "  {:<8} {:?} {:<5} sum {:.6}",
             b.name,
@@ -105,24 +83,11 @@ pub fn run(a: RunArgs) -> Result<()> {
             .collect();
         write_atomically(path, &serde_json::to_vec(&j)?)?;
     }
-    if let (Some(meta), Some(km)) = (meta, kmeta) {
-        let info = RunInfo {
-            target: opts.target.name(),
-            kernel: name.clone(),
-            grid: spec.grid,
-            block: [1, 1, 1],
-            counter: opts.counter,
-            clock_domain: opts.counter.clock_domain(),
-            granularity: opts.granularity,
-            strategy: opts.strategy,
-            ticks_per_ns: None,
-            record_cost_ticks: None,
-            meta: InstrumentMeta {
-                kernels: vec![km.clone()],
-                ..meta
-            },
-        };
-        kperf_runtime::write_kprof(&a.output, &info, km.layout.cta_stride(), &run.profile)?;
+    if let Some(mut info) = job.info {
+        if let Some(c) = &calibration {
+            c.apply(&mut info);
+        }
+        kperf_runtime::write_kprof(&a.output, &info, job.cta_stride, &run.profile)?;
         eprintln!(
             "kperf: wrote {} ({} bytes of profile)",
             a.output.display(),

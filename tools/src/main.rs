@@ -4,9 +4,12 @@
 //! `run` (kperf-runtime), `replay`/`report` (kperf-replay). See
 //! docs/ARCHITECTURE.md for how data flows between them.
 
+mod cmd_calibrate;
 mod cmd_instrument;
 mod cmd_replay;
 mod cmd_run;
+mod cmd_run_cuda;
+mod host_job;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -42,6 +45,12 @@ enum Cmd {
     Replay(cmd_replay::ReplayArgs),
     /// Print the summary table of a raw profile (replay without a trace).
     Report(cmd_replay::ReportArgs),
+    /// Measure what one record costs and how fast the counter ticks.
+    ///
+    /// Runs a kernel of back-to-back empty regions and writes a device
+    /// profile (JSON) that `kperf run --calibration` stores with a profile,
+    /// so replay subtracts the calibrated cost instead of an estimate.
+    Calibrate(cmd_calibrate::CalibrateArgs),
 }
 
 fn main() {
@@ -51,6 +60,7 @@ fn main() {
         Cmd::Run(a) => cmd_run::run(a),
         Cmd::Replay(a) => cmd_replay::replay(a),
         Cmd::Report(a) => cmd_replay::report(a),
+        Cmd::Calibrate(a) => cmd_calibrate::run(a),
     };
     if let Err(e) = r {
         eprintln!("kperf: error: {e:#}");

@@ -395,3 +395,53 @@ pub fn prepare_host<'c>(
         meta,
     })
 }
+
+/// The device kernels' names and original parameter types (MLIR type
+/// strings), read after outlining and before any kperf pass.
+pub fn device_kernel_params(
+    kctx: &KperfContext,
+    source: &str,
+    file: &str,
+    target: &Target,
+) -> Result<Vec<(String, Vec<String>)>> {
+    let mut module = kctx.parse(source, file)?;
+    if has_op(module_op(&module), "gpu.launch") {
+        kctx.run_pipeline(&mut module, "gpu-kernel-outlining")?;
+    }
+    let kernels = regions::find_kernels(module_op(&module), target);
+    let mut out = Vec::new();
+    for f in kernels {
+        let Some(fty) = f.attr("function_type") else {
+            continue;
+        };
+        let types = unsafe {
+            let t = mlirTypeAttrGetValue(fty);
+            if f.name() == "llvm.func" {
+                (0..mlirLLVMFunctionTypeGetNumInputs(t))
+                    .map(|i| ir::type_string(mlirLLVMFunctionTypeGetInput(t, i)))
+                    .collect()
+            } else {
+                (0..mlirFunctionTypeGetNumInputs(t))
+                    .map(|i| ir::type_string(mlirFunctionTypeGetInput(t, i)))
+                    .collect()
+            }
+        };
+        out.push((regions::symbol_name(f), types));
+    }
+    Ok(out)
+}
+
+/// Lower a module for `opts.target` without instrumenting it (baselines).
+pub fn compile_plain(
+    kctx: &KperfContext,
+    source: &str,
+    file: &str,
+    opts: &InstrumentOptions,
+    emit: Emit,
+) -> Result<Vec<u8>> {
+    let mut module = kctx.parse(source, file)?;
+    if !opts.target.is_host() && has_op(module_op(&module), "gpu.launch") {
+        kctx.run_pipeline(&mut module, "gpu-kernel-outlining")?;
+    }
+    emit_module(kctx, &mut module, opts, emit)
+}

@@ -1,0 +1,1321 @@
+//! Analyses over replayed CTAs, accumulated one CTA at a time.
+//!
+//! Definitions (all times corrected unless correction is off, in ns on the
+//! common axis; see [`crate::time`] and [`crate::correct`]):
+//!
+//! - **CTA duration**: from the CTA's init (header clock, or its first record
+//!   when the header has no clock) to its latest corrected record in any unit.
+//! - **Share** of a region: its total time (sum of instance durations over all
+//!   units and CTAs) divided by the *recorded unit-time*, the sum over CTAs of
+//!   CTA duration × units in the CTA. A region busy in every unit for the whole
+//!   kernel has share 1; nested regions are counted in their parents too, so
+//!   shares may add up to more than 1. Per unit id the share is relative to
+//!   that unit's time (sum of durations of the CTAs it appears in). The
+//!   kernel's wall span (latest CTA end − earliest CTA start) is reported too.
+//! - **Percentiles**: nearest rank on the instance durations (kept as f32).
+//! - **Idle**: per unit, the part of its span (first to last record) that no
+//!   region instance covers; *lead* is CTA init → first record, *tail* last
+//!   record → CTA end (waiting for slower units).
+//! - **Overlap** of ordered pair (a, b): the time region `a` is active in some
+//!   unit `u` while region `b` is active in some *other* unit of the same CTA,
+//!   summed over units `u` and CTAs; the fraction is relative to the time `a`
+//!   is active (union per unit, summed).
+//! - **Critical path** of a CTA: the *critical unit* is the unit whose last
+//!   region END is latest; it bounds the CTA's end. Walking back from that END:
+//!   take the instance with the latest end (the outermost on ties), then
+//!   repeatedly the instance with the latest end among those starting strictly
+//!   before the current one's start. The chain's instances, in time order,
+//!   bound the end time; within each, the same walk over the instances it
+//!   contains gives the next level. Instances hidden under an overlapping
+//!   chain member are off the path. `slack` is how much later the critical
+//!   unit's last END is than the next unit's.
+//! - **Imbalance**: min/mean/max CTA duration and max/mean; per SM (hw_id) the
+//!   busy time is the union of its CTAs' [start, end] intervals on the axis.
+
+use std::collections::{BTreeMap, HashMap};
+
+use kperf_dialects::abi::{ClockDomain, Counter, RegionId, Strategy};
+use kperf_dialects::meta::{Granularity, RegionKind};
+use serde::{Deserialize, Serialize};
+
+use crate::correct::Correction;
+use crate::pair::{CtaReplay, RegionInstance, UnitReplay};
+use crate::regions::RegionTable;
+use crate::time::{CtaClock, RateSource};
+
+/// Everything a replay found. `--json` prints this.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReplayReport {
+    pub kernel: String,
+    pub target: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub counter: Counter,
+    pub clock_domain: ClockDomain,
+    pub granularity: Granularity,
+    pub strategy: Strategy,
+    /// What one tick is: `cycles` or `ns`.
+    pub tick_unit: String,
+    pub totals: Totals,
+    pub clock: ClockReport,
+    pub correction: Correction,
+    /// Human-readable list of the corrections applied.
+    pub corrections_applied: Vec<String>,
+    pub kernel_time: KernelTime,
+    /// Sorted by share, largest first.
+    pub regions: Vec<RegionStats>,
+    pub async_waits: Vec<AsyncWaitStats>,
+    /// Sorted by overlap time, largest first.
+    pub overlaps: Vec<OverlapStats>,
+    pub idle: Vec<UnitIdle>,
+    /// How often each unit was the critical unit of its CTA.
+    pub critical_units: Vec<CriticalUnitCount>,
+    pub critical_paths: Vec<CriticalPathSummary>,
+    pub imbalance: Imbalance,
+    pub lost: LostRecords,
+    /// Unmatched records per CTA and region.
+    pub unmatched: Vec<UnmatchedEntry>,
+    pub ctas: Vec<CtaSummary>,
+    /// Anything that limits how far the numbers can be trusted.
+    pub caveats: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Totals {
+    pub ctas: u64,
+    pub units: u64,
+    /// Surviving records.
+    pub records: u64,
+    pub records_written: u64,
+    pub records_lost: u64,
+    pub instances: u64,
+}
+
+/// How ticks became nanoseconds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClockReport {
+    pub domain: ClockDomain,
+    /// CTAs per rate source.
+    pub ctas_nanoseconds: u64,
+    pub ctas_override: u64,
+    pub ctas_measured: u64,
+    pub ctas_nominal: u64,
+    pub ctas_assumed: u64,
+    pub nominal_ticks_per_ns: Option<f64>,
+    pub override_ticks_per_ns: Option<f64>,
+    /// Over CTAs whose measured rate was used.
+    pub measured_min: Option<f64>,
+    pub measured_mean: Option<f64>,
+    pub measured_max: Option<f64>,
+    /// Measured rates rejected as more than 2x off the nominal one.
+    pub measured_rejected: u64,
+    /// CTAs whose header clock was unusable (aligned on their first record).
+    pub ctas_without_header_clock: u64,
+    /// One line for people.
+    pub description: String,
+}
+
+/// The time bases shares are computed against.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KernelTime {
+    /// Sum over CTAs of CTA duration.
+    pub cta_time_ns: f64,
+    /// Sum over CTAs of CTA duration × units: the denominator of `share`.
+    pub unit_time_ns: f64,
+    /// Latest CTA end − earliest CTA start.
+    pub wall_span_ns: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RegionStats {
+    pub id: RegionId,
+    pub name: String,
+    pub kind: RegionKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<RegionId>,
+    /// `file:line:col` from the metadata.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub location: String,
+    pub count: u64,
+    pub total_ns: f64,
+    pub mean_ns: f64,
+    pub p50_ns: f64,
+    pub p95_ns: f64,
+    pub max_ns: f64,
+    pub mean_raw_ticks: f64,
+    pub mean_corrected_ticks: f64,
+    /// `total_ns` / recorded unit-time.
+    pub share: f64,
+    /// Time at least one instance is active, per unit, summed (the overlap base).
+    pub covered_ns: f64,
+    pub unmatched_starts: u64,
+    pub unmatched_ends: u64,
+    pub per_unit: Vec<UnitRegionStats>,
+    pub on_critical_path: bool,
+    /// Time of its instances on CTA critical paths.
+    pub critical_path_ns: f64,
+    /// CTAs on whose critical path it appears.
+    pub critical_path_ctas: u64,
+}
+
+/// A region's time in one unit id, over all CTAs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct UnitRegionStats {
+    pub unit: u32,
+    pub count: u64,
+    pub total_ns: f64,
+    pub mean_ns: f64,
+    /// `total_ns` / the unit's time.
+    pub share_of_unit: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AsyncWaitStats {
+    pub wait_region: RegionId,
+    pub wait_name: String,
+    pub issue_region: RegionId,
+    pub issue_name: String,
+    /// Waits measured (CLK2 − CLK1).
+    pub count: u64,
+    pub mean_raw_ticks: f64,
+    pub mean_corrected_ticks: f64,
+    pub mean_ns: f64,
+    pub total_ns: f64,
+    /// Waits whose issue END (right before the wait) was recorded.
+    pub exposed_count: u64,
+    /// Mean of CLK2 − END(issue) in ns.
+    pub mean_exposed_ns: f64,
+    /// Sum of exposed / sum of CLK2 − CLK1 over the waits with an issue END.
+    pub exposed_fraction: f64,
+    /// Wait STARTs with no issue START before them.
+    pub unmatched_waits: u64,
+    /// Issue STARTs no wait consumed.
+    pub unwaited_issues: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OverlapStats {
+    pub first: RegionId,
+    pub first_name: String,
+    pub second: RegionId,
+    pub second_name: String,
+    pub overlap_ns: f64,
+    /// Time `first` is active (union per unit, summed).
+    pub first_ns: f64,
+    pub fraction_of_first: f64,
+}
+
+/// Idle time of one unit id, over all CTAs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct UnitIdle {
+    pub unit: u32,
+    pub ctas: u64,
+    /// First record → last record, summed.
+    pub span_ns: f64,
+    pub covered_ns: f64,
+    pub idle_ns: f64,
+    pub idle_fraction: f64,
+    pub gaps: u64,
+    pub max_gap_ns: f64,
+    pub lead_ns: f64,
+    pub tail_ns: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CriticalUnitCount {
+    pub unit: u32,
+    pub ctas: u64,
+}
+
+/// One step of a critical path.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CriticalStep {
+    pub region: RegionId,
+    pub instance: u32,
+    pub start_ns: f64,
+    pub end_ns: f64,
+    /// 0 for the chain bounding the end, 1 inside a level-0 step, ...
+    pub level: u32,
+}
+
+/// The full critical path of one CTA.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CriticalPath {
+    pub cta: u32,
+    pub block_index: u64,
+    pub hw_id: u32,
+    pub unit: u32,
+    /// The critical unit's last END.
+    pub end_ns: f64,
+    /// Lead over the next unit's last END (`None` with one unit).
+    pub slack_ns: Option<f64>,
+    /// In time order, each step followed by the steps inside it.
+    pub steps: Vec<CriticalStep>,
+}
+
+/// A CTA's critical path folded per region (what the report keeps).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CriticalPathSummary {
+    pub cta: u32,
+    pub block_index: u64,
+    pub hw_id: u32,
+    pub unit: u32,
+    pub end_ns: f64,
+    pub slack_ns: Option<f64>,
+    pub regions: Vec<CriticalRegion>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CriticalRegion {
+    pub region: RegionId,
+    pub instances: u64,
+    pub time_ns: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Imbalance {
+    pub ctas: u64,
+    pub cta_min_ns: f64,
+    pub cta_mean_ns: f64,
+    pub cta_max_ns: f64,
+    /// max / mean CTA duration (1 = perfectly balanced).
+    pub cta_max_over_mean: f64,
+    pub fastest_cta: Option<u32>,
+    pub slowest_cta: Option<u32>,
+    pub sms: Vec<SmBusy>,
+    pub sm_busy_min_ns: f64,
+    pub sm_busy_mean_ns: f64,
+    pub sm_busy_max_ns: f64,
+    pub sm_max_over_mean: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SmBusy {
+    pub hw_id: u32,
+    pub ctas: u64,
+    /// Union of its CTAs' intervals.
+    pub busy_ns: f64,
+    /// Sum of its CTAs' durations.
+    pub cta_time_ns: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LostRecords {
+    pub records_written: u64,
+    pub records_lost: u64,
+    pub units_with_loss: u64,
+    pub ctas_with_loss: u64,
+    /// What was lost, given the strategy.
+    pub note: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnmatchedEntry {
+    pub cta: u32,
+    pub block_index: u64,
+    pub region: RegionId,
+    /// Units of the CTA with unmatched records of this region.
+    pub units: u64,
+    pub starts: u64,
+    pub ends: u64,
+    pub unwaited_issues: u64,
+    pub ignored_wait_ends: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CtaSummary {
+    pub block_index: u64,
+    pub cta_id: u32,
+    pub hw_id: u32,
+    pub start_ns: f64,
+    pub end_ns: f64,
+    pub duration_ns: f64,
+    pub header_span_ns: u64,
+    pub ticks_per_ns: f64,
+    pub rate_source: RateSource,
+    pub records: u64,
+    pub records_lost: u64,
+    pub critical_unit: Option<u32>,
+}
+
+/// Critical path of one replayed CTA (see the module docs for the definition).
+pub fn critical_path(c: &CtaReplay) -> Option<CriticalPath> {
+    let mut ends: Vec<(f64, &UnitReplay)> = c
+        .units
+        .iter()
+        .filter_map(|u| u.last_end_ns().map(|e| (e, u)))
+        .collect();
+    // Latest end first; the lower unit id wins ties.
+    ends.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.unit_id.cmp(&b.1.unit_id)));
+    let (end_ns, unit) = *ends.first()?;
+    let slack_ns = ends.get(1).map(|(e, _)| end_ns - e);
+    let inst = &unit.instances;
+    let cands: Vec<usize> = (0..inst.len()).collect();
+    let mut used = vec![false; inst.len()];
+    let mut steps = Vec::new();
+    chain(inst, &cands, 0, &mut used, &mut steps);
+    Some(CriticalPath {
+        cta: c.cta_id,
+        block_index: c.block_index,
+        hw_id: c.hw_id,
+        unit: unit.unit_id,
+        end_ns,
+        slack_ns,
+        steps,
+    })
+}
+
+/// `cands` index `inst` and are sorted by start ascending, end descending.
+fn chain(
+    inst: &[RegionInstance],
+    cands: &[usize],
+    level: u32,
+    used: &mut [bool],
+    out: &mut Vec<CriticalStep>,
+) {
+    let cands: Vec<usize> = cands.iter().copied().filter(|&i| !used[i]).collect();
+    if cands.is_empty() {
+        return;
+    }
+    // best[k]: position in `cands` of the latest end among cands[..=k] (earliest on ties).
+    let mut best: Vec<usize> = Vec::with_capacity(cands.len());
+    for k in 0..cands.len() {
+        let b = match best.last() {
+            Some(&p) if inst[cands[p]].end_ns >= inst[cands[k]].end_ns => p,
+            _ => k,
+        };
+        best.push(b);
+    }
+    let mut picked = Vec::new();
+    let mut cur = best[cands.len() - 1];
+    loop {
+        picked.push(cur);
+        let s = inst[cands[cur]].start_ns;
+        let p = cands.partition_point(|&i| inst[i].start_ns < s);
+        if p == 0 {
+            break;
+        }
+        cur = best[p - 1];
+    }
+    picked.reverse();
+    for &k in &picked {
+        used[cands[k]] = true;
+    }
+    for &k in &picked {
+        let me = &inst[cands[k]];
+        out.push(CriticalStep {
+            region: me.region,
+            instance: me.instance,
+            start_ns: me.start_ns,
+            end_ns: me.end_ns,
+            level,
+        });
+        let hi = cands.partition_point(|&i| inst[i].start_ns <= me.end_ns);
+        let inner: Vec<usize> = cands[k + 1..hi.max(k + 1)]
+            .iter()
+            .copied()
+            .filter(|&i| !used[i] && inst[i].end_ns <= me.end_ns && inst[i].start_ns >= me.start_ns)
+            .collect();
+        chain(inst, &inner, level + 1, used, out);
+    }
+}
+
+/// Fold a critical path per region, in order of first appearance.
+pub fn summarize_path(p: &CriticalPath) -> CriticalPathSummary {
+    let mut regions: Vec<CriticalRegion> = Vec::new();
+    for s in &p.steps {
+        let d = s.end_ns - s.start_ns;
+        match regions.iter_mut().find(|r| r.region == s.region) {
+            Some(r) => {
+                r.instances += 1;
+                r.time_ns += d;
+            }
+            None => regions.push(CriticalRegion {
+                region: s.region,
+                instances: 1,
+                time_ns: d,
+            }),
+        }
+    }
+    CriticalPathSummary {
+        cta: p.cta,
+        block_index: p.block_index,
+        hw_id: p.hw_id,
+        unit: p.unit,
+        end_ns: p.end_ns,
+        slack_ns: p.slack_ns,
+        regions,
+    }
+}
+
+/// Idle analysis of one unit: (span, covered, gaps, max gap).
+/// Gaps shorter than this (float noise between two computations of one
+/// instant) are not counted as gaps.
+const GAP_EPS_NS: f64 = 1e-6;
+
+fn unit_idle(u: &UnitReplay) -> Option<(f64, f64, u64, f64)> {
+    let (first, last) = (u.first_ns?, u.last_ns?);
+    let mut covered = 0.0;
+    let mut gaps = 0u64;
+    let mut max_gap = 0.0f64;
+    let mut cursor = first; // end of the covered prefix
+    for i in &u.instances {
+        let (s, e) = (i.start_ns.max(first), i.end_ns.min(last));
+        if e <= cursor {
+            continue;
+        }
+        if s > cursor {
+            if s - cursor > GAP_EPS_NS {
+                gaps += 1;
+                max_gap = max_gap.max(s - cursor);
+            }
+            covered += e - s;
+        } else {
+            covered += e - cursor;
+        }
+        cursor = e;
+    }
+    if last - cursor > GAP_EPS_NS {
+        gaps += 1;
+        max_gap = max_gap.max(last - cursor);
+    }
+    Some((last - first, covered, gaps, max_gap))
+}
+
+/// A u64 whose unsigned order is the order of the f64 `x` (not NaN).
+fn order_key(x: f64) -> u64 {
+    let b = x.to_bits();
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | 1 << 63
+    }
+}
+
+fn from_order_key(k: u64) -> f64 {
+    f64::from_bits(if k >> 63 == 1 { k & !(1 << 63) } else { !k })
+}
+
+/// Working memory of the overlap sweep.
+#[derive(Default)]
+struct OverlapScratch {
+    local: Vec<u32>,
+    globals: Vec<usize>,
+    /// (time as an order-preserving key, 0 = end / 1 = start, local region, unit).
+    events: Vec<(u64, u8, u32, u32)>,
+    counts: Vec<u32>,
+    n_units: Vec<u32>,
+    unit_sum: Vec<u64>,
+    active: Vec<u32>,
+    active_pos: Vec<u32>,
+    matrix: Vec<f64>,
+    covered: Vec<f64>,
+}
+
+impl OverlapScratch {
+    /// Cross-unit overlap of one CTA, added into `overlap` and `covered` (by table index).
+    fn run(
+        &mut self,
+        c: &CtaReplay,
+        table: &RegionTable,
+        overlap: &mut HashMap<(usize, usize), f64>,
+        covered: &mut [f64],
+    ) {
+        const NONE: u32 = u32::MAX;
+        if self.local.len() < table.len() {
+            self.local.resize(table.len(), NONE);
+        }
+        self.globals.clear();
+        self.events.clear();
+        let units = c.units.len();
+        for (ui, u) in c.units.iter().enumerate() {
+            for i in &u.instances {
+                if i.end_ns <= i.start_ns {
+                    continue;
+                }
+                let g = table.idx(i.region);
+                let l = match self.local[g] {
+                    NONE => {
+                        let l = self.globals.len() as u32;
+                        self.local[g] = l;
+                        self.globals.push(g);
+                        l
+                    }
+                    l => l,
+                };
+                self.events.push((order_key(i.start_ns), 1, l, ui as u32));
+                self.events.push((order_key(i.end_ns), 0, l, ui as u32));
+            }
+        }
+        let nl = self.globals.len();
+        if nl == 0 {
+            return;
+        }
+        self.counts.clear();
+        self.counts.resize(nl * units, 0);
+        self.n_units.clear();
+        self.n_units.resize(nl, 0);
+        self.unit_sum.clear();
+        self.unit_sum.resize(nl, 0);
+        self.active.clear();
+        self.active_pos.clear();
+        self.active_pos.resize(nl, NONE);
+        self.matrix.clear();
+        self.matrix.resize(nl * nl, 0.0);
+        self.covered.clear();
+        self.covered.resize(nl, 0.0);
+        // Ends before starts at equal times: touching instances do not overlap.
+        self.events.sort_unstable();
+        let mut prev_t = f64::NEG_INFINITY;
+        for k in 0..self.events.len() {
+            let (key, start, l, u) = self.events[k];
+            let t = from_order_key(key);
+            let dt = t - prev_t;
+            if dt > 0.0 && !self.active.is_empty() {
+                for &a in &self.active {
+                    let a = a as usize;
+                    let na = self.n_units[a] as f64;
+                    self.covered[a] += na * dt;
+                    for &b in &self.active {
+                        let b = b as usize;
+                        let cnt = if self.n_units[b] >= 2 {
+                            na
+                        } else {
+                            let v = self.unit_sum[b] as usize;
+                            na - f64::from(u8::from(self.counts[a * units + v] > 0))
+                        };
+                        if cnt > 0.0 {
+                            self.matrix[a * nl + b] += cnt * dt;
+                        }
+                    }
+                }
+            }
+            prev_t = t;
+            let (l, u) = (l as usize, u as usize);
+            let cell = &mut self.counts[l * units + u];
+            if start == 1 {
+                *cell += 1;
+                if *cell == 1 {
+                    self.n_units[l] += 1;
+                    self.unit_sum[l] += u as u64;
+                    if self.n_units[l] == 1 {
+                        self.active_pos[l] = self.active.len() as u32;
+                        self.active.push(l as u32);
+                    }
+                }
+            } else {
+                *cell = cell.saturating_sub(1);
+                if *cell == 0 {
+                    self.n_units[l] -= 1;
+                    self.unit_sum[l] -= u as u64;
+                    if self.n_units[l] == 0 {
+                        let p = self.active_pos[l] as usize;
+                        self.active.swap_remove(p);
+                        if let Some(&moved) = self.active.get(p) {
+                            self.active_pos[moved as usize] = p as u32;
+                        }
+                        self.active_pos[l] = NONE;
+                    }
+                }
+            }
+        }
+        for a in 0..nl {
+            covered[self.globals[a]] += self.covered[a];
+            for b in 0..nl {
+                let v = self.matrix[a * nl + b];
+                if v > 0.0 {
+                    *overlap
+                        .entry((self.globals[a], self.globals[b]))
+                        .or_insert(0.0) += v;
+                }
+            }
+        }
+        for &g in &self.globals {
+            self.local[g] = NONE;
+        }
+    }
+}
+
+#[derive(Default)]
+struct RegionAcc {
+    count: u64,
+    total_ns: f64,
+    max_ns: f64,
+    raw_ticks: f64,
+    corrected_ticks: f64,
+    durations: Vec<f32>,
+    unmatched_starts: u64,
+    unmatched_ends: u64,
+    covered_ns: f64,
+    crit_ns: f64,
+    crit_ctas: u64,
+}
+
+#[derive(Default)]
+struct UnitAcc {
+    count: u64,
+    total_ns: f64,
+}
+
+#[derive(Default)]
+struct IdleAcc {
+    ctas: u64,
+    span: f64,
+    covered: f64,
+    gaps: u64,
+    max_gap: f64,
+    lead: f64,
+    tail: f64,
+}
+
+#[derive(Default)]
+struct AsyncAcc {
+    issue: Option<RegionId>,
+    count: u64,
+    raw: f64,
+    corrected: f64,
+    ns: f64,
+    exposed_count: u64,
+    exposed_ns: f64,
+    total_with_exposed_ns: f64,
+    unmatched: u64,
+    unwaited: u64,
+}
+
+#[derive(Default)]
+struct ClockAcc {
+    by_source: [u64; 5],
+    measured_min: f64,
+    measured_max: f64,
+    measured_sum: f64,
+    rejected: u64,
+    no_header_clock: u64,
+}
+
+/// Running statistics of a replay.
+#[derive(Default)]
+pub(crate) struct Accumulator {
+    regions: Vec<RegionAcc>,
+    per_unit: BTreeMap<(usize, u32), UnitAcc>,
+    unit_local: Vec<UnitAcc>,
+    unit_touched: Vec<usize>,
+    unit_time: BTreeMap<u32, f64>,
+    idle: BTreeMap<u32, IdleAcc>,
+    overlap: HashMap<(usize, usize), f64>,
+    overlap_scratch: OverlapScratch,
+    waits: BTreeMap<usize, AsyncAcc>,
+    critical_paths: Vec<CriticalPathSummary>,
+    critical_units: BTreeMap<u32, u64>,
+    ctas: Vec<CtaSummary>,
+    unmatched: Vec<UnmatchedEntry>,
+    clock: ClockAcc,
+    totals: Totals,
+    units_with_loss: u64,
+    ctas_with_loss: u64,
+    nonmonotone: u64,
+    ignored_wait_ends: u64,
+    cta_time: f64,
+    unit_time_total: f64,
+}
+
+impl Accumulator {
+    fn region(&mut self, idx: usize) -> &mut RegionAcc {
+        if idx >= self.regions.len() {
+            self.regions.resize_with(idx + 1, RegionAcc::default);
+        }
+        &mut self.regions[idx]
+    }
+
+    pub(crate) fn add_clock(&mut self, clock: &CtaClock) {
+        let k = match clock.source {
+            RateSource::Nanoseconds => 0,
+            RateSource::Override => 1,
+            RateSource::Measured => 2,
+            RateSource::Nominal => 3,
+            RateSource::Assumed => 4,
+        };
+        let c = &mut self.clock;
+        if clock.source == RateSource::Measured {
+            let r = clock.ticks_per_ns;
+            if c.by_source[2] == 0 {
+                c.measured_min = r;
+                c.measured_max = r;
+            } else {
+                c.measured_min = c.measured_min.min(r);
+                c.measured_max = c.measured_max.max(r);
+            }
+            c.measured_sum += r;
+        }
+        c.by_source[k] += 1;
+        c.rejected += u64::from(clock.rejected_rate.is_some());
+        c.no_header_clock += u64::from(!clock.header_clock_used);
+    }
+
+    pub(crate) fn add_cta(&mut self, c: &CtaReplay, table: &RegionTable) {
+        let dur = c.duration_ns();
+        let t = &mut self.totals;
+        t.ctas += 1;
+        t.units += c.units.len() as u64;
+        let mut lost = 0u64;
+        let mut records = 0u64;
+        for u in &c.units {
+            t.records += u.records;
+            t.records_written += u.records_written;
+            t.records_lost += u.records_lost;
+            t.instances += u.instances.len() as u64;
+            records += u.records;
+            lost += u.records_lost;
+            self.units_with_loss += u64::from(u.records_lost > 0);
+        }
+        self.ctas_with_loss += u64::from(lost > 0);
+        self.nonmonotone += c.nonmonotone_clocks;
+        self.cta_time += dur;
+        self.unit_time_total += dur * c.units.len() as f64;
+
+        for u in &c.units {
+            *self.unit_time.entry(u.unit_id).or_insert(0.0) += dur;
+            for i in &u.instances {
+                let idx = table.idx(i.region);
+                let d = i.duration_ns();
+                let r = self.region(idx);
+                r.count += 1;
+                r.total_ns += d;
+                r.max_ns = r.max_ns.max(d);
+                r.raw_ticks += i.raw_ticks as f64;
+                r.corrected_ticks += i.corrected_ticks;
+                r.durations.push(d as f32);
+                if idx >= self.unit_local.len() {
+                    self.unit_local.resize_with(idx + 1, UnitAcc::default);
+                }
+                let ua = &mut self.unit_local[idx];
+                if ua.count == 0 {
+                    self.unit_touched.push(idx);
+                }
+                ua.count += 1;
+                ua.total_ns += d;
+            }
+            // Fold the unit's per-region sums into the (region, unit) map once.
+            self.unit_touched.sort_unstable();
+            for &idx in &self.unit_touched {
+                let local = std::mem::take(&mut self.unit_local[idx]);
+                let ua = self.per_unit.entry((idx, u.unit_id)).or_default();
+                ua.count += local.count;
+                ua.total_ns += local.total_ns;
+            }
+            self.unit_touched.clear();
+            let ia = self.idle.entry(u.unit_id).or_default();
+            ia.ctas += 1;
+            if let Some((span, covered, gaps, max_gap)) = unit_idle(u) {
+                ia.span += span;
+                ia.covered += covered;
+                ia.gaps += gaps;
+                ia.max_gap = ia.max_gap.max(max_gap);
+                ia.lead += u.first_ns.map_or(0.0, |f| f - c.start_ns);
+                ia.tail += u.last_ns.map_or(0.0, |l| c.end_ns - l);
+            }
+        }
+
+        // Unmatched records, folded per region over the CTA's units.
+        let mut per_region: BTreeMap<RegionId, UnmatchedEntry> = BTreeMap::new();
+        for m in &c.unmatched {
+            let idx = table.idx(m.region);
+            let is_wait = table.wait_issue(idx).is_some();
+            let r = self.region(idx);
+            r.unmatched_starts += m.starts;
+            r.unmatched_ends += m.ends;
+            self.ignored_wait_ends += m.ignored_wait_ends;
+            if is_wait {
+                self.waits.entry(idx).or_default().unmatched += m.starts;
+            }
+            if m.unwaited_issues > 0 {
+                // Credit the wait regions that pair with this issue region.
+                if let Some(w) = (0..table.len()).find(|&w| table.wait_issue(w) == Some(idx)) {
+                    self.waits.entry(w).or_default().unwaited += m.unwaited_issues;
+                }
+            }
+            let e = per_region.entry(m.region).or_insert(UnmatchedEntry {
+                cta: c.cta_id,
+                block_index: c.block_index,
+                region: m.region,
+                units: 0,
+                starts: 0,
+                ends: 0,
+                unwaited_issues: 0,
+                ignored_wait_ends: 0,
+            });
+            e.units += 1;
+            e.starts += m.starts;
+            e.ends += m.ends;
+            e.unwaited_issues += m.unwaited_issues;
+            e.ignored_wait_ends += m.ignored_wait_ends;
+        }
+        self.unmatched.extend(per_region.into_values());
+
+        for w in &c.async_waits {
+            let idx = table.idx(w.wait_region);
+            let a = self.waits.entry(idx).or_default();
+            a.issue = Some(w.issue_region);
+            a.count += 1;
+            a.raw += w.raw_ticks as f64;
+            a.corrected += w.corrected_ticks;
+            a.ns += w.corrected_ns;
+            if let Some(e) = w.exposed_ns {
+                a.exposed_count += 1;
+                a.exposed_ns += e;
+                a.total_with_exposed_ns += w.corrected_ns;
+            }
+        }
+
+        // Overlap across units.
+        let mut scratch = std::mem::take(&mut self.overlap_scratch);
+        let mut covered = vec![0.0; table.len()];
+        scratch.run(c, table, &mut self.overlap, &mut covered);
+        self.overlap_scratch = scratch;
+        for (idx, v) in covered.into_iter().enumerate() {
+            if v > 0.0 {
+                self.region(idx).covered_ns += v;
+            }
+        }
+
+        // Critical path.
+        let path = critical_path(c);
+        if let Some(p) = &path {
+            *self.critical_units.entry(p.unit).or_insert(0) += 1;
+            let s = summarize_path(p);
+            for r in &s.regions {
+                let acc = self.region(table.idx(r.region));
+                acc.crit_ns += r.time_ns;
+                acc.crit_ctas += 1;
+            }
+            self.critical_paths.push(s);
+        }
+
+        self.ctas.push(CtaSummary {
+            block_index: c.block_index,
+            cta_id: c.cta_id,
+            hw_id: c.hw_id,
+            start_ns: c.start_ns,
+            end_ns: c.end_ns,
+            duration_ns: dur,
+            header_span_ns: c.header_span_ns,
+            ticks_per_ns: c.ticks_per_ns,
+            rate_source: c.rate_source,
+            records,
+            records_lost: lost,
+            critical_unit: path.map(|p| p.unit),
+        });
+    }
+
+    pub(crate) fn finish(self, ctx: FinishContext<'_>) -> ReplayReport {
+        let FinishContext {
+            info,
+            table,
+            correction,
+            corrections_applied,
+            mut caveats,
+            override_rate,
+        } = ctx;
+        let unit_time_total = self.unit_time_total;
+        let share = |ns: f64, base: f64| if base > 0.0 { ns / base } else { 0.0 };
+
+        // Per-region statistics.
+        let mut regions = Vec::new();
+        let mut accs = self.regions;
+        accs.resize_with(table.len(), RegionAcc::default);
+        for (idx, mut a) in accs.into_iter().enumerate() {
+            let Some(meta) = table.get(idx) else { continue };
+            if a.count == 0 && a.unmatched_starts == 0 && a.unmatched_ends == 0 && !meta.in_meta {
+                continue;
+            }
+            let n = a.count as f64;
+            let mean = |x: f64| if a.count > 0 { x / n } else { 0.0 };
+            let p50 = percentile(&mut a.durations, 50.0);
+            let p95 = percentile(&mut a.durations, 95.0);
+            let per_unit = self
+                .per_unit
+                .range((idx, 0)..=(idx, u32::MAX))
+                .map(|(&(_, unit), ua)| UnitRegionStats {
+                    unit,
+                    count: ua.count,
+                    total_ns: ua.total_ns,
+                    mean_ns: ua.total_ns / ua.count.max(1) as f64,
+                    share_of_unit: share(
+                        ua.total_ns,
+                        self.unit_time.get(&unit).copied().unwrap_or(0.0),
+                    ),
+                })
+                .collect();
+            regions.push(RegionStats {
+                id: meta.id,
+                name: meta.name.clone(),
+                kind: meta.kind,
+                parent: meta.parent,
+                location: meta.location.clone(),
+                count: a.count,
+                total_ns: a.total_ns,
+                mean_ns: mean(a.total_ns),
+                p50_ns: p50,
+                p95_ns: p95,
+                max_ns: a.max_ns,
+                mean_raw_ticks: mean(a.raw_ticks),
+                mean_corrected_ticks: mean(a.corrected_ticks),
+                share: share(a.total_ns, unit_time_total),
+                covered_ns: a.covered_ns,
+                unmatched_starts: a.unmatched_starts,
+                unmatched_ends: a.unmatched_ends,
+                per_unit,
+                on_critical_path: a.crit_ctas > 0,
+                critical_path_ns: a.crit_ns,
+                critical_path_ctas: a.crit_ctas,
+            });
+        }
+        regions.sort_by(|a, b| b.share.total_cmp(&a.share).then(a.id.cmp(&b.id)));
+
+        let covered_of = |idx: usize| {
+            regions
+                .iter()
+                .find(|r| Some(r.id) == table.get(idx).map(|m| m.id))
+                .map_or(0.0, |r| r.covered_ns)
+        };
+        let mut overlaps: Vec<OverlapStats> = self
+            .overlap
+            .iter()
+            .filter_map(|(&(a, b), &ns)| {
+                let (ma, mb) = (table.get(a)?, table.get(b)?);
+                let first_ns = covered_of(a);
+                Some(OverlapStats {
+                    first: ma.id,
+                    first_name: ma.name.clone(),
+                    second: mb.id,
+                    second_name: mb.name.clone(),
+                    overlap_ns: ns,
+                    first_ns,
+                    fraction_of_first: share(ns, first_ns).min(1.0),
+                })
+            })
+            .collect();
+        overlaps.sort_by(|a, b| {
+            b.overlap_ns
+                .total_cmp(&a.overlap_ns)
+                .then(a.first.cmp(&b.first))
+                .then(a.second.cmp(&b.second))
+        });
+
+        let async_waits = self
+            .waits
+            .iter()
+            .filter_map(|(&w, a)| {
+                let wm = table.get(w)?;
+                let issue_idx = table.wait_issue(w)?;
+                let im = table.get(issue_idx)?;
+                let n = a.count.max(1) as f64;
+                Some(AsyncWaitStats {
+                    wait_region: wm.id,
+                    wait_name: wm.name.clone(),
+                    issue_region: a.issue.unwrap_or(im.id),
+                    issue_name: im.name.clone(),
+                    count: a.count,
+                    mean_raw_ticks: a.raw / n,
+                    mean_corrected_ticks: a.corrected / n,
+                    mean_ns: a.ns / n,
+                    total_ns: a.ns,
+                    exposed_count: a.exposed_count,
+                    mean_exposed_ns: a.exposed_ns / a.exposed_count.max(1) as f64,
+                    exposed_fraction: share(a.exposed_ns, a.total_with_exposed_ns),
+                    unmatched_waits: a.unmatched,
+                    unwaited_issues: a.unwaited,
+                })
+            })
+            .collect();
+
+        let idle = self
+            .idle
+            .iter()
+            .map(|(&unit, a)| UnitIdle {
+                unit,
+                ctas: a.ctas,
+                span_ns: a.span,
+                covered_ns: a.covered,
+                idle_ns: (a.span - a.covered).max(0.0),
+                idle_fraction: share((a.span - a.covered).max(0.0), a.span),
+                gaps: a.gaps,
+                max_gap_ns: a.max_gap,
+                lead_ns: a.lead,
+                tail_ns: a.tail,
+            })
+            .collect();
+
+        let imbalance = imbalance(&self.ctas);
+        let wall_span_ns = match (
+            self.ctas.iter().map(|c| c.start_ns).min_by(f64::total_cmp),
+            self.ctas.iter().map(|c| c.end_ns).max_by(f64::total_cmp),
+        ) {
+            (Some(s), Some(e)) => e - s,
+            _ => 0.0,
+        };
+
+        // Clock.
+        let ck = &self.clock;
+        let [c_ns, c_ovr, c_meas, c_nom, c_ass] = ck.by_source;
+        let measured_mean = (c_meas > 0).then(|| ck.measured_sum / c_meas as f64);
+        let mut parts = Vec::new();
+        if c_ns > 0 {
+            parts.push("nanosecond counter: 1 tick = 1 ns".to_string());
+        }
+        if c_ovr > 0 {
+            parts.push(format!(
+                "{} ticks/ns given in the options",
+                override_rate.unwrap_or(1.0)
+            ));
+        }
+        if let Some(m) = measured_mean {
+            parts.push(format!(
+                "measured per CTA from the global timer: mean {m:.4} ticks/ns (min {:.4}, max {:.4}) for {c_meas} CTAs",
+                ck.measured_min, ck.measured_max
+            ));
+        }
+        if c_nom > 0 {
+            parts.push(format!(
+                "nominal {} ticks/ns for {c_nom} CTAs",
+                info.ticks_per_ns.unwrap_or(1.0)
+            ));
+        }
+        if c_ass > 0 {
+            parts.push(format!(
+                "ASSUMED 1 tick = 1 ns for {c_ass} CTAs (no clock rate known)"
+            ));
+            caveats.push(format!(
+                "no clock rate known for {c_ass} CTAs (no usable header clock stamps, no nominal \
+                 rate): 1 tick was taken as 1 ns, so the ns figures are really ticks"
+            ));
+        }
+        if ck.rejected > 0 {
+            caveats.push(format!(
+                "{} CTAs measured a clock rate more than 2x off the nominal one (global timer too \
+                 coarse for a short CTA?); the nominal rate was used for them",
+                ck.rejected
+            ));
+        }
+        if ck.no_header_clock > 0 {
+            caveats.push(format!(
+                "{} CTAs carry no usable header clock: each is aligned on its first record, so \
+                 the time from CTA start to its first record is unknown",
+                ck.no_header_clock
+            ));
+        }
+        let clock = ClockReport {
+            domain: info.clock_domain,
+            ctas_nanoseconds: c_ns,
+            ctas_override: c_ovr,
+            ctas_measured: c_meas,
+            ctas_nominal: c_nom,
+            ctas_assumed: c_ass,
+            nominal_ticks_per_ns: info.ticks_per_ns,
+            override_ticks_per_ns: override_rate,
+            measured_min: measured_mean.map(|_| ck.measured_min),
+            measured_mean,
+            measured_max: measured_mean.map(|_| ck.measured_max),
+            measured_rejected: ck.rejected,
+            ctas_without_header_clock: ck.no_header_clock,
+            description: if parts.is_empty() {
+                "no CTAs".into()
+            } else {
+                parts.join("; ")
+            },
+        };
+
+        let t = &self.totals;
+        let note = if t.records_lost == 0 {
+            "no records lost".to_string()
+        } else {
+            match info.strategy {
+                Strategy::Circular => format!(
+                    "{} of {} records lost in {} units of {} CTAs: the rings wrapped and kept the \
+                     newest records (about {} START/END pairs gone); instance numbers count the \
+                     surviving records",
+                    t.records_lost,
+                    t.records_written,
+                    self.units_with_loss,
+                    self.ctas_with_loss,
+                    t.records_lost / 2
+                ),
+                Strategy::Flush => format!(
+                    "{} of {} records lost in {} units of {} CTAs: the global segments filled up \
+                     and the newest records were dropped (about {} START/END pairs gone)",
+                    t.records_lost,
+                    t.records_written,
+                    self.units_with_loss,
+                    self.ctas_with_loss,
+                    t.records_lost / 2
+                ),
+            }
+        };
+        if t.records_lost > 0 {
+            caveats.push(note.clone());
+        }
+        if self.nonmonotone > 0 {
+            caveats.push(format!(
+                "{} records have a clock earlier than the record before them in their unit; \
+                 durations spanning them are clamped at 0",
+                self.nonmonotone
+            ));
+        }
+        if self.ignored_wait_ends > 0 {
+            caveats.push(format!(
+                "{} END records of async wait regions were ignored (a wait is measured from its \
+                 START, CLK2)",
+                self.ignored_wait_ends
+            ));
+        }
+        let unknown = table.unknown_count();
+        if unknown > 0 {
+            caveats.push(format!(
+                "{unknown} region ids in the records are not in the metadata; they are named region_<id>"
+            ));
+        }
+        let (um_s, um_e) = regions.iter().fold((0, 0), |(s, e), r| {
+            (s + r.unmatched_starts, e + r.unmatched_ends)
+        });
+        if um_s + um_e > 0 {
+            caveats.push(format!(
+                "{um_s} START and {um_e} END records found no partner (see the unmatched list)"
+            ));
+        }
+
+        ReplayReport {
+            kernel: info.kernel.clone(),
+            target: info.target.clone(),
+            grid: info.grid,
+            block: info.block,
+            counter: info.counter,
+            clock_domain: info.clock_domain,
+            granularity: info.granularity,
+            strategy: info.strategy,
+            tick_unit: match info.clock_domain {
+                ClockDomain::Cycles => "cycles".into(),
+                ClockDomain::Nanoseconds => "ns".into(),
+            },
+            totals: self.totals.clone(),
+            clock,
+            correction: correction.clone(),
+            corrections_applied,
+            kernel_time: KernelTime {
+                cta_time_ns: self.cta_time,
+                unit_time_ns: unit_time_total,
+                wall_span_ns,
+            },
+            regions,
+            async_waits,
+            overlaps,
+            idle,
+            critical_units: self
+                .critical_units
+                .into_iter()
+                .map(|(unit, ctas)| CriticalUnitCount { unit, ctas })
+                .collect(),
+            critical_paths: self.critical_paths,
+            imbalance,
+            lost: LostRecords {
+                records_written: t.records_written,
+                records_lost: t.records_lost,
+                units_with_loss: self.units_with_loss,
+                ctas_with_loss: self.ctas_with_loss,
+                note,
+            },
+            unmatched: self.unmatched,
+            ctas: self.ctas,
+            caveats,
+        }
+    }
+}
+
+/// What [`Accumulator::finish`] needs besides the accumulated data.
+pub(crate) struct FinishContext<'a> {
+    pub info: &'a kperf_runtime::profile::RunInfo,
+    pub table: &'a RegionTable,
+    pub correction: &'a Correction,
+    pub corrections_applied: Vec<String>,
+    pub caveats: Vec<String>,
+    pub override_rate: Option<f64>,
+}
+
+/// Nearest-rank percentile (p in 0..=100) of `v`; 0 for an empty slice.
+pub fn percentile(v: &mut [f32], p: f64) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    let rank = ((p / 100.0) * v.len() as f64).ceil() as usize;
+    let k = rank.clamp(1, v.len()) - 1;
+    let (_, x, _) = v.select_nth_unstable_by(k, f32::total_cmp);
+    f64::from(*x)
+}
+
+fn imbalance(ctas: &[CtaSummary]) -> Imbalance {
+    let n = ctas.len();
+    let durs = ctas.iter().map(|c| c.duration_ns);
+    let min = durs.clone().min_by(f64::total_cmp).unwrap_or(0.0);
+    let max = durs.clone().max_by(f64::total_cmp).unwrap_or(0.0);
+    let mean = if n > 0 {
+        durs.sum::<f64>() / n as f64
+    } else {
+        0.0
+    };
+    let fastest = ctas
+        .iter()
+        .min_by(|a, b| a.duration_ns.total_cmp(&b.duration_ns))
+        .map(|c| c.cta_id);
+    let slowest = ctas
+        .iter()
+        .max_by(|a, b| a.duration_ns.total_cmp(&b.duration_ns))
+        .map(|c| c.cta_id);
+    let mut by_sm: BTreeMap<u32, Vec<(f64, f64)>> = BTreeMap::new();
+    for c in ctas {
+        by_sm
+            .entry(c.hw_id)
+            .or_default()
+            .push((c.start_ns, c.end_ns));
+    }
+    let sms: Vec<SmBusy> = by_sm
+        .into_iter()
+        .map(|(hw_id, mut iv)| {
+            let cta_time_ns = iv.iter().map(|(s, e)| e - s).sum();
+            iv.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let mut busy = 0.0;
+            let mut cursor = f64::NEG_INFINITY;
+            for (s, e) in &iv {
+                if *e > cursor {
+                    busy += e - s.max(cursor);
+                    cursor = *e;
+                }
+            }
+            SmBusy {
+                hw_id,
+                ctas: iv.len() as u64,
+                busy_ns: busy,
+                cta_time_ns,
+            }
+        })
+        .collect();
+    let busy = sms.iter().map(|s| s.busy_ns);
+    let sm_min = busy.clone().min_by(f64::total_cmp).unwrap_or(0.0);
+    let sm_max = busy.clone().max_by(f64::total_cmp).unwrap_or(0.0);
+    let sm_mean = if sms.is_empty() {
+        0.0
+    } else {
+        busy.sum::<f64>() / sms.len() as f64
+    };
+    Imbalance {
+        ctas: n as u64,
+        cta_min_ns: min,
+        cta_mean_ns: mean,
+        cta_max_ns: max,
+        cta_max_over_mean: if mean > 0.0 { max / mean } else { 0.0 },
+        fastest_cta: fastest,
+        slowest_cta: slowest,
+        sms,
+        sm_busy_min_ns: sm_min,
+        sm_busy_mean_ns: sm_mean,
+        sm_busy_max_ns: sm_max,
+        sm_max_over_mean: if sm_mean > 0.0 { sm_max / sm_mean } else { 0.0 },
+    }
+}

@@ -1,0 +1,255 @@
+//! The streaming replay driver.
+
+use std::path::Path;
+
+use kperf_dialects::abi::ClockDomain;
+use kperf_runtime::profile::{CtaTrace, RunInfo};
+
+use crate::analyze::{Accumulator, FinishContext, ReplayReport};
+use crate::chrome::ChromeTraceWriter;
+use crate::correct::{Correction, CostSource};
+use crate::pair::{replay_cta, CtaReplay, PairScratch};
+use crate::regions::RegionTable;
+use crate::time::CtaClock;
+use crate::{ReplayError, ReplayOptions};
+
+/// What a replay must know before its first CTA: the time-axis zero and,
+/// for the min-gap cost estimate, the smallest gap between consecutive
+/// records. Gathered by a cheap first pass over the CTAs ([`ProfileScan::observe`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProfileScan {
+    pub ctas: u64,
+    pub records: u64,
+    /// Earliest CTA start (global timer, ns): the axis zero.
+    pub time_origin_ns: Option<u64>,
+    /// Smallest clock difference between consecutive records of any unit.
+    pub min_gap_ticks: Option<u64>,
+}
+
+impl ProfileScan {
+    pub fn observe(&mut self, cta: &CtaTrace) {
+        self.ctas += 1;
+        self.time_origin_ns = Some(
+            self.time_origin_ns
+                .map_or(cta.start_time_ns, |t| t.min(cta.start_time_ns)),
+        );
+        for u in &cta.units {
+            self.records += u.records.len() as u64;
+            let gap = u
+                .records
+                .windows(2)
+                .filter_map(|w| w[1].clock.checked_sub(w[0].clock))
+                .min();
+            if let Some(g) = gap {
+                self.min_gap_ticks = Some(self.min_gap_ticks.map_or(g, |m| m.min(g)));
+            }
+        }
+    }
+
+    pub fn of<'a>(ctas: impl IntoIterator<Item = &'a CtaTrace>) -> ProfileScan {
+        let mut s = ProfileScan::default();
+        for c in ctas {
+            s.observe(c);
+        }
+        s
+    }
+}
+
+/// A replayed CTA together with the region table that names its regions.
+pub struct CtaView<'a> {
+    pub cta: &'a CtaReplay,
+    pub regions: &'a RegionTable,
+}
+
+/// Streaming replay: push CTAs one at a time, then [`Replayer::finish`].
+///
+/// Memory: the region table, running statistics (one f32 per region
+/// instance for percentiles, a few numbers per CTA) and the current CTA.
+pub struct Replayer {
+    info: RunInfo,
+    opts: ReplayOptions,
+    table: RegionTable,
+    correction: Correction,
+    t0: Option<u64>,
+    early_ctas: u64,
+    acc: Accumulator,
+    scratch: PairScratch,
+    current: Option<CtaReplay>,
+}
+
+impl Replayer {
+    /// `scan` should cover all CTAs that will be pushed; with a default scan
+    /// the first CTA's start is the axis zero and no cost can be estimated.
+    pub fn new(
+        info: &RunInfo,
+        opts: &ReplayOptions,
+        scan: &ProfileScan,
+    ) -> Result<Replayer, ReplayError> {
+        opts.validate()?;
+        Ok(Replayer {
+            info: info.clone(),
+            opts: opts.clone(),
+            table: RegionTable::from_info(info),
+            correction: Correction::resolve(info, opts, scan),
+            t0: scan.time_origin_ns,
+            early_ctas: 0,
+            acc: Accumulator::default(),
+            scratch: PairScratch::default(),
+            current: None,
+        })
+    }
+
+    pub fn regions(&self) -> &RegionTable {
+        &self.table
+    }
+
+    pub fn correction(&self) -> &Correction {
+        &self.correction
+    }
+
+    pub fn info(&self) -> &RunInfo {
+        &self.info
+    }
+
+    /// Replay one CTA and fold it into the statistics; the returned view
+    /// lives until the next push (write its trace events from it).
+    pub fn push_cta(&mut self, cta: &CtaTrace) -> CtaView<'_> {
+        for u in &cta.units {
+            for r in &u.records {
+                self.table.ensure(r.region);
+            }
+        }
+        let t0 = *self.t0.get_or_insert(cta.start_time_ns);
+        if cta.start_time_ns < t0 {
+            self.early_ctas += 1;
+        }
+        let clock = CtaClock::resolve(
+            cta,
+            &self.info,
+            self.opts.ticks_per_ns,
+            t0,
+            &self.correction,
+        );
+        self.acc.add_clock(&clock);
+        let replayed = replay_cta(
+            cta,
+            &self.table,
+            &clock,
+            &self.correction,
+            self.info.strategy,
+            &mut self.scratch,
+        );
+        self.acc.add_cta(&replayed, &self.table);
+        let cta = self.current.insert(replayed);
+        CtaView {
+            cta,
+            regions: &self.table,
+        }
+    }
+
+    /// The report over every CTA pushed.
+    pub fn finish(self) -> ReplayReport {
+        let mut corrections_applied = self.correction.describe(self.info.strategy);
+        let has_waits = (0..self.table.len()).any(|i| self.table.wait_issue(i).is_some());
+        if has_waits {
+            corrections_applied.push(
+                "async waits measured as CLK2 - CLK1 (START before the issue to START after the \
+                 wait), minus the cost of the records between; exposed wait = CLK2 - END(issue)"
+                    .into(),
+            );
+        }
+        corrections_applied.push(
+            "CTAs aligned on a common axis: global-timer start minus the earliest CTA start".into(),
+        );
+        let mut caveats = self.table.notes.clone();
+        match self.correction.source {
+            CostSource::EstimatedMinGap => {
+                caveats.push(format!(
+                    "no calibrated record cost: {} ticks ESTIMATED from the minimum gap between \
+                     consecutive records (an upper bound; calibrate for exact figures)",
+                    self.correction.cost_ticks
+                ));
+                if self.info.clock_domain == ClockDomain::Nanoseconds {
+                    caveats.push(
+                        "with a nanosecond timer the minimum record gap reflects the timer's \
+                         resolution more than the record cost"
+                            .into(),
+                    );
+                }
+            }
+            CostSource::Unknown => caveats.push(
+                "overhead correction wanted but no record cost is known or estimable: \
+                 durations are raw"
+                    .into(),
+            ),
+            _ => {}
+        }
+        if self.early_ctas > 0 {
+            caveats.push(format!(
+                "{} CTAs started before the first CTA replayed (no scan pass): they have \
+                 negative times",
+                self.early_ctas
+            ));
+        }
+        self.acc.finish(FinishContext {
+            info: &self.info,
+            table: &self.table,
+            correction: &self.correction,
+            corrections_applied,
+            caveats,
+            override_rate: self.opts.ticks_per_ns,
+        })
+    }
+}
+
+/// Replay CTAs from any source, streaming, optionally writing a Chrome trace.
+///
+/// `source` is called twice: a first pass gathers the [`ProfileScan`] (axis
+/// zero, record-gap estimate), the second replays. Each pass holds one CTA
+/// at a time.
+pub fn replay_ctas<F, I>(
+    info: &RunInfo,
+    opts: &ReplayOptions,
+    mut source: F,
+    trace_out: Option<&Path>,
+) -> Result<ReplayReport, ReplayError>
+where
+    F: FnMut() -> Result<I, ReplayError>,
+    I: Iterator<Item = Result<CtaTrace, ReplayError>>,
+{
+    opts.validate()?;
+    let mut scan = ProfileScan::default();
+    for cta in source()? {
+        scan.observe(&cta?);
+    }
+    replay_with_scan(info, opts, &scan, source()?, trace_out)
+}
+
+/// The single replay pass over `ctas`, which `scan` describes: each CTA is
+/// replayed, its trace events written and its figures accumulated, then
+/// dropped.
+pub fn replay_with_scan(
+    info: &RunInfo,
+    opts: &ReplayOptions,
+    scan: &ProfileScan,
+    ctas: impl Iterator<Item = Result<CtaTrace, ReplayError>>,
+    trace_out: Option<&Path>,
+) -> Result<ReplayReport, ReplayError> {
+    let mut replayer = Replayer::new(info, opts, scan)?;
+    let mut trace = match trace_out {
+        Some(p) => Some(ChromeTraceWriter::create(p, info, opts.trace_grouping)?),
+        None => None,
+    };
+    for cta in ctas {
+        let cta = cta?;
+        let view = replayer.push_cta(&cta);
+        if let Some(t) = trace.as_mut() {
+            t.write_cta(view.cta, view.regions)?;
+        }
+    }
+    let report = replayer.finish();
+    if let Some(t) = trace {
+        t.finish(Some(&report))?;
+    }
+    Ok(report)
+}

@@ -1,0 +1,400 @@
+//! The feedback API: an in-memory replayed profile to query, and the
+//! versioned JSON file a compiler pass reads.
+//!
+//! ```no_run
+//! use kperf_replay::Profile;
+//! let p = Profile::load("run.kprof")?;
+//! if let Some(load) = p.region_by_name("load") {
+//!     println!("load: {} instances, mean {:.0} ns, {:.1}% of unit time",
+//!              load.count, load.mean_ns, load.share * 100.0);
+//! }
+//! std::fs::write("run.feedback.json", p.feedback_json()?)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! The feedback file ([`Feedback`], `"feedback_version": 1`) holds, per
+//! region, the instance count, mean corrected cycles and ns, share of unit
+//! time and whether it lies on a CTA critical path; the cross-unit overlaps;
+//! per-CTA critical paths folded per region; and async-wait latencies.
+//! Fields are only ever *added* within a version; a reader should ignore
+//! fields it does not know and check `feedback_version`.
+
+use std::path::Path;
+
+use kperf_dialects::abi::RegionId;
+use kperf_dialects::meta::{Granularity, RegionKind};
+use kperf_runtime::profile::{CtaTrace, RunInfo};
+use serde::{Deserialize, Serialize};
+
+use crate::analyze::{critical_path, CriticalPath, OverlapStats, RegionStats, ReplayReport};
+use crate::chrome::ChromeTraceWriter;
+use crate::engine::{ProfileScan, Replayer};
+use crate::pair::{CtaReplay, RegionInstance};
+use crate::regions::RegionTable;
+use crate::{ReplayError, ReplayOptions, TraceGrouping};
+
+/// The version of the [`Feedback`] format this crate writes.
+pub const FEEDBACK_VERSION: u32 = 1;
+
+/// What a compiler pass reads back from a profile.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Feedback {
+    /// [`FEEDBACK_VERSION`].
+    pub feedback_version: u32,
+    pub kernel: String,
+    pub target: String,
+    pub granularity: Granularity,
+    /// What `*_cycles` fields count: `cycles` or `ns` (nanosecond counters).
+    pub tick_unit: String,
+    /// Whether instrumentation overhead was subtracted.
+    pub corrected: bool,
+    pub corrections: Vec<String>,
+    /// How ticks became ns.
+    pub clock: String,
+    /// Share basis: sum over CTAs of CTA duration × units.
+    pub unit_time_ns: f64,
+    /// Latest CTA end − earliest CTA start.
+    pub wall_span_ns: f64,
+    pub ctas: u64,
+    /// Sorted by share, largest first.
+    pub regions: Vec<FeedbackRegion>,
+    pub overlaps: Vec<FeedbackOverlap>,
+    pub critical_paths: Vec<FeedbackCriticalPath>,
+    pub async_waits: Vec<FeedbackAsyncWait>,
+    /// Limits of the data (lost records, assumed clock rate, estimated cost...).
+    pub caveats: Vec<String>,
+}
+
+/// Per-region figures.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FeedbackRegion {
+    pub id: RegionId,
+    pub name: String,
+    pub kind: RegionKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<RegionId>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub location: String,
+    pub count: u64,
+    /// Mean corrected duration in ticks.
+    pub mean_cycles: f64,
+    pub mean_raw_cycles: f64,
+    pub mean_ns: f64,
+    pub p95_ns: f64,
+    pub total_ns: f64,
+    /// `total_ns / unit_time_ns`.
+    pub share: f64,
+    pub on_critical_path: bool,
+    /// Fraction of CTAs on whose critical path the region appears.
+    pub critical_path_fraction: f64,
+    pub unmatched_records: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FeedbackOverlap {
+    pub first: RegionId,
+    pub second: RegionId,
+    pub first_name: String,
+    pub second_name: String,
+    pub overlap_ns: f64,
+    pub fraction_of_first: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FeedbackCriticalPath {
+    pub cta: u32,
+    pub hw_id: u32,
+    /// The unit whose last END bounds the CTA's end.
+    pub unit: u32,
+    pub end_ns: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slack_ns: Option<f64>,
+    pub regions: Vec<FeedbackPathRegion>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FeedbackPathRegion {
+    pub id: RegionId,
+    pub instances: u64,
+    pub time_ns: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FeedbackAsyncWait {
+    pub wait: RegionId,
+    pub issue: RegionId,
+    pub count: u64,
+    /// Mean CLK2 − CLK1, corrected.
+    pub mean_cycles: f64,
+    pub mean_ns: f64,
+    /// Mean CLK2 − END(issue).
+    pub mean_exposed_ns: f64,
+    pub exposed_fraction: f64,
+}
+
+impl ReplayReport {
+    /// The compiler-facing subset of the report.
+    pub fn feedback(&self) -> Feedback {
+        let ctas = self.totals.ctas;
+        Feedback {
+            feedback_version: FEEDBACK_VERSION,
+            kernel: self.kernel.clone(),
+            target: self.target.clone(),
+            granularity: self.granularity,
+            tick_unit: self.tick_unit.clone(),
+            corrected: self.correction.enabled,
+            corrections: self.corrections_applied.clone(),
+            clock: self.clock.description.clone(),
+            unit_time_ns: self.kernel_time.unit_time_ns,
+            wall_span_ns: self.kernel_time.wall_span_ns,
+            ctas,
+            regions: self
+                .regions
+                .iter()
+                .map(|r| FeedbackRegion {
+                    id: r.id,
+                    name: r.name.clone(),
+                    kind: r.kind,
+                    parent: r.parent,
+                    location: r.location.clone(),
+                    count: r.count,
+                    mean_cycles: r.mean_corrected_ticks,
+                    mean_raw_cycles: r.mean_raw_ticks,
+                    mean_ns: r.mean_ns,
+                    p95_ns: r.p95_ns,
+                    total_ns: r.total_ns,
+                    share: r.share,
+                    on_critical_path: r.on_critical_path,
+                    critical_path_fraction: if ctas > 0 {
+                        r.critical_path_ctas as f64 / ctas as f64
+                    } else {
+                        0.0
+                    },
+                    unmatched_records: r.unmatched_starts + r.unmatched_ends,
+                })
+                .collect(),
+            overlaps: self
+                .overlaps
+                .iter()
+                .map(|o| FeedbackOverlap {
+                    first: o.first,
+                    second: o.second,
+                    first_name: o.first_name.clone(),
+                    second_name: o.second_name.clone(),
+                    overlap_ns: o.overlap_ns,
+                    fraction_of_first: o.fraction_of_first,
+                })
+                .collect(),
+            critical_paths: self
+                .critical_paths
+                .iter()
+                .map(|p| FeedbackCriticalPath {
+                    cta: p.cta,
+                    hw_id: p.hw_id,
+                    unit: p.unit,
+                    end_ns: p.end_ns,
+                    slack_ns: p.slack_ns,
+                    regions: p
+                        .regions
+                        .iter()
+                        .map(|r| FeedbackPathRegion {
+                            id: r.region,
+                            instances: r.instances,
+                            time_ns: r.time_ns,
+                        })
+                        .collect(),
+                })
+                .collect(),
+            async_waits: self
+                .async_waits
+                .iter()
+                .map(|w| FeedbackAsyncWait {
+                    wait: w.wait_region,
+                    issue: w.issue_region,
+                    count: w.count,
+                    mean_cycles: w.mean_corrected_ticks,
+                    mean_ns: w.mean_ns,
+                    mean_exposed_ns: w.mean_exposed_ns,
+                    exposed_fraction: w.exposed_fraction,
+                })
+                .collect(),
+            caveats: self.caveats.clone(),
+        }
+    }
+
+    /// [`ReplayReport::feedback`] as pretty JSON.
+    pub fn feedback_json(&self) -> Result<String, ReplayError> {
+        serde_json::to_string_pretty(&self.feedback()).map_err(|source| ReplayError::Json {
+            what: "feedback",
+            source,
+        })
+    }
+
+    /// The whole report as pretty JSON (`--json`).
+    pub fn to_json(&self) -> Result<String, ReplayError> {
+        serde_json::to_string_pretty(self).map_err(|source| ReplayError::Json {
+            what: "replay report",
+            source,
+        })
+    }
+}
+
+/// A replayed profile kept in memory: every region instance of every CTA
+/// (not the raw records), the region table and the report.
+#[derive(Clone, Debug)]
+pub struct Profile {
+    info: RunInfo,
+    options: ReplayOptions,
+    regions: RegionTable,
+    ctas: Vec<CtaReplay>,
+    report: ReplayReport,
+}
+
+impl Profile {
+    /// Load and replay a `.kprof` file with default options.
+    pub fn load(path: impl AsRef<Path>) -> Result<Profile, ReplayError> {
+        crate::load::load_profile(path.as_ref(), &ReplayOptions::default(), false)
+    }
+
+    /// Load and replay a `.kprof` file.
+    pub fn load_with(path: impl AsRef<Path>, opts: &ReplayOptions) -> Result<Profile, ReplayError> {
+        crate::load::load_profile(path.as_ref(), opts, false)
+    }
+
+    /// Load and replay a Proton host dump.
+    pub fn load_proton(
+        path: impl AsRef<Path>,
+        opts: &ReplayOptions,
+    ) -> Result<Profile, ReplayError> {
+        crate::load::load_profile(path.as_ref(), opts, true)
+    }
+
+    /// Replay decoded CTAs with default options.
+    pub fn from_parts(info: RunInfo, ctas: Vec<CtaTrace>) -> Result<Profile, ReplayError> {
+        Self::from_parts_with(info, ctas, &ReplayOptions::default())
+    }
+
+    /// Replay decoded CTAs.
+    pub fn from_parts_with(
+        info: RunInfo,
+        ctas: Vec<CtaTrace>,
+        opts: &ReplayOptions,
+    ) -> Result<Profile, ReplayError> {
+        let scan = ProfileScan::of(&ctas);
+        Self::from_source(info, opts, &scan, ctas.into_iter().map(Ok))
+    }
+
+    /// Replay a stream of CTAs that `scan` describes (see [`ProfileScan`]).
+    pub fn from_source(
+        info: RunInfo,
+        opts: &ReplayOptions,
+        scan: &ProfileScan,
+        ctas: impl Iterator<Item = Result<CtaTrace, ReplayError>>,
+    ) -> Result<Profile, ReplayError> {
+        let mut r = Replayer::new(&info, opts, scan)?;
+        let mut kept = Vec::new();
+        for cta in ctas {
+            kept.push(r.push_cta(&cta?).cta.clone());
+        }
+        let regions = r.regions().clone();
+        let report = r.finish();
+        Ok(Profile {
+            info,
+            options: opts.clone(),
+            regions,
+            ctas: kept,
+            report,
+        })
+    }
+
+    pub fn info(&self) -> &RunInfo {
+        &self.info
+    }
+
+    pub fn options(&self) -> &ReplayOptions {
+        &self.options
+    }
+
+    pub fn report(&self) -> &ReplayReport {
+        &self.report
+    }
+
+    pub fn regions(&self) -> &RegionTable {
+        &self.regions
+    }
+
+    /// The replayed CTAs, in the order they were read.
+    pub fn ctas(&self) -> &[CtaReplay] {
+        &self.ctas
+    }
+
+    /// Statistics of the region named `name`.
+    pub fn region_by_name(&self, name: &str) -> Option<&RegionStats> {
+        self.report.regions.iter().find(|r| r.name == name)
+    }
+
+    /// Statistics of region `id`.
+    pub fn region(&self, id: RegionId) -> Option<&RegionStats> {
+        self.report.regions.iter().find(|r| r.id == id)
+    }
+
+    /// Every instance of `region`, CTA by CTA, unit by unit, in start order.
+    pub fn instances(&self, region: RegionId) -> impl Iterator<Item = &RegionInstance> + '_ {
+        self.ctas
+            .iter()
+            .flat_map(|c| c.instances())
+            .filter(move |i| i.region == region)
+    }
+
+    /// The full critical path of the CTA with linear id `cta`.
+    pub fn critical_path(&self, cta: u32) -> Option<CriticalPath> {
+        self.ctas
+            .iter()
+            .find(|c| c.cta_id == cta)
+            .and_then(critical_path)
+    }
+
+    /// Overlap of `a` (in one unit) with `b` (in another unit of the same
+    /// CTA); zero when they never overlap, `None` for an unknown region.
+    pub fn overlap(&self, a: RegionId, b: RegionId) -> Option<OverlapStats> {
+        let (ra, rb) = (self.region(a)?, self.region(b)?);
+        Some(
+            self.report
+                .overlaps
+                .iter()
+                .find(|o| o.first == a && o.second == b)
+                .cloned()
+                .unwrap_or(OverlapStats {
+                    first: a,
+                    first_name: ra.name.clone(),
+                    second: b,
+                    second_name: rb.name.clone(),
+                    overlap_ns: 0.0,
+                    first_ns: ra.covered_ns,
+                    fraction_of_first: 0.0,
+                }),
+        )
+    }
+
+    pub fn feedback(&self) -> Feedback {
+        self.report.feedback()
+    }
+
+    pub fn feedback_json(&self) -> Result<String, ReplayError> {
+        self.report.feedback_json()
+    }
+
+    /// Write the Chrome trace of the whole profile.
+    pub fn write_chrome_trace(
+        &self,
+        path: &Path,
+        grouping: TraceGrouping,
+    ) -> Result<(), ReplayError> {
+        let mut w = ChromeTraceWriter::create(path, &self.info, grouping)?;
+        for c in &self.ctas {
+            w.write_cta(c, &self.regions)?;
+        }
+        w.finish(Some(&self.report))?;
+        Ok(())
+    }
+}

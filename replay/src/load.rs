@@ -1,0 +1,96 @@
+//! Loading profiles from files: the one place that talks to the decoder.
+
+use std::path::Path;
+
+use kperf_runtime::decode::ProfileReader;
+use kperf_runtime::profile::CtaTrace;
+
+use crate::analyze::ReplayReport;
+use crate::engine::{replay_with_scan, ProfileScan};
+use crate::feedback::Profile;
+use crate::{ReplayError, ReplayOptions};
+
+fn profile_err(path: &Path, source: kperf_runtime::RuntimeError) -> ReplayError {
+    ReplayError::Profile {
+        path: path.to_path_buf(),
+        source: Box::new(source),
+    }
+}
+
+fn open(path: &Path, proton: bool) -> Result<ProfileReader, ReplayError> {
+    let r = if proton {
+        ProfileReader::open_proton(path)
+    } else {
+        ProfileReader::open(path)
+    };
+    r.map_err(|source| profile_err(path, source))
+}
+
+/// The scan pass: headers and record gaps of every CTA, decoded into one
+/// reused buffer.
+fn scan_reader(reader: &ProfileReader, path: &Path) -> Result<ProfileScan, ReplayError> {
+    let mut scan = ProfileScan::default();
+    let mut cta = CtaTrace::default();
+    for block in 0..reader.block_count() {
+        if reader
+            .read_cta_into(block, &mut cta)
+            .map_err(|source| profile_err(path, source))?
+        {
+            scan.observe(&cta);
+        }
+    }
+    Ok(scan)
+}
+
+fn replay_reader(
+    reader: &ProfileReader,
+    path: &Path,
+    opts: &ReplayOptions,
+    trace_out: Option<&Path>,
+) -> Result<ReplayReport, ReplayError> {
+    opts.validate()?;
+    let scan = scan_reader(reader, path)?;
+    let ctas = reader
+        .ctas()
+        .map(|c| c.map_err(|source| profile_err(path, source)));
+    replay_with_scan(reader.info(), opts, &scan, ctas, trace_out)
+}
+
+/// Replay a `.kprof` file, streaming: a cheap scan of the memory-mapped
+/// profile (CTA start times and record gaps, decoded into one reused
+/// buffer), then the one replay pass, which holds one CTA at a time and
+/// writes the Chrome trace (if `trace_out` is given) as it goes.
+pub fn replay_file(
+    path: &Path,
+    opts: &ReplayOptions,
+    trace_out: Option<&Path>,
+) -> Result<ReplayReport, ReplayError> {
+    let reader = open(path, false)?;
+    replay_reader(&reader, path, opts, trace_out)
+}
+
+/// [`replay_file`] for a Triton Proton host dump.
+pub fn replay_proton_file(
+    path: &Path,
+    opts: &ReplayOptions,
+    trace_out: Option<&Path>,
+) -> Result<ReplayReport, ReplayError> {
+    let reader = open(path, true)?;
+    replay_reader(&reader, path, opts, trace_out)
+}
+
+pub(crate) fn load_profile(
+    path: &Path,
+    opts: &ReplayOptions,
+    proton: bool,
+) -> Result<Profile, ReplayError> {
+    let reader = open(path, proton)?;
+    let err = |source| profile_err(path, source);
+    let scan = scan_reader(&reader, path)?;
+    Profile::from_source(
+        reader.info().clone(),
+        opts,
+        &scan,
+        reader.ctas().map(|c| c.map_err(err)),
+    )
+}

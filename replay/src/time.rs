@@ -1,0 +1,132 @@
+//! Ticks to nanoseconds, and the common time axis of all CTAs.
+//!
+//! **Rate.** Per CTA, in this order of preference:
+//! 1. nanosecond counters (`%globaltimer`): a tick *is* a nanosecond;
+//! 2. a rate given in [`crate::ReplayOptions::ticks_per_ns`];
+//! 3. the rate measured over the CTA's lifetime,
+//!    [`CtaTrace::measured_ticks_per_ns`] (clock span over global-timer span),
+//!    unless a nominal rate is known and the measurement is off from it by more
+//!    than a factor of two (a global timer too coarse for a short CTA): then
+//!    the nominal rate is used and the CTA is counted as implausible;
+//! 4. the nominal `RunInfo::ticks_per_ns`;
+//! 5. none known: 1 tick = 1 ns, *stated as a caveat* in the report.
+//!
+//! **Axis.** Time zero is the earliest CTA start (global timer, header field
+//! `start_time`). A CTA's own zero is its header clock `start_clock`, placed
+//! at `start_time_ns − t0`; a record of clock `c` at absolute position `i` in
+//! its unit sits at `start_time_ns − t0 + (c − i·cost − start_clock) / rate`.
+//! When the header clock is unusable (Proton dumps carry none; a start clock
+//! later than the first record), the CTA's earliest record — earliest after
+//! correction, `min over units (c_first − i_first·cost)` — is its zero instead.
+
+use kperf_dialects::abi::ClockDomain;
+use kperf_runtime::profile::{CtaTrace, RunInfo};
+use serde::{Deserialize, Serialize};
+
+use crate::correct::Correction;
+
+/// Where a CTA's tick rate came from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RateSource {
+    /// The counter counts nanoseconds.
+    Nanoseconds,
+    /// Given by the user.
+    Override,
+    /// Measured from this CTA's header stamps.
+    Measured,
+    /// The nominal rate of the run.
+    Nominal,
+    /// Nothing known: 1 tick taken as 1 ns.
+    Assumed,
+}
+
+/// How to place one CTA's ticks on the common axis.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct CtaClock {
+    pub ticks_per_ns: f64,
+    pub source: RateSource,
+    /// The (corrected) tick value at the CTA's zero: `origin_clock − origin_shift`.
+    pub origin_clock: u64,
+    pub origin_shift: f64,
+    /// Where the CTA's zero sits on the common axis, in ns.
+    pub offset_ns: f64,
+    /// False when the header clock was unusable and the first record is zero.
+    pub header_clock_used: bool,
+    /// A measured rate that was rejected as implausible, if any.
+    pub rejected_rate: Option<f64>,
+}
+
+impl CtaClock {
+    /// Resolve rate and origin for `cta`, with `t0` the axis zero (global timer ns).
+    pub fn resolve(
+        cta: &CtaTrace,
+        info: &RunInfo,
+        rate_override: Option<f64>,
+        t0: u64,
+        corr: &Correction,
+    ) -> CtaClock {
+        let mut rejected_rate = None;
+        let (ticks_per_ns, source) = if info.clock_domain == ClockDomain::Nanoseconds {
+            (1.0, RateSource::Nanoseconds)
+        } else if let Some(r) = rate_override {
+            (r, RateSource::Override)
+        } else {
+            let nominal = info.ticks_per_ns.filter(|r| r.is_finite() && *r > 0.0);
+            match (cta.measured_ticks_per_ns(), nominal) {
+                (Some(m), Some(n)) if !(0.5..=2.0).contains(&(m / n)) => {
+                    rejected_rate = Some(m);
+                    (n, RateSource::Nominal)
+                }
+                (Some(m), _) => (m, RateSource::Measured),
+                (None, Some(n)) => (n, RateSource::Nominal),
+                (None, None) => (1.0, RateSource::Assumed),
+            }
+        };
+        let first_record = cta
+            .units
+            .iter()
+            .filter_map(|u| u.records.first().map(|r| r.clock))
+            .min();
+        let header_ok = cta.finalize_clock > cta.start_clock
+            && first_record.is_none_or(|f| f >= cta.start_clock);
+        let (origin_clock, origin_shift) = if header_ok {
+            (cta.start_clock, 0.0)
+        } else {
+            // The earliest first record after correction.
+            cta.units
+                .iter()
+                .filter_map(|u| {
+                    let r = u.records.first()?;
+                    Some((
+                        r.clock,
+                        corr.shift(Correction::first_position(info.strategy, u)),
+                    ))
+                })
+                .min_by(|a, b| (a.0 as f64 - a.1).total_cmp(&(b.0 as f64 - b.1)))
+                .unwrap_or((0, 0.0))
+        };
+        CtaClock {
+            ticks_per_ns,
+            source,
+            origin_clock,
+            origin_shift,
+            offset_ns: (cta.start_time_ns as i128 - t0 as i128) as f64,
+            header_clock_used: header_ok,
+            rejected_rate,
+        }
+    }
+
+    /// Ticks to nanoseconds.
+    pub fn ns(&self, ticks: f64) -> f64 {
+        ticks / self.ticks_per_ns
+    }
+
+    /// Axis position (ns) of a clock value from which `shift` ticks of
+    /// instrumentation cost have been removed.
+    pub fn axis_ns(&self, clock: u64, shift: f64) -> f64 {
+        let ticks =
+            (clock as i128 - self.origin_clock as i128) as f64 - (shift - self.origin_shift);
+        self.offset_ns + ticks / self.ticks_per_ns
+    }
+}

@@ -1,0 +1,144 @@
+//! The CLI path: a `.kprof` file written by kperf-runtime, replayed from disk.
+
+mod common;
+
+use common::*;
+use kperf_dialects::abi::{
+    Counter, CtaHeader, Edge, HeaderFlags, Layout, RecordWord, RegionId, Strategy,
+};
+use kperf_replay::{replay_file, Profile, ReplayError, ReplayOptions};
+
+fn words(recs: &[(u16, Edge, u64)]) -> Vec<RecordWord> {
+    recs.iter()
+        .map(|&(r, edge, clock)| RecordWord {
+            region: RegionId(r),
+            edge,
+            clock,
+        })
+        .collect()
+}
+
+fn write_profile(dir: &std::path::Path) -> std::path::PathBuf {
+    let mut info = cycle_info(&[reg(0, "load"), reg(1, "mma")]);
+    info.record_cost_ticks = Some(2.0);
+    let layout = Layout { units: 2, slots: 8 };
+    info.meta.kernels[0].layout = layout;
+    let mut buffer = Vec::new();
+    for cta in 0..3u32 {
+        let header = CtaHeader {
+            cta_id: cta,
+            hw_id: 10 + cta % 2,
+            start_time: 50_000 + 100 * u64::from(cta),
+            finalize_start_time: 50_000 + 100 * u64::from(cta) + 1_000,
+            finalize_end_time: 50_000 + 100 * u64::from(cta) + 1_100,
+            start_clock: 1_000,
+            finalize_clock: 3_000, // 2 ticks per ns
+            layout,
+            flags: HeaderFlags {
+                counter: Counter::Clock64,
+                strategy: Strategy::Circular,
+            },
+        };
+        let u0 = words(&[
+            (0, Edge::Start, 1_100),
+            (0, Edge::End, 1_300),
+            (0, Edge::Start, 1_400),
+            (0, Edge::End, 1_500),
+        ]);
+        // Unit 1 wrote 10 records into 8 slots: the first START/END pair is lost.
+        let all: Vec<(u16, Edge, u64)> = (0..5u64)
+            .flat_map(|k| {
+                [
+                    (1, Edge::Start, 1_200 + 100 * k),
+                    (1, Edge::End, 1_260 + 100 * k),
+                ]
+            })
+            .collect();
+        let u1 = words(&all[2..]);
+        buffer.extend(kperf_runtime::encode_block(
+            &header,
+            &[(0, 4, &u0), (1, 10, &u1)],
+            Counter::Clock64,
+        ));
+    }
+    let path = dir.join("run.kprof");
+    kperf_runtime::write_kprof(&path, &info, layout.cta_stride(), &buffer).unwrap();
+    path
+}
+
+#[test]
+fn replay_file_reads_a_kprof_and_streams_the_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_profile(dir.path());
+    let trace = dir.path().join("trace.json");
+    let r = replay_file(&path, &ReplayOptions::default(), Some(&trace)).unwrap();
+    assert_eq!(
+        (
+            r.totals.ctas,
+            r.totals.units,
+            r.totals.records,
+            r.totals.records_lost
+        ),
+        (3, 6, 36, 6)
+    );
+    let load = r.regions.iter().find(|x| x.name == "load").unwrap();
+    // (200 - 2) and (100 - 2) ticks at 2 ticks/ns.
+    assert_eq!(
+        (load.count, load.mean_corrected_ticks, load.mean_ns),
+        (6, 148.0, 74.0)
+    );
+    let mma = r.regions.iter().find(|x| x.name == "mma").unwrap();
+    assert_eq!(
+        (
+            mma.count,
+            mma.mean_corrected_ticks,
+            mma.unmatched_starts + mma.unmatched_ends
+        ),
+        (12, 58.0, 0)
+    );
+    assert_eq!(r.clock.ctas_measured, 3);
+    // CTAs 100 ns apart on the axis.
+    let starts: Vec<f64> = r.ctas.iter().map(|c| c.start_ns).collect();
+    assert_eq!(starts, [0.0, 100.0, 200.0]);
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&trace).unwrap()).unwrap();
+    assert_eq!(
+        v["traceEvents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["ph"] == "X")
+            .count(),
+        18
+    );
+    // The in-memory API reads the same file to the same report.
+    let p = Profile::load(&path).unwrap();
+    assert_eq!(p.report(), &r);
+    assert_eq!(
+        p.instances(RegionId(1))
+            .filter(|i| i.cta == 2)
+            .map(|i| i.instance)
+            .collect::<Vec<_>>(),
+        [0, 1, 2, 3]
+    );
+}
+
+#[test]
+fn file_errors_carry_their_context() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope.kprof");
+    let err = replay_file(&missing, &ReplayOptions::default(), None).unwrap_err();
+    assert!(matches!(err, ReplayError::Profile { .. }));
+    assert!(err.to_string().contains("nope.kprof"), "{err}");
+    let path = write_profile(dir.path());
+    let bad_trace = dir.path().join("no/such/dir/trace.json");
+    let err = replay_file(&path, &ReplayOptions::default(), Some(&bad_trace)).unwrap_err();
+    assert!(matches!(err, ReplayError::TraceFile { .. }), "{err}");
+    assert!(err.to_string().contains("trace.json"), "{err}");
+    // A file that is not a profile.
+    let junk = dir.path().join("junk.kprof");
+    std::fs::write(&junk, b"definitely not a profile").unwrap();
+    assert!(matches!(
+        Profile::load(&junk),
+        Err(ReplayError::Profile { .. })
+    ));
+}

@@ -1,0 +1,847 @@
+//! Hand-made scenarios with hand-computed expected results.
+
+mod common;
+
+use common::*;
+use kperf_dialects::abi::{RegionId, Strategy};
+use kperf_dialects::meta::RegionKind;
+use kperf_replay::analyze::{percentile, CriticalStep};
+use kperf_replay::correct::CostSource;
+use kperf_replay::time::RateSource;
+use kperf_replay::{Profile, RegionInstance, ReplayOptions, FEEDBACK_VERSION};
+
+/// (region, instance, start_clock, end_clock, start_ns, end_ns, row, depth) of every instance.
+type Row = (u16, u32, u64, u64, f64, f64, u32, u32);
+
+fn rows<'a>(it: impl Iterator<Item = &'a RegionInstance>) -> Vec<Row> {
+    it.map(|i| {
+        (
+            i.region.0,
+            i.instance,
+            i.start_clock,
+            i.end_clock,
+            i.start_ns,
+            i.end_ns,
+            i.row,
+            i.depth,
+        )
+    })
+    .collect()
+}
+
+fn raw() -> ReplayOptions {
+    ReplayOptions::no_correction()
+}
+
+#[test]
+fn overlapping_non_nested_scopes_pair_by_id() {
+    // Proton's seq pattern: start 0, start 1, start 2, end 1, end 0, end 2.
+    let info = ns_info(&[reg(0, "a"), reg(1, "b"), reg(2, "c")]);
+    let u = unit(
+        0,
+        vec![s(0, 0), s(1, 10), s(2, 20), e(1, 30), e(0, 40), e(2, 50)],
+    );
+    let p = Profile::from_parts_with(info, vec![ns_cta(0, 0, 1000, vec![u])], &raw()).unwrap();
+    let c = &p.ctas()[0];
+    assert_eq!(
+        rows(c.instances()),
+        vec![
+            (0, 0, 0, 40, 0.0, 40.0, 0, 0),
+            (1, 0, 10, 30, 10.0, 30.0, 0, 1),
+            (2, 0, 20, 50, 20.0, 50.0, 1, 0),
+        ]
+    );
+    assert_eq!(c.units[0].rows, 2);
+    assert!(p.report().unmatched.is_empty());
+    assert_eq!(p.report().totals.instances, 3);
+}
+
+#[test]
+fn nested_regions_share_one_row() {
+    let info = ns_info(&[reg(0, "outer"), reg(1, "x"), reg(2, "y")]);
+    let u = unit(
+        0,
+        vec![s(0, 0), s(1, 10), e(1, 20), s(2, 30), e(2, 40), e(0, 50)],
+    );
+    let p = Profile::from_parts_with(info, vec![ns_cta(0, 0, 0, vec![u])], &raw()).unwrap();
+    assert_eq!(
+        rows(p.ctas()[0].instances()),
+        vec![
+            (0, 0, 0, 50, 0.0, 50.0, 0, 0),
+            (1, 0, 10, 20, 10.0, 20.0, 0, 1),
+            (2, 0, 30, 40, 30.0, 40.0, 0, 1),
+        ]
+    );
+    assert_eq!(p.ctas()[0].units[0].rows, 1);
+}
+
+#[test]
+fn repeated_regions_are_numbered_instances() {
+    let info = ns_info(&[
+        (0, "loop", RegionKind::Loop, None, None),
+        (1, "body", RegionKind::Iteration, Some(0), None),
+    ]);
+    let mut recs = vec![s(0, 0)];
+    for k in 0..4u64 {
+        recs.push(s(1, 10 + 20 * k));
+        recs.push(e(1, 20 + 20 * k + k)); // durations 10, 11, 12, 13
+    }
+    recs.push(e(0, 100));
+    let p =
+        Profile::from_parts_with(info, vec![ns_cta(0, 0, 0, vec![unit(0, recs)])], &raw()).unwrap();
+    let body: Vec<(u32, f64)> = p
+        .instances(RegionId(1))
+        .map(|i| (i.instance, i.duration_ns()))
+        .collect();
+    assert_eq!(body, vec![(0, 10.0), (1, 11.0), (2, 12.0), (3, 13.0)]);
+    let st = p.region_by_name("body").unwrap();
+    assert_eq!((st.count, st.total_ns, st.mean_ns), (4, 46.0, 11.5));
+    assert_eq!((st.p50_ns, st.p95_ns, st.max_ns), (11.0, 13.0, 13.0));
+    assert_eq!(st.parent, Some(RegionId(0)));
+    // Unit time = CTA duration (0..100) × 1 unit.
+    assert_eq!(p.report().kernel_time.unit_time_ns, 100.0);
+    assert_eq!(st.share, 0.46);
+    assert_eq!(p.region_by_name("loop").unwrap().share, 1.0);
+    // Sorted by share.
+    let names: Vec<&str> = p.report().regions.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["loop", "body"]);
+}
+
+#[test]
+fn wrapped_ring_missing_start_is_counted_not_dropped() {
+    // The ring kept the newest 7 of 11 records: the first survivor is the END
+    // of a pair whose START was overwritten, and the last START never ended.
+    let info = ns_info(&[reg(0, "step"), reg(1, "tail")]);
+    let mut u = unit(
+        2,
+        vec![
+            e(0, 105),
+            s(0, 110),
+            e(0, 120),
+            s(0, 130),
+            e(0, 140),
+            s(1, 150),
+            s(0, 160),
+        ],
+    );
+    u.records_written = 11;
+    u.records_lost = 4;
+    let c = ns_cta(5, 3, 0, vec![u]);
+    let p = Profile::from_parts_with(
+        info,
+        vec![c],
+        &ReplayOptions {
+            record_cost_ticks: Some(1.0),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let r = p.report();
+    let step = p.region_by_name("step").unwrap();
+    assert_eq!(
+        (step.count, step.unmatched_starts, step.unmatched_ends),
+        (2, 1, 1)
+    );
+    let tail = p.region_by_name("tail").unwrap();
+    assert_eq!(
+        (tail.count, tail.unmatched_starts, tail.unmatched_ends),
+        (0, 1, 0)
+    );
+    let um: Vec<(u32, u16, u64, u64, u64)> = r
+        .unmatched
+        .iter()
+        .map(|m| (m.cta, m.region.0, m.units, m.starts, m.ends))
+        .collect();
+    assert_eq!(um, vec![(5, 0, 1, 1, 1), (5, 1, 1, 1, 0)]);
+    // Positions count the 4 overwritten records: START at 110 is record 5.
+    let first = p.instances(RegionId(0)).next().unwrap();
+    assert_eq!(
+        (first.instance, first.start_index, first.end_index),
+        (0, 5, 6)
+    );
+    // Shifted by 5 and 6 ticks of cost: 110-5 .. 120-6.
+    assert_eq!(
+        (first.start_ns, first.end_ns, first.corrected_ticks),
+        (105.0, 114.0, 9.0)
+    );
+    assert_eq!(
+        (
+            r.lost.records_lost,
+            r.lost.units_with_loss,
+            r.lost.ctas_with_loss
+        ),
+        (4, 1, 1)
+    );
+    assert!(
+        r.caveats.iter().any(|c| c.contains("4 of 11 records lost")),
+        "{:?}",
+        r.caveats
+    );
+    assert!(r
+        .caveats
+        .iter()
+        .any(|c| c.contains("2 START and 1 END records found no partner")));
+    let summary = r.render_summary();
+    assert!(
+        summary.contains("step: 1 unmatched STARTs, 1 unmatched ENDs, in CTAs 5"),
+        "{summary}"
+    );
+}
+
+fn correction_unit() -> Vec<kperf_runtime::profile::Record> {
+    // pos: 0 S0, 1 S1, 2 E1, 3 S2, 4 E2, 5 S3, 6 E3, 7 E0
+    vec![
+        s(0, 0),
+        s(1, 10),
+        e(1, 30),
+        s(2, 40),
+        e(2, 45),
+        s(3, 47),
+        e(3, 48),
+        e(0, 100),
+    ]
+}
+
+fn correction_info(cost: Option<f64>) -> kperf_runtime::profile::RunInfo {
+    let mut info = cycle_info(&[reg(0, "all"), reg(1, "r1"), reg(2, "r2"), reg(3, "r3")]);
+    info.record_cost_ticks = cost;
+    info
+}
+
+#[test]
+fn cumulative_correction_arithmetic() {
+    // Calibrated cost 3 ticks, 1 tick/ns (measured: 1000 ticks over 1000 ns).
+    let c = cta(0, 0, 0, 1000, 1.0, vec![unit(0, correction_unit())]);
+    let p = Profile::from_parts(correction_info(Some(3.0)), vec![c.clone()]).unwrap();
+    let got: Vec<(u16, u64, f64, f64, f64)> = p.ctas()[0]
+        .instances()
+        .map(|i| {
+            (
+                i.region.0,
+                i.raw_ticks,
+                i.corrected_ticks,
+                i.start_ns,
+                i.end_ns,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            // all: 100 - (6 inside + 1) * 3 = 79
+            (0, 100, 79.0, 0.0, 79.0),
+            // r1: start 10 - 1*3 = 7, 20 - 3 = 17
+            (1, 20, 17.0, 7.0, 24.0),
+            // r2: start 40 - 3*3 = 31, 5 - 3 = 2
+            (2, 5, 2.0, 31.0, 33.0),
+            // r3: start 47 - 5*3 = 32, 1 - 3 clamps to 0
+            (3, 1, 0.0, 32.0, 32.0),
+        ]
+    );
+    let r = p.report();
+    assert_eq!(r.correction.source, CostSource::Calibrated);
+    assert!(r.corrections_applied[0].contains("record cost 3 ticks subtracted cumulatively"));
+    // CTA ends at the last record, 100 - 7*3 = 79.
+    assert_eq!(r.ctas[0].duration_ns, 79.0);
+
+    // --no-correction keeps raw durations.
+    let p = Profile::from_parts_with(correction_info(Some(3.0)), vec![c.clone()], &raw()).unwrap();
+    assert!(p.ctas()[0]
+        .instances()
+        .all(|i| i.corrected_ticks == i.raw_ticks as f64));
+    assert_eq!(p.report().correction.source, CostSource::Disabled);
+    assert!(p.report().corrections_applied[0].contains("disabled"));
+
+    // No calibration: the minimum gap (47 -> 48: 1 tick) is the estimate, and it is said.
+    let p = Profile::from_parts(correction_info(None), vec![c]).unwrap();
+    let r = p.report();
+    assert_eq!(
+        (r.correction.source, r.correction.cost_ticks),
+        (CostSource::EstimatedMinGap, 1.0)
+    );
+    assert_eq!(
+        p.instances(RegionId(1)).next().unwrap().corrected_ticks,
+        19.0
+    );
+    assert_eq!(
+        p.instances(RegionId(0)).next().unwrap().corrected_ticks,
+        93.0
+    );
+    assert!(r.caveats.iter().any(|c| c.contains("ESTIMATED")));
+    assert!(r.corrections_applied[0].contains("ESTIMATED"));
+}
+
+#[test]
+fn async_wait_is_clk2_minus_clk1() {
+    let regions = [
+        (1, "copy", RegionKind::AsyncIssue, None, None),
+        (2, "copy_wait", RegionKind::AsyncWait, None, Some(1)),
+    ];
+    let mut info = cycle_info(&regions);
+    info.record_cost_ticks = Some(5.0);
+    let recs = vec![
+        s(1, 100), // pos 0: CLK1
+        e(1, 130), // pos 1: END right before the wait
+        s(2, 400), // pos 2: CLK2
+        s(1, 500), // pos 3
+        e(1, 510), // pos 4
+        s(2, 600), // pos 5
+        s(2, 700), // pos 6: a wait with no issue START before it
+        e(2, 710), // pos 7: wait ENDs are ignored, and counted
+    ];
+    // 2 ticks per ns, measured.
+    let c = cta(0, 0, 0, 1000, 2.0, vec![unit(0, recs)]);
+    let p = Profile::from_parts(info, vec![c]).unwrap();
+    let w = &p.ctas()[0].async_waits;
+    let got: Vec<_> = w
+        .iter()
+        .map(|w| {
+            (
+                w.instance,
+                w.clk1,
+                w.issue_end,
+                w.clk2,
+                w.raw_ticks,
+                w.corrected_ticks,
+                w.corrected_ns,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            // 300 - (2 - 0) * 5 = 290 ticks = 145 ns
+            (0, 100, Some(130), 400, 300, 290.0, 145.0),
+            // 100 - (5 - 3) * 5 = 90 ticks = 45 ns
+            (1, 500, Some(510), 600, 100, 90.0, 45.0),
+        ]
+    );
+    let exposed: Vec<_> = w
+        .iter()
+        .map(|w| (w.exposed_raw_ticks, w.exposed_corrected_ticks, w.exposed_ns))
+        .collect();
+    assert_eq!(
+        exposed,
+        vec![
+            (Some(270), Some(265.0), Some(132.5)),
+            (Some(90), Some(85.0), Some(42.5))
+        ]
+    );
+    let st = &p.report().async_waits[0];
+    assert_eq!(
+        (st.wait_name.as_str(), st.issue_name.as_str(), st.count),
+        ("copy_wait", "copy", 2)
+    );
+    assert_eq!(
+        (st.mean_corrected_ticks, st.mean_ns, st.mean_raw_ticks),
+        (190.0, 95.0, 200.0)
+    );
+    assert_eq!((st.exposed_count, st.mean_exposed_ns), (2, 87.5));
+    assert_eq!(st.exposed_fraction, 175.0 / 190.0);
+    assert_eq!((st.unmatched_waits, st.unwaited_issues), (1, 0));
+    // The wait region's instances are the CLK1..CLK2 spans.
+    let wait = p.region_by_name("copy_wait").unwrap();
+    assert_eq!(
+        (wait.count, wait.mean_corrected_ticks, wait.unmatched_starts),
+        (2, 190.0, 1)
+    );
+    // The issue region is an ordinary region: 30 - 5 and 10 - 5 ticks.
+    let issue: Vec<f64> = p
+        .instances(RegionId(1))
+        .map(|i| i.corrected_ticks)
+        .collect();
+    assert_eq!(issue, vec![25.0, 5.0]);
+    let r = p.report();
+    assert!(r
+        .caveats
+        .iter()
+        .any(|c| c.contains("1 END records of async wait regions were ignored")));
+    assert!(r
+        .corrections_applied
+        .iter()
+        .any(|c| c.contains("CLK2 - CLK1")));
+    assert!(r
+        .render_summary()
+        .contains("copy_wait <- copy: 2 waits, mean 95.0 ns"));
+}
+
+#[test]
+fn overlap_between_units() {
+    let info = ns_info(&[reg(1, "load"), reg(2, "mma")]);
+    let u0 = unit(0, vec![s(1, 0), e(1, 100), s(2, 220), e(2, 240)]);
+    let u1 = unit(1, vec![s(2, 50), e(2, 150), s(1, 200), e(1, 250)]);
+    let u2 = unit(2, vec![s(2, 60), e(2, 80)]);
+    let p =
+        Profile::from_parts_with(info, vec![ns_cta(0, 0, 0, vec![u0, u1, u2])], &raw()).unwrap();
+    let (load, mma) = (RegionId(1), RegionId(2));
+    let o = p.overlap(load, mma).unwrap();
+    // load@u0 [0,100] ∩ mma elsewhere ([50,150] ∪ [60,80]) = 50; load@u1 [200,250] ∩ mma@u0 [220,240] = 20.
+    assert_eq!((o.overlap_ns, o.first_ns), (70.0, 150.0));
+    assert_eq!(o.fraction_of_first, 70.0 / 150.0);
+    let o = p.overlap(mma, load).unwrap();
+    // mma@u1 50 + mma@u2 20 + mma@u0 20; mma active 100 + 20 + 20.
+    assert_eq!(
+        (o.overlap_ns, o.first_ns, o.fraction_of_first),
+        (90.0, 140.0, 90.0 / 140.0)
+    );
+    // mma@u1 [50,150] with mma@u2 [60,80] and back: 20 + 20.
+    assert_eq!(p.overlap(mma, mma).unwrap().overlap_ns, 40.0);
+    assert_eq!(p.overlap(load, load).unwrap().overlap_ns, 0.0);
+    assert!(p.overlap(load, RegionId(9)).is_none());
+    let pairs: Vec<(u16, u16, f64)> = p
+        .report()
+        .overlaps
+        .iter()
+        .map(|o| (o.first.0, o.second.0, o.overlap_ns))
+        .collect();
+    assert_eq!(pairs, vec![(2, 1, 90.0), (1, 2, 70.0), (2, 2, 40.0)]);
+}
+
+#[test]
+fn critical_path_walks_back_from_the_latest_end() {
+    let info = ns_info(&[
+        reg(1, "A"),
+        reg(2, "B"),
+        reg(3, "C"),
+        reg(4, "D"),
+        reg(5, "E"),
+        reg(6, "F"),
+    ]);
+    let u0 = unit(0, vec![s(1, 0), e(1, 50), s(2, 50), e(2, 80)]);
+    // C [0,30], D [30,100] holding E [40,60], F [95,120] overlapping D without nesting.
+    let u1 = unit(
+        1,
+        vec![
+            s(3, 0),
+            e(3, 30),
+            s(4, 30),
+            s(5, 40),
+            e(5, 60),
+            s(6, 95),
+            e(4, 100),
+            e(6, 120),
+        ],
+    );
+    let p = Profile::from_parts_with(info, vec![ns_cta(7, 2, 0, vec![u0, u1])], &raw()).unwrap();
+    let cp = p.critical_path(7).unwrap();
+    assert_eq!((cp.unit, cp.end_ns, cp.slack_ns), (1, 120.0, Some(40.0)));
+    let step = |r: u16, s: f64, e: f64, level: u32| CriticalStep {
+        region: RegionId(r),
+        instance: 0,
+        start_ns: s,
+        end_ns: e,
+        level,
+    };
+    assert_eq!(
+        cp.steps,
+        vec![
+            step(3, 0.0, 30.0, 0),
+            step(4, 30.0, 100.0, 0),
+            step(5, 40.0, 60.0, 1),
+            step(6, 95.0, 120.0, 0)
+        ]
+    );
+    let r = p.report();
+    assert_eq!(r.critical_units.len(), 1);
+    assert_eq!((r.critical_units[0].unit, r.critical_units[0].ctas), (1, 1));
+    assert_eq!(r.ctas[0].critical_unit, Some(1));
+    let on: Vec<(&str, bool)> = ["A", "B", "C", "D", "E", "F"]
+        .iter()
+        .map(|n| (*n, p.region_by_name(n).unwrap().on_critical_path))
+        .collect();
+    assert_eq!(
+        on,
+        vec![
+            ("A", false),
+            ("B", false),
+            ("C", true),
+            ("D", true),
+            ("E", true),
+            ("F", true)
+        ]
+    );
+    assert_eq!(p.region_by_name("D").unwrap().critical_path_ns, 70.0);
+    assert!(p.critical_path(8).is_none());
+}
+
+#[test]
+fn clock_rate_conversion_at_1_5_ticks_per_ns() {
+    let info = cycle_info(&[reg(0, "r")]);
+    // Header: clock 1000 -> 2500 over global time 10_000 -> 11_000: 1.5 ticks/ns.
+    let mut c = cta(
+        0,
+        0,
+        10_000,
+        1000,
+        1.5,
+        vec![unit(0, vec![s(0, 1150), e(0, 1450)])],
+    );
+    c.start_clock = 1000;
+    c.finalize_clock = 2500;
+    let p = Profile::from_parts_with(info.clone(), vec![c.clone()], &raw()).unwrap();
+    let i = p.instances(RegionId(0)).next().unwrap();
+    assert_eq!((i.raw_ticks, i.start_ns, i.end_ns), (300, 100.0, 300.0));
+    let r = p.report();
+    assert_eq!(
+        (r.ctas[0].ticks_per_ns, r.ctas[0].rate_source),
+        (1.5, RateSource::Measured)
+    );
+    assert_eq!(
+        (r.clock.ctas_measured, r.clock.measured_mean),
+        (1, Some(1.5))
+    );
+    assert!(
+        r.clock.description.contains("mean 1.5000 ticks/ns"),
+        "{}",
+        r.clock.description
+    );
+    assert!(r.caveats.is_empty(), "{:?}", r.caveats);
+
+    // No header clock (as in Proton dumps), nominal 1.5: aligned on the first record.
+    let mut info_nominal = info.clone();
+    info_nominal.ticks_per_ns = Some(1.5);
+    let mut c2 = c.clone();
+    c2.start_clock = 0;
+    c2.finalize_clock = 0;
+    let p = Profile::from_parts_with(info_nominal, vec![c2.clone()], &raw()).unwrap();
+    let i = p.instances(RegionId(0)).next().unwrap();
+    assert_eq!((i.start_ns, i.end_ns), (0.0, 200.0));
+    assert_eq!(p.report().ctas[0].rate_source, RateSource::Nominal);
+    assert!(p
+        .report()
+        .caveats
+        .iter()
+        .any(|c| c.contains("no usable header clock")));
+
+    // Nothing known: 1 tick = 1 ns, and the report says so.
+    let p = Profile::from_parts_with(info, vec![c2], &raw()).unwrap();
+    let i = p.instances(RegionId(0)).next().unwrap();
+    assert_eq!(i.end_ns, 300.0);
+    let r = p.report();
+    assert_eq!(r.ctas[0].rate_source, RateSource::Assumed);
+    assert!(
+        r.caveats
+            .iter()
+            .any(|c| c.contains("1 tick was taken as 1 ns")),
+        "{:?}",
+        r.caveats
+    );
+    assert!(r.render_summary().contains("ASSUMED 1 tick = 1 ns"));
+
+    // An option overrides measurement.
+    let opts = ReplayOptions {
+        ticks_per_ns: Some(3.0),
+        ..raw()
+    };
+    let p = Profile::from_parts_with(cycle_info(&[reg(0, "r")]), vec![c], &opts).unwrap();
+    assert_eq!(p.instances(RegionId(0)).next().unwrap().end_ns, 150.0);
+}
+
+#[test]
+fn ctas_share_one_time_axis() {
+    let info = ns_info(&[reg(0, "work")]);
+    let a = ns_cta(0, 7, 5_000, vec![unit(0, vec![s(0, 0), e(0, 400)])]);
+    let b = ns_cta(1, 7, 5_300, vec![unit(0, vec![s(0, 10), e(0, 200)])]);
+    let c = ns_cta(2, 9, 5_100, vec![unit(0, vec![s(0, 0), e(0, 100)])]);
+    // Pushed out of start order: the scan finds the earliest start anyway.
+    let p = Profile::from_parts_with(info, vec![b, a, c], &raw()).unwrap();
+    let starts: Vec<(u32, f64, f64)> = p
+        .ctas()
+        .iter()
+        .map(|c| (c.cta_id, c.start_ns, c.end_ns))
+        .collect();
+    assert_eq!(
+        starts,
+        vec![(1, 300.0, 500.0), (0, 0.0, 400.0), (2, 100.0, 200.0)]
+    );
+    let i: Vec<(u32, f64, f64)> = p
+        .instances(RegionId(0))
+        .map(|i| (i.cta, i.start_ns, i.end_ns))
+        .collect();
+    assert_eq!(
+        i,
+        vec![(1, 310.0, 500.0), (0, 0.0, 400.0), (2, 100.0, 200.0)]
+    );
+    let r = p.report();
+    assert_eq!(r.kernel_time.wall_span_ns, 500.0);
+    assert_eq!(r.kernel_time.cta_time_ns, 700.0);
+    let im = &r.imbalance;
+    assert_eq!((im.cta_min_ns, im.cta_max_ns), (100.0, 400.0));
+    assert_eq!(im.cta_mean_ns, 700.0 / 3.0);
+    assert_eq!(im.cta_max_over_mean, 400.0 / (700.0 / 3.0));
+    assert_eq!((im.fastest_cta, im.slowest_cta), (Some(2), Some(0)));
+    // SM 7 runs CTAs 0 [0,400] and 1 [300,500] at once: busy 500, CTA time 600.
+    let sms: Vec<(u32, u64, f64, f64)> = im
+        .sms
+        .iter()
+        .map(|s| (s.hw_id, s.ctas, s.busy_ns, s.cta_time_ns))
+        .collect();
+    assert_eq!(sms, vec![(7, 2, 500.0, 600.0), (9, 1, 100.0, 100.0)]);
+    assert_eq!(im.sm_max_over_mean, 500.0 / 300.0);
+}
+
+#[test]
+fn idle_gaps_and_per_unit_breakdown() {
+    let info = ns_info(&[reg(0, "x")]);
+    let u0 = unit(
+        0,
+        vec![s(0, 0), e(0, 10), s(0, 30), e(0, 40), s(0, 45), e(0, 100)],
+    );
+    let u1 = unit(1, vec![s(0, 20), e(0, 50)]);
+    let p = Profile::from_parts_with(info, vec![ns_cta(0, 0, 0, vec![u0, u1])], &raw()).unwrap();
+    let r = p.report();
+    let idle: Vec<(u32, f64, f64, u64, f64, f64, f64)> = r
+        .idle
+        .iter()
+        .map(|i| {
+            (
+                i.unit,
+                i.span_ns,
+                i.idle_ns,
+                i.gaps,
+                i.max_gap_ns,
+                i.lead_ns,
+                i.tail_ns,
+            )
+        })
+        .collect();
+    assert_eq!(
+        idle,
+        vec![
+            (0, 100.0, 25.0, 2, 20.0, 0.0, 0.0),
+            (1, 30.0, 0.0, 0, 0.0, 20.0, 50.0)
+        ]
+    );
+    let x = p.region_by_name("x").unwrap();
+    // Unit time: CTA 0..100 × 2 units.
+    assert_eq!((x.total_ns, x.share), (105.0, 105.0 / 200.0));
+    let per: Vec<(u32, u64, f64, f64)> = x
+        .per_unit
+        .iter()
+        .map(|u| (u.unit, u.count, u.total_ns, u.share_of_unit))
+        .collect();
+    assert_eq!(per, vec![(0, 3, 75.0, 0.75), (1, 1, 30.0, 0.3)]);
+    let summary = r.render_summary();
+    assert!(
+        summary.contains("warp 0: idle 25.0 ns of 100.0 ns (25.0%), 2 gaps, longest 20.0 ns"),
+        "{summary}"
+    );
+}
+
+#[test]
+fn unknown_region_ids_are_named_and_reported() {
+    let info = ns_info(&[reg(0, "known")]);
+    let u = unit(0, vec![s(0, 0), s(42, 5), e(42, 8), e(0, 10)]);
+    let p = Profile::from_parts_with(info, vec![ns_cta(0, 0, 0, vec![u])], &raw()).unwrap();
+    assert_eq!(p.region(RegionId(42)).unwrap().name, "region_42");
+    assert!(p
+        .report()
+        .caveats
+        .iter()
+        .any(|c| c.contains("not in the metadata")));
+}
+
+#[test]
+fn feedback_json_round_trips() {
+    // Dyadic numbers only, so every float survives JSON exactly.
+    let info = ns_info(&[reg(1, "load"), reg(2, "mma"), reg(3, "tail")]);
+    let u0 = unit(0, vec![s(1, 0), e(1, 64)]);
+    let u1 = unit(1, vec![s(2, 32), e(2, 96), s(3, 96), e(3, 128)]);
+    let p = Profile::from_parts_with(info, vec![ns_cta(0, 4, 0, vec![u0, u1])], &raw()).unwrap();
+    let text = p.feedback_json().unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["feedback_version"], FEEDBACK_VERSION);
+    let region = |name: &str| {
+        v["regions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == name)
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(region("load")["share"], 0.25);
+    assert_eq!(region("load")["mean_ns"], 64.0);
+    assert_eq!(region("load")["on_critical_path"], false);
+    assert_eq!(region("mma")["on_critical_path"], true);
+    assert_eq!(region("tail")["critical_path_fraction"], 1.0);
+    assert_eq!(v["overlaps"][0]["first_name"], "load");
+    assert_eq!(v["overlaps"][0]["fraction_of_first"], 0.5);
+    assert_eq!(v["critical_paths"][0]["unit"], 1);
+    assert_eq!(v["critical_paths"][0]["slack_ns"], 64.0);
+    let back: kperf_replay::Feedback = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, p.feedback());
+    // The full report round-trips too.
+    let full: kperf_replay::ReplayReport =
+        serde_json::from_str(&p.report().to_json().unwrap()).unwrap();
+    assert_eq!(&full, p.report());
+}
+
+#[test]
+fn streaming_replay_matches_the_in_memory_profile() {
+    let info = cycle_info(&[reg(0, "a"), reg(1, "b")]);
+    let ctas: Vec<_> = (0..5u32)
+        .map(|i| {
+            let base = 7 * u64::from(i);
+            let recs = vec![
+                s(0, base),
+                s(1, base + 20),
+                e(1, base + 60 + u64::from(i)),
+                e(0, base + 100),
+            ];
+            cta(
+                i,
+                i % 2,
+                1_000 + 50 * u64::from(4 - i),
+                500,
+                1.25,
+                vec![unit(0, recs.clone()), unit(1, recs)],
+            )
+        })
+        .collect();
+    let opts = ReplayOptions::default();
+    let p = Profile::from_parts_with(info.clone(), ctas.clone(), &opts).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.json");
+    let streamed = kperf_replay::replay_ctas(
+        &info,
+        &opts,
+        || Ok(ctas.clone().into_iter().map(Ok)),
+        Some(&trace),
+    )
+    .unwrap();
+    assert_eq!(&streamed, p.report());
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&trace).unwrap()).unwrap();
+    let x = v["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["ph"] == "X")
+        .count();
+    assert_eq!(x, 20);
+}
+
+#[test]
+fn bad_options_are_rejected() {
+    let info = ns_info(&[]);
+    let bad = ReplayOptions {
+        ticks_per_ns: Some(0.0),
+        ..Default::default()
+    };
+    let err = Profile::from_parts_with(info.clone(), vec![], &bad).unwrap_err();
+    assert!(err.to_string().contains("clock rate"), "{err}");
+    let bad = ReplayOptions {
+        record_cost_ticks: Some(f64::NAN),
+        ..Default::default()
+    };
+    assert!(Profile::from_parts_with(info, vec![], &bad).is_err());
+}
+
+#[test]
+fn empty_profile_reports_nothing_but_does_not_fail() {
+    let p = Profile::from_parts(ns_info(&[reg(0, "a")]), vec![]).unwrap();
+    let r = p.report();
+    assert_eq!(r.totals.ctas, 0);
+    assert_eq!(r.regions.len(), 1);
+    assert_eq!(r.regions[0].count, 0);
+    let s = r.render_summary();
+    assert!(s.contains("0 CTAs"));
+}
+
+#[test]
+fn nearest_rank_percentiles() {
+    let mut v: Vec<f32> = (1..=20).map(|x| x as f32).collect();
+    assert_eq!(percentile(&mut v, 50.0), 10.0);
+    assert_eq!(percentile(&mut v, 95.0), 19.0);
+    assert_eq!(percentile(&mut v, 100.0), 20.0);
+    assert_eq!(percentile(&mut [], 50.0), 0.0);
+}
+
+#[test]
+fn flush_strategy_counts_positions_from_zero() {
+    let mut info = ns_info(&[reg(0, "a")]);
+    info.strategy = Strategy::Flush;
+    let mut u = unit(0, vec![s(0, 0), e(0, 10)]);
+    u.records_written = 6;
+    u.records_lost = 4;
+    let opts = ReplayOptions {
+        record_cost_ticks: Some(2.0),
+        ..Default::default()
+    };
+    let p = Profile::from_parts_with(info, vec![ns_cta(0, 0, 0, vec![u])], &opts).unwrap();
+    let i = p.instances(RegionId(0)).next().unwrap();
+    assert_eq!((i.start_index, i.start_ns, i.end_ns), (0, 0.0, 8.0));
+    assert!(p.report().lost.note.contains("newest records were dropped"));
+}
+
+#[test]
+fn pipelined_async_waits_pair_in_issue_order() {
+    let regions = [
+        (1, "copy", RegionKind::AsyncIssue, None, None),
+        (2, "copy_wait", RegionKind::AsyncWait, None, Some(1)),
+    ];
+    // Two copies in flight: issue 0, issue 1, wait 0, wait 1.
+    let recs = vec![s(1, 0), e(1, 10), s(1, 20), e(1, 30), s(2, 100), s(2, 120)];
+    let p = Profile::from_parts_with(
+        ns_info(&regions),
+        vec![ns_cta(0, 0, 0, vec![unit(0, recs)])],
+        &raw(),
+    )
+    .unwrap();
+    let got: Vec<_> = p.ctas()[0]
+        .async_waits
+        .iter()
+        .map(|w| (w.instance, w.issue_instance, w.clk1, w.clk2, w.raw_ticks))
+        .collect();
+    assert_eq!(got, vec![(0, 0, 0, 100, 100), (1, 1, 20, 120, 100)]);
+    // The END right before each wait is the latest END of the issue region.
+    let exposed: Vec<_> = p.ctas()[0]
+        .async_waits
+        .iter()
+        .map(|w| w.exposed_raw_ticks)
+        .collect();
+    assert_eq!(exposed, vec![Some(70), Some(90)]);
+}
+
+#[test]
+fn data_problems_become_caveats() {
+    // Duplicate metadata id, a clock that goes backwards, a CTA with no units.
+    let info = ns_info(&[reg(0, "a"), reg(0, "a_again")]);
+    let u = unit(0, vec![s(0, 50), e(0, 40)]);
+    let p = Profile::from_parts_with(
+        info,
+        vec![ns_cta(0, 0, 0, vec![u]), ns_cta(1, 0, 0, vec![])],
+        &raw(),
+    )
+    .unwrap();
+    let r = p.report();
+    assert_eq!(p.instances(RegionId(0)).next().unwrap().raw_ticks, 0);
+    assert!(
+        r.caveats
+            .iter()
+            .any(|c| c.contains("lists region id 0 twice")),
+        "{:?}",
+        r.caveats
+    );
+    assert!(
+        r.caveats
+            .iter()
+            .any(|c| c.contains("1 records have a clock earlier")),
+        "{:?}",
+        r.caveats
+    );
+    assert_eq!(r.totals.ctas, 2);
+}
+
+#[test]
+fn replayer_without_a_scan_says_when_ctas_start_early() {
+    use kperf_replay::{ProfileScan, Replayer};
+    let info = ns_info(&[reg(0, "a")]);
+    let mut r = Replayer::new(&info, &raw(), &ProfileScan::default()).unwrap();
+    let late = ns_cta(0, 0, 500, vec![unit(0, vec![s(0, 0), e(0, 10)])]);
+    let early = ns_cta(1, 0, 200, vec![unit(0, vec![s(0, 0), e(0, 10)])]);
+    assert_eq!(r.push_cta(&late).cta.start_ns, 0.0);
+    assert_eq!(r.push_cta(&early).cta.start_ns, -300.0);
+    let report = r.finish();
+    assert!(report.caveats.iter().any(|c| c.contains("negative times")));
+}

@@ -1,0 +1,90 @@
+//! `kperf run --target nvptx`: instrument to PTX, launch with the CUDA
+//! driver, write the raw profile.
+
+use crate::cmd_run::RunArgs;
+use anyhow::{bail, Context, Result};
+use kperf_dialects::meta::InstrumentMeta;
+use kperf_instrument::mlir::pipeline::{compile_plain, device_kernel_params};
+use kperf_instrument::{instrument, Emit, InstrumentOptions, KperfContext};
+use kperf_runtime::calibrate::DeviceProfile;
+use kperf_runtime::cuda::{run_cuda, DeviceCode};
+use kperf_runtime::host::Param;
+use kperf_runtime::profile::RunInfo;
+use kperf_runtime::spec::LaunchSpec;
+
+pub fn run(a: &RunArgs, opts: &InstrumentOptions, spec: &LaunchSpec) -> Result<()> {
+    let file = a.input.display().to_string();
+    let source =
+        std::fs::read_to_string(&a.input).with_context(|| format!("cannot read {file}"))?;
+    let kctx = KperfContext::new()?;
+    let kernels = device_kernel_params(&kctx, &source, &file, &opts.target)?;
+    let (name, types) = match (&spec.kernel, kernels.as_slice()) {
+        (Some(k), _) => kernels
+            .iter()
+            .find(|(n, _)| n == k)
+            .cloned()
+            .with_context(|| format!("{file}: no kernel `{k}`"))?,
+        (None, [one]) => one.clone(),
+        (None, []) => bail!("{file}: no kernel found"),
+        (None, _) => bail!("{file}: several kernels; name one with `kernel = \"...\"` in the spec"),
+    };
+    let params: Vec<Param> = types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            Param::parse(t).with_context(|| {
+                format!("kernel parameter {i} has type {t}, which the launcher does not support")
+            })
+        })
+        .collect::<Result<_>>()?;
+    let mut opts = opts.clone();
+    opts.block.get_or_insert(spec.block);
+    let (ptx, meta): (Vec<u8>, Option<InstrumentMeta>) = if a.no_instrument {
+        (
+            compile_plain(&kctx, &source, &file, &opts, Emit::Ptx)?,
+            None,
+        )
+    } else {
+        let out = instrument(&kctx, &source, &file, &opts, Emit::Ptx)?;
+        (out.bytes, Some(out.meta))
+    };
+    let km = meta.as_ref().and_then(|m| m.kernel(&name)).cloned();
+    let ptx = String::from_utf8(ptx).context("PTX is not UTF-8")?;
+    let run = run_cuda(DeviceCode::Ptx(ptx), &name, &params, km.as_ref(), spec, 0)?;
+    eprintln!(
+        "kperf: ran `{name}` on {}: grid {:?}, block {:?} in {:.3} ms",
+        run.device_name,
+        spec.grid,
+        spec.block,
+        run.kernel_ns as f64 / 1e6
+    );
+    if let (Some(meta), Some(km)) = (meta, km) {
+        let mut info = RunInfo {
+            target: opts.target.name(),
+            kernel: name,
+            grid: spec.grid,
+            block: spec.block,
+            counter: opts.counter,
+            clock_domain: opts.counter.clock_domain(),
+            granularity: opts.granularity,
+            strategy: opts.strategy,
+            ticks_per_ns: None,
+            record_cost_ticks: None,
+            meta: InstrumentMeta {
+                kernels: vec![km.clone()],
+                ..meta
+            },
+        };
+        if let Some(c) = a
+            .calibration
+            .as_deref()
+            .map(DeviceProfile::load)
+            .transpose()?
+        {
+            c.apply(&mut info);
+        }
+        kperf_runtime::write_kprof(&a.output, &info, km.layout.cta_stride(), &run.profile)?;
+        eprintln!("kperf: wrote {}", a.output.display());
+    }
+    Ok(())
+}

@@ -1,0 +1,88 @@
+//! One host job: instrument (or not), JIT-run over the grid, describe the
+//! run. Shared by `kperf run` and `kperf calibrate`.
+
+use anyhow::{bail, Context, Result};
+use kperf_dialects::meta::InstrumentMeta;
+use kperf_instrument::mlir::pipeline::prepare_host;
+use kperf_instrument::{InstrumentOptions, KperfContext};
+use kperf_runtime::host::{run_host, HostRun, Param};
+use kperf_runtime::profile::RunInfo;
+use kperf_runtime::spec::LaunchSpec;
+
+/// The run and, when instrumented, its profile header.
+pub struct HostJob {
+    pub run: HostRun,
+    pub kernel: String,
+    pub info: Option<RunInfo>,
+    pub cta_stride: usize,
+}
+
+pub fn run_host_job(
+    source: &str,
+    file: &str,
+    opts: &InstrumentOptions,
+    spec: &LaunchSpec,
+    instrument: bool,
+    threads: usize,
+) -> Result<HostJob> {
+    let kctx = KperfContext::new()?;
+    let hm = prepare_host(
+        &kctx,
+        source,
+        file,
+        opts,
+        spec.kernel.as_deref(),
+        instrument,
+    )?;
+    let name = hm.kernel.clone();
+    let params: Vec<Param> = hm
+        .param_types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            Param::parse(t).with_context(|| {
+                format!("kernel parameter {i} has type {t}, which the host runner does not support")
+            })
+        })
+        .collect::<Result<_>>()?;
+    let kmeta = hm.meta.as_ref().and_then(|m| m.kernel(&name)).cloned();
+    if hm.meta.is_some() && kmeta.is_none() {
+        bail!("kernel `{name}` has no regions to record");
+    }
+    let run = run_host(&hm.module, &name, &params, kmeta.as_ref(), spec, threads)?;
+    let (info, cta_stride) = match (hm.meta, kmeta) {
+        (Some(meta), Some(km)) => {
+            let stride = km.layout.cta_stride();
+            let info = RunInfo {
+                target: opts.target.name(),
+                kernel: name.clone(),
+                grid: spec.grid,
+                block: [1, 1, 1],
+                counter: opts.counter,
+                clock_domain: opts.counter.clock_domain(),
+                granularity: opts.granularity,
+                strategy: opts.strategy,
+                ticks_per_ns: None,
+                record_cost_ticks: None,
+                meta: InstrumentMeta {
+                    kernels: vec![km],
+                    ..meta
+                },
+            };
+            (Some(info), stride)
+        }
+        _ => (None, 0),
+    };
+    Ok(HostJob {
+        run,
+        kernel: name,
+        info,
+        cta_stride,
+    })
+}
+
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+}
