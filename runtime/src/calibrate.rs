@@ -11,7 +11,7 @@
 //! into the `.kprof` header and replay subtracts the cost per record.
 
 use crate::profile::{CtaTrace, RunInfo};
-use kperf_dialects::abi::{Counter, Edge};
+use kperf_dialects::abi::Counter;
 use serde::{Deserialize, Serialize};
 
 /// Name of the empty region in the calibration kernel.
@@ -24,7 +24,8 @@ pub const KERNEL: &str = "kperf_calibrate";
 pub struct DeviceProfile {
     pub target: String,
     pub counter: Counter,
-    /// Median ticks of one record (END − START of an empty region).
+    /// Ticks of one record: the mean gap between consecutive records of
+    /// back-to-back empty regions, interruptions dropped.
     pub record_cost_ticks: f64,
     /// Smallest and 90th-percentile observed cost, to show the spread.
     pub record_cost_min_ticks: f64,
@@ -83,6 +84,37 @@ pub fn calibration_kernel(pairs: usize, spin_ticks: u64) -> String {
     s
 }
 
+/// Name of the known-work region and kernel in [`known_work_kernel`].
+pub const WORK_REGION: &str = "work";
+pub const WORK_KERNEL: &str = "kperf_known_work";
+
+/// MLIR for a host kernel whose `work` region holds exactly `spin_ticks`
+/// cycles of real work plus `inner_pairs` nested empty regions: the truth
+/// its corrected duration must match, while the raw duration also carries
+/// the cost of the 2·`inner_pairs` + 1 records inside it.
+pub fn known_work_kernel(inner_pairs: usize, spin_ticks: u64) -> String {
+    let rec = |name: &str, start: bool| {
+        format!(
+            "    \"kperf.record\"() {{name = \"{name}\", is_start = {} : i1}} : () -> ()\n",
+            start as u8
+        )
+    };
+    let mut s = String::new();
+    s.push_str("// Generated: a region of known work (a spin of N cycles) with nested records.\nmodule {\n");
+    s.push_str(&format!(
+        "  func.func @{WORK_KERNEL}() attributes {{kperf.kernel}} {{\n"
+    ));
+    s.push_str(&rec(WORK_REGION, true));
+    for _ in 0..inner_pairs {
+        s.push_str(&rec("inner", true));
+        s.push_str(&rec("inner", false));
+    }
+    s.push_str(&spin_mlir("    ", spin_ticks));
+    s.push_str(&rec(WORK_REGION, false));
+    s.push_str("    return\n  }\n}\n");
+    s
+}
+
 /// A host busy loop that runs until `ticks` cycles have passed.
 pub fn spin_mlir(indent: &str, ticks: u64) -> String {
     format!(
@@ -129,24 +161,31 @@ pub fn compute(info: &RunInfo, ctas: &[CtaTrace]) -> Result<DeviceProfile, Calib
         .find(|r| r.name == EMPTY_REGION)
         .map(|r| r.id)
         .ok_or(CalibrationError::NoRegion)?;
-    let mut costs: Vec<f64> = Vec::new();
+    // Every gap between consecutive records of the empty region is one
+    // record's cost (START→END and END→START alike). Gaps far above the
+    // median are interruptions (an OS tick, a migration), not the record.
+    let mut gaps: Vec<f64> = Vec::new();
     for cta in ctas {
         for unit in &cta.units {
             for w in unit.records.windows(2) {
-                if w[0].region == id
-                    && w[1].region == id
-                    && w[0].edge == Edge::Start
-                    && w[1].edge == Edge::End
-                {
-                    costs.push(w[1].clock.saturating_sub(w[0].clock) as f64);
+                if w[0].region == id && w[1].region == id {
+                    gaps.push(w[1].clock.saturating_sub(w[0].clock) as f64);
                 }
             }
         }
     }
-    if costs.is_empty() {
+    if gaps.is_empty() {
         return Err(CalibrationError::NoSamples);
     }
-    costs.sort_by(f64::total_cmp);
+    gaps.sort_by(f64::total_cmp);
+    let median = percentile(&gaps, 0.5);
+    let kept: Vec<f64> = gaps
+        .iter()
+        .copied()
+        .filter(|g| *g <= 4.0 * median.max(1.0))
+        .collect();
+    let mean = kept.iter().sum::<f64>() / kept.len() as f64;
+    let costs = gaps;
     let mut rates: Vec<f64> = ctas
         .iter()
         .filter_map(CtaTrace::measured_ticks_per_ns)
@@ -162,14 +201,15 @@ pub fn compute(info: &RunInfo, ctas: &[CtaTrace]) -> Result<DeviceProfile, Calib
     Ok(DeviceProfile {
         target: info.target.clone(),
         counter: info.counter,
-        record_cost_ticks: percentile(&costs, 0.5),
+        record_cost_ticks: mean,
         record_cost_min_ticks: costs[0],
         record_cost_p90_ticks: percentile(&costs, 0.9),
         ticks_per_ns,
-        samples: costs.len() as u64,
+        samples: kept.len() as u64,
         method: format!(
-            "median END-START of {} back-to-back empty regions over {} CTA(s); tick rate = median over CTAs of (finalize clock - start clock) / (finalize time - start time)",
-            costs.len(),
+            "mean of {} gaps between consecutive records of back-to-back empty regions ({} above 4x the median dropped as interruptions) over {} CTA(s); tick rate = median over CTAs of (finalize clock - start clock) / (finalize time - start time)",
+            kept.len(),
+            costs.len() - kept.len(),
             ctas.len()
         ),
     })
@@ -235,7 +275,7 @@ mod tests {
     }
 
     #[test]
-    fn cost_is_the_median_start_to_end_gap_and_rate_comes_from_the_header() {
+    fn cost_is_the_mean_gap_without_interruptions_and_rate_comes_from_the_header() {
         // gaps START→END: 30, 20, 25 (median 25); END→START gaps are ignored.
         let records = vec![
             rec(Edge::Start, 100),
@@ -264,7 +304,7 @@ mod tests {
         let p = compute(&info(), &[cta]).expect("calibrates");
         assert_eq!(p.record_cost_ticks, 25.0);
         assert_eq!(p.record_cost_min_ticks, 20.0);
-        assert_eq!(p.samples, 3);
+        assert_eq!(p.samples, 5, "the 9000-tick interruption is dropped");
         assert_eq!(p.ticks_per_ns, 2.5);
     }
 

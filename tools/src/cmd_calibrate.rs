@@ -20,8 +20,9 @@ pub struct CalibrateArgs {
     /// clock32 | clock64 | globaltimer (calibrate each counter you profile with)
     #[arg(long, default_value = "clock32")]
     pub counter: String,
-    /// Back-to-back empty regions per CTA
-    #[arg(long, default_value_t = 512)]
+    /// Back-to-back empty regions per CTA (straight-line code; upstream
+    /// scf-to-cf grows quadratically with thousands of records in one block)
+    #[arg(long, default_value_t = 256)]
     pub pairs: usize,
     /// CTAs to run
     #[arg(long, default_value_t = 8)]

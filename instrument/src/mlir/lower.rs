@@ -450,31 +450,60 @@ fn template_prelude(cfg: &LoweringConfig) -> String {
     s
 }
 
-/// Parse `template`, substitute `args` for its arguments, move its body in
-/// front of `anchor`, and return what its `return` returned.
-fn splice(
-    kctx: &KperfContext,
-    cfg: &LoweringConfig,
-    name: &str,
-    template: &str,
-    anchor: Op,
-    args: &[Value],
-) -> Result<Vec<Value>> {
-    let text = format!("module {{\n{}{}}}\n", template_prelude(cfg), template);
-    let module = kctx
-        .parse(&text, &format!("<kperf template {name}>"))
-        .map_err(|e| InstrumentError::Template {
-            template: format!("{name}\n{text}"),
-            diagnostics: e.to_string(),
-        })?;
-    let top = super::module_op(&module);
-    let func = top.regions()[0]
-        .first_block()
-        .and_then(|b| b.ops().into_iter().find(|o| o.name() == "func.func"))
-        .ok_or_else(|| InstrumentError::Template {
-            template: name.into(),
-            diagnostics: "no func.func".into(),
-        })?;
+/// Parsed templates, keyed by their text: a kernel with thousands of
+/// records parses each distinct template once and clones it per use.
+pub struct Templates<'c> {
+    kctx: &'c KperfContext,
+    parsed: HashMap<String, melior::ir::Module<'c>>,
+}
+
+impl<'c> Templates<'c> {
+    pub fn new(kctx: &'c KperfContext) -> Self {
+        Templates {
+            kctx,
+            parsed: HashMap::new(),
+        }
+    }
+
+    /// Instantiate `template` in front of `anchor` with `args` for its
+    /// arguments; returns what its `return` returned.
+    fn splice(
+        &mut self,
+        cfg: &LoweringConfig,
+        name: &str,
+        template: &str,
+        anchor: Op,
+        args: &[Value],
+    ) -> Result<Vec<Value>> {
+        let text = format!("module {{\n{}{}}}\n", template_prelude(cfg), template);
+        if !self.parsed.contains_key(&text) {
+            let m = self
+                .kctx
+                .parse(&text, &format!("<kperf template {name}>"))
+                .map_err(|e| InstrumentError::Template {
+                    template: format!("{name}\n{text}"),
+                    diagnostics: e.to_string(),
+                })?;
+            self.parsed.insert(text.clone(), m);
+        }
+        let module = &self.parsed[&text];
+        let top = super::module_op(module);
+        let func = top.regions()[0]
+            .first_block()
+            .and_then(|b| b.ops().into_iter().find(|o| o.name() == "func.func"))
+            .ok_or_else(|| InstrumentError::Template {
+                template: name.into(),
+                diagnostics: "no func.func".into(),
+            })?;
+        // Work on a detached clone so the cached template stays intact.
+        let copy = Op(unsafe { mlirOperationClone(func.0) });
+        let result = instantiate(copy, name, anchor, args);
+        copy.erase();
+        result
+    }
+}
+
+fn instantiate(func: Op, name: &str, anchor: Op, args: &[Value]) -> Result<Vec<Value>> {
     let body = func.regions()[0]
         .first_block()
         .expect("template has a body");
@@ -506,7 +535,6 @@ fn splice(
             op.move_before(anchor);
         }
     }
-    drop(module);
     Ok(outs)
 }
 
@@ -621,7 +649,8 @@ pub fn to_llvm(kctx: &KperfContext, f: Op, target: &Target) -> Result<Option<Ker
         init_args.extend((n - HOST_GRID_ARG_COUNT..n).map(|i| entry.arg(i)));
         debug_assert_eq!(HOST_GRID_ARGS.len() as isize, HOST_GRID_ARG_COUNT);
     }
-    let st = splice(kctx, &cfg, "init", &templates::init(&cfg), init, &init_args)?;
+    let mut tpl = Templates::new(kctx);
+    let st = tpl.splice(&cfg, "init", &templates::init(&cfg), init, &init_args)?;
     debug_assert_eq!(st.len(), INIT_RESULTS);
     let (rec, seg, cnt, blk, unit_idx) = (st[0], st[2], st[3], st[4], st[5]);
 
@@ -631,7 +660,7 @@ pub fn to_llvm(kctx: &KperfContext, f: Op, target: &Target) -> Result<Option<Ker
             n if n == ops::READ_COUNTER => {
                 let mut t = String::new();
                 let _ = templates::read_counter(&mut t, &cfg);
-                let out = splice(kctx, &cfg, "read_counter", &t, op, &[])?;
+                let out = tpl.splice(&cfg, "read_counter", &t, op, &[])?;
                 op.result(0).replace_all_uses_with(out[0]);
                 op.erase();
             }
@@ -669,8 +698,7 @@ pub fn to_llvm(kctx: &KperfContext, f: Op, target: &Target) -> Result<Option<Ker
                     });
                 }
                 let t = templates::store(&cfg, region, edge);
-                splice(
-                    kctx,
+                tpl.splice(
                     &cfg,
                     "store",
                     &t,
@@ -680,7 +708,7 @@ pub fn to_llvm(kctx: &KperfContext, f: Op, target: &Target) -> Result<Option<Ker
                 op.erase();
             }
             n if n == ops::FINALIZE => {
-                splice(kctx, &cfg, "finalize", &templates::finalize(&cfg), op, &st)?;
+                tpl.splice(&cfg, "finalize", &templates::finalize(&cfg), op, &st)?;
                 op.erase();
             }
             _ => {}
