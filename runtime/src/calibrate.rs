@@ -219,7 +219,7 @@ pub fn compute(info: &RunInfo, ctas: &[CtaTrace]) -> Result<DeviceProfile, Calib
 mod tests {
     use super::*;
     use crate::profile::{Record, UnitTrace};
-    use kperf_dialects::abi::{ClockDomain, RegionId, Strategy};
+    use kperf_dialects::abi::{ClockDomain, Edge, RegionId, Strategy};
     use kperf_dialects::meta::{
         BufferKind, Granularity, InstrumentMeta, KernelMeta, RegionKind, RegionMeta,
     };
