@@ -276,14 +276,15 @@ mod tests {
 
     #[test]
     fn cost_is_the_mean_gap_without_interruptions_and_rate_comes_from_the_header() {
-        // gaps START→END: 30, 20, 25 (median 25); END→START gaps are ignored.
+        // gaps 30, 20, 20, 30, 25 (mean 25) and one 9000-tick interruption.
         let records = vec![
             rec(Edge::Start, 100),
             rec(Edge::End, 130),
-            rec(Edge::Start, 1000),
-            rec(Edge::End, 1020),
-            rec(Edge::Start, 2000),
-            rec(Edge::End, 2025),
+            rec(Edge::Start, 150),
+            rec(Edge::End, 170),
+            rec(Edge::Start, 200),
+            rec(Edge::End, 225),
+            rec(Edge::Start, 9225),
         ];
         let cta = CtaTrace {
             block_index: 0,
@@ -296,7 +297,7 @@ mod tests {
             finalize_clock: 25_000,
             units: vec![UnitTrace {
                 unit_id: 0,
-                records_written: 6,
+                records_written: 7,
                 records_lost: 0,
                 records,
             }],
