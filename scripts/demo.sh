@@ -12,8 +12,10 @@ mkdir -p out
 # 1. The instrumented kernel at the kperfgpu level and as PTX for sm_90a (shows what the GPU would run).
 $kperf instrument examples/matmul_host.mlir --target host --regions kernel,loops --emit kperfgpu -o out/matmul.kperfgpu.mlir
 $kperf instrument examples/reduce.mlir --target nvptx:sm_90a --regions kernel,loops -o out/reduce.ptx
-# 2. Run on the host: one OS-thread task per CTA, same lowering as the GPU path.
-$kperf run examples/matmul_host.mlir --target host --spec examples/matmul_host.toml --regions kernel,loops --slots 4096 -o out/matmul.kprof
+# 2. Calibrate this machine (cost of one record, tick rate), then run on the
+#    host: CTAs spread over OS threads, same lowering as the GPU path.
+$kperf calibrate --target host -o out/host-device.json
+$kperf run examples/matmul_host.mlir --target host --spec examples/matmul_host.toml --regions kernel,loops --slots 4096 --calibration out/host-device.json -o out/matmul.kprof
 # 3. Replay: pairing, overhead correction, trace + summary + feedback JSON.
 $kperf replay out/matmul.kprof -o out/trace.json --json out/feedback.json --summary
 echo "demo: open out/trace.json in ui.perfetto.dev"
