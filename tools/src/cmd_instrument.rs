@@ -164,6 +164,15 @@ pub fn run(a: InstrumentArgs) -> Result<()> {
         .output
         .clone()
         .unwrap_or_else(|| a.input.with_extension(extension(emit)));
+    if emit == Emit::Kperf {
+        // Region ids and the buffer layout are fixed by the next stage.
+        write_atomically(&path, &out.bytes)?;
+        eprintln!(
+            "kperf: wrote {} (records only; metadata is written from --emit kperfgpu on)",
+            path.display()
+        );
+        return Ok(());
+    }
     // Both files are produced before either is written: a failure leaves neither.
     let meta = serde_json::to_vec_pretty(&out.meta)?;
     write_atomically(&path, &out.bytes)?;

@@ -6,6 +6,7 @@
 
 mod cmd_calibrate;
 mod cmd_instrument;
+mod cmd_opt;
 mod cmd_replay;
 mod cmd_run;
 mod cmd_run_cuda;
@@ -30,6 +31,12 @@ enum Cmd {
     /// any stage, LLVM IR, PTX, cubin or AMDGPU ISA) and `<out>.kperf.json`,
     /// the metadata that names every region and the buffer layout.
     Instrument(cmd_instrument::InstrumentArgs),
+    /// Run a pass pipeline that mixes upstream MLIR passes and kperf's.
+    ///
+    /// Lets a user instrument before or after any named pass, e.g.
+    /// `-p 'canonicalize,convert-gpu-to-nvvm,kperf-instrument'` instruments
+    /// the kernel after it was lowered to NVVM. Prints the resulting MLIR.
+    Opt(cmd_opt::OptArgs),
     /// Run an instrumented kernel on the host CPU (JIT) and write a raw profile.
     ///
     /// Takes a .mlir kernel (instrumented on the fly with the same options as
@@ -57,6 +64,7 @@ fn main() {
     let cli = Cli::parse();
     let r: Result<()> = match cli.cmd {
         Cmd::Instrument(a) => cmd_instrument::run(a),
+        Cmd::Opt(a) => cmd_opt::run(a),
         Cmd::Run(a) => cmd_run::run(a),
         Cmd::Replay(a) => cmd_replay::replay(a),
         Cmd::Report(a) => cmd_replay::report(a),

@@ -76,7 +76,9 @@ fn run_case(c: &Case) -> Result<(), String> {
         .to_string();
     let out_file = out_dir.join(format!("{stem}.out"));
     let mut args = c.args.clone();
-    if args.first().map(String::as_str) == Some("instrument") && !args.iter().any(|a| a == "-o") {
+    if matches!(args.first().map(String::as_str), Some("instrument" | "opt"))
+        && !args.iter().any(|a| a == "-o")
+    {
         args.push("-o".into());
         args.push(out_file.display().to_string());
     }

@@ -9,7 +9,7 @@
 
 use super::ir::{self, sref, type_string, Op, Value};
 use super::regions::{self, is_return, named_attr, record_sites, serde_json_kind};
-use super::templates::{self, LoweringConfig, HOST_GRID_ARGS, INIT_RESULTS};
+use super::templates::{self, LoweringConfig, INIT_RESULTS};
 use super::KperfContext;
 use crate::error::{InstrumentError, Result};
 use crate::options::{InstrumentOptions, Target};
@@ -612,28 +612,97 @@ pub fn num_inputs(f: Op) -> isize {
 }
 
 /// Step 2 on one kernel: returns its metadata.
-pub fn to_llvm(kctx: &KperfContext, f: Op, target: &Target) -> Result<Option<KernelMeta>> {
-    let body = f.nested_ops();
-    let Some(init) = body.iter().copied().find(|o| o.name() == ops::INIT) else {
+/// The region table of one region op at the `kperfgpu` level.
+fn region_of(op: Op) -> Result<RegionMeta> {
+    let n = op.name();
+    let bad = || InstrumentError::At {
+        location: op.loc_string(),
+        message: format!("{n}: missing region_id/is_start"),
+    };
+    let id = op.int_attr("region_id").ok_or_else(bad)?;
+    op.int_attr("is_start").ok_or_else(bad)?;
+    if !(0..=MAX_REGION_ID as i64).contains(&id) {
+        return Err(InstrumentError::At {
+            location: op.loc_string(),
+            message: format!("region id {id} does not fit 16 bits"),
+        });
+    }
+    Ok(RegionMeta {
+        id: RegionId(id as u16),
+        name: op
+            .str_attr("name")
+            .unwrap_or_else(|| format!("region_{id}")),
+        kind: op
+            .str_attr("kind")
+            .map(|k| regions::kind_from_str(&k))
+            .unwrap_or(RegionKind::Explicit),
+        parent: op.int_attr("parent").map(|p| RegionId(p as u16)),
+        location: op.str_attr("src").unwrap_or_else(|| op.loc_string()),
+        pairs_with: op.int_attr("pairs_with").map(|p| RegionId(p as u16)),
+    })
+}
+
+fn is_store(op: Op) -> bool {
+    let n = op.name();
+    n == ops::CIRCULAR_STORE || n == ops::STORE_COUNTER
+}
+
+/// The metadata of a kernel at the `kperfgpu` level (None when it has no
+/// `kperfgpu.init`): what `.kperf.json` says about it. Reads, never mutates.
+pub fn kernel_meta(f: Op, target: &Target) -> Result<Option<KernelMeta>> {
+    let Some(init) = f.nested_ops().into_iter().find(|o| o.name() == ops::INIT) else {
         return Ok(None);
     };
+    let cfg = config_from_init(init, f, target)?;
+    let mut regions: Vec<RegionMeta> = Vec::new();
+    for op in f.nested_ops().into_iter().filter(|o| is_store(*o)) {
+        let r = region_of(op)?;
+        if !regions.iter().any(|x| x.id == r.id) {
+            regions.push(r);
+        }
+    }
+    regions.sort_by_key(|r| r.id);
+    let n_in = num_inputs(f);
+    let original = if target.is_host() && f.has_attr("kperf.host_abi") {
+        n_in - HOST_GRID_ARG_COUNT
+    } else {
+        n_in
+    };
+    Ok(Some(KernelMeta {
+        name: regions::symbol_name(f),
+        original_arg_count: original as u32,
+        block: cfg.block,
+        layout: Layout {
+            units: cfg.units,
+            slots: cfg.global_slots,
+        },
+        sampled_units: cfg.sampled_units.clone(),
+        cta_sampling: cfg.sample_ctas.clone(),
+        regions,
+    }))
+}
+
+/// Step 2 on one kernel: returns its metadata.
+pub fn to_llvm(kctx: &KperfContext, f: Op, target: &Target) -> Result<Option<KernelMeta>> {
+    let Some(meta) = kernel_meta(f, target)? else {
+        return Ok(None);
+    };
+    let init = f
+        .nested_ops()
+        .into_iter()
+        .find(|o| o.name() == ops::INIT)
+        .expect("kernel_meta found it");
     let cfg = config_from_init(init, f, target)?;
 
     // The profile buffer argument: after the original arguments (before the
     // host's trailing grid arguments).
     let host_abi = target.is_host() && f.has_attr("kperf.host_abi");
-    let n_in = num_inputs(f);
-    let original = if host_abi {
-        n_in - HOST_GRID_ARG_COUNT
-    } else {
-        n_in
-    };
     let gty = if target.is_host() {
         "!llvm.ptr"
     } else {
         "!llvm.ptr<1>"
     };
-    let prof = insert_function_arg(f, original, gty)?;
+    let prof = insert_function_arg(f, meta.original_arg_count as isize, gty)?;
 
     add_prelude(kctx, f, &cfg)?;
     let entry = f.regions()[0].first_block().expect("kernel has a body");
@@ -647,71 +716,38 @@ pub fn to_llvm(kctx: &KperfContext, f: Op, target: &Target) -> Result<Option<Ker
         }
         let n = num_inputs(f);
         init_args.extend((n - HOST_GRID_ARG_COUNT..n).map(|i| entry.arg(i)));
-        debug_assert_eq!(HOST_GRID_ARGS.len() as isize, HOST_GRID_ARG_COUNT);
     }
     let mut tpl = Templates::new(kctx);
     let st = tpl.splice(&cfg, "init", &templates::init(&cfg), init, &init_args)?;
     debug_assert_eq!(st.len(), INIT_RESULTS);
     let (rec, seg, cnt, blk, unit_idx) = (st[0], st[2], st[3], st[4], st[5]);
-
-    let mut regions: Vec<RegionMeta> = Vec::new();
     for op in f.nested_ops() {
-        match op.name().as_str() {
-            n if n == ops::READ_COUNTER => {
-                let mut t = String::new();
-                let _ = templates::read_counter(&mut t, &cfg);
-                let out = tpl.splice(&cfg, "read_counter", &t, op, &[])?;
-                op.result(0).replace_all_uses_with(out[0]);
-                op.erase();
-            }
-            n if n == ops::CIRCULAR_STORE || n == ops::STORE_COUNTER => {
-                let bad = || InstrumentError::At {
-                    location: op.loc_string(),
-                    message: format!("{n}: missing region_id/is_start"),
-                };
-                let id = op.int_attr("region_id").ok_or_else(bad)?;
-                if !(0..=MAX_REGION_ID as i64).contains(&id) {
-                    return Err(InstrumentError::At {
-                        location: op.loc_string(),
-                        message: format!("region id {id} does not fit 16 bits"),
-                    });
-                }
-                let edge = if op.int_attr("is_start").ok_or_else(bad)? != 0 {
-                    Edge::Start
-                } else {
-                    Edge::End
-                };
-                let region = RegionId(id as u16);
-                if !regions.iter().any(|r| r.id == region) {
-                    regions.push(RegionMeta {
-                        id: region,
-                        name: op
-                            .str_attr("name")
-                            .unwrap_or_else(|| format!("region_{id}")),
-                        kind: op
-                            .str_attr("kind")
-                            .map(|k| regions::kind_from_str(&k))
-                            .unwrap_or(RegionKind::Explicit),
-                        parent: op.int_attr("parent").map(|p| RegionId(p as u16)),
-                        location: op.str_attr("src").unwrap_or_else(|| op.loc_string()),
-                        pairs_with: op.int_attr("pairs_with").map(|p| RegionId(p as u16)),
-                    });
-                }
-                let t = templates::store(&cfg, region, edge);
-                tpl.splice(
-                    &cfg,
-                    "store",
-                    &t,
-                    op,
-                    &[rec, seg, cnt, blk, unit_idx, op.operand(0)],
-                )?;
-                op.erase();
-            }
-            n if n == ops::FINALIZE => {
-                tpl.splice(&cfg, "finalize", &templates::finalize(&cfg), op, &st)?;
-                op.erase();
-            }
-            _ => {}
+        let n = op.name();
+        if n == ops::READ_COUNTER {
+            let mut t = String::new();
+            let _ = templates::read_counter(&mut t, &cfg);
+            let out = tpl.splice(&cfg, "read_counter", &t, op, &[])?;
+            op.result(0).replace_all_uses_with(out[0]);
+            op.erase();
+        } else if is_store(op) {
+            let r = region_of(op)?;
+            let edge = if op.int_attr("is_start").unwrap_or(0) != 0 {
+                Edge::Start
+            } else {
+                Edge::End
+            };
+            let t = templates::store(&cfg, r.id, edge);
+            tpl.splice(
+                &cfg,
+                "store",
+                &t,
+                op,
+                &[rec, seg, cnt, blk, unit_idx, op.operand(0)],
+            )?;
+            op.erase();
+        } else if n == ops::FINALIZE {
+            tpl.splice(&cfg, "finalize", &templates::finalize(&cfg), op, &st)?;
+            op.erase();
         }
     }
     for op in f
@@ -721,19 +757,7 @@ pub fn to_llvm(kctx: &KperfContext, f: Op, target: &Target) -> Result<Option<Ker
     {
         op.erase();
     }
-    regions.sort_by_key(|r| r.id);
-    Ok(Some(KernelMeta {
-        name: regions::symbol_name(f),
-        original_arg_count: original as u32,
-        block: cfg.block,
-        layout: Layout {
-            units: cfg.units,
-            slots: cfg.global_slots,
-        },
-        sampled_units: cfg.sampled_units.clone(),
-        cta_sampling: cfg.sample_ctas.clone(),
-        regions,
-    }))
+    Ok(Some(meta))
 }
 
 /// Put the template prelude (the shared-memory ring global, the host's

@@ -6,7 +6,7 @@ use super::lower::{self, HOST_GRID_ARG_COUNT};
 use super::regions;
 use super::{module_op, print_module, KperfContext};
 use crate::error::{InstrumentError, Result};
-use crate::options::{Emit, InstrumentOptions, Target};
+use crate::options::{Emit, InstrumentOptions, RegionMode, Target};
 use kperf_dialects::irdl::ops;
 use kperf_dialects::meta::InstrumentMeta;
 use melior::ir::Module;
@@ -99,6 +99,9 @@ pub fn instrument_module(
     }
     kctx.verify(module)?;
     if emit == Emit::KperfGpu {
+        for k in &kernels {
+            meta.kernels.extend(lower::kernel_meta(*k, &opts.target)?);
+        }
         return Ok(meta);
     }
     let top = module_op(module);
@@ -444,4 +447,119 @@ pub fn compile_plain(
         kctx.run_pipeline(&mut module, "gpu-kernel-outlining")?;
     }
     emit_module(kctx, &mut module, opts, emit)
+}
+
+/// kperf's own passes, nameable inside `kperf opt` pipelines.
+pub const KPERF_PASSES: &[&str] = &[
+    "kperf-insert",
+    "kperf-lower-gpu",
+    "kperf-lower-llvm",
+    "kperf-instrument",
+];
+
+/// Split a pipeline at top-level commas (not inside `{...}` or `(...)`).
+pub fn split_pipeline(p: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut cur = String::new();
+    for c in p.chars() {
+        match c {
+            '{' | '(' => depth += 1,
+            '}' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(std::mem::take(&mut cur).trim().to_string());
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim().to_string());
+    }
+    out
+}
+
+/// Run a pipeline that mixes upstream passes (run by MLIR's pass manager,
+/// consecutive ones together) and kperf's passes:
+/// `kperf-insert{regions=kernel,loops}` (find kernels, insert and check
+/// regions), `kperf-lower-gpu` (records → kperfgpu ops), `kperf-lower-llvm`
+/// (kperfgpu → LLVM/NVVM/ROCDL), `kperf-instrument` (all three). Returns the
+/// metadata of the kernels lowered by `kperf-lower-llvm`.
+pub fn run_opt(
+    kctx: &KperfContext,
+    module: &mut Module,
+    file: &str,
+    pipeline: &str,
+    opts: &InstrumentOptions,
+) -> Result<InstrumentMeta> {
+    let mut meta = InstrumentMeta::new_header(
+        &opts.target.name(),
+        opts.counter,
+        opts.granularity,
+        opts.buffer,
+        opts.strategy,
+    );
+    meta.source = file.to_string();
+    let mut upstream: Vec<String> = Vec::new();
+    let flush = |module: &mut Module, upstream: &mut Vec<String>| -> Result<()> {
+        if !upstream.is_empty() {
+            kctx.run_pipeline(module, &upstream.join(","))?;
+            upstream.clear();
+        }
+        Ok(())
+    };
+    for pass in split_pipeline(pipeline) {
+        let (name, args) = match pass.find('{') {
+            Some(i) => (
+                pass[..i].trim().to_string(),
+                pass[i + 1..].trim_end_matches('}').to_string(),
+            ),
+            None => (pass.clone(), String::new()),
+        };
+        if !KPERF_PASSES.contains(&name.as_str()) {
+            upstream.push(pass);
+            continue;
+        }
+        flush(module, &mut upstream)?;
+        let mut o = opts.clone();
+        // Options as in MLIR: space-separated `key=value`.
+        for kv in args.split_whitespace() {
+            match kv.split_once('=') {
+                Some(("regions", v)) => o.regions = RegionMode::parse_list(v)?,
+                _ => {
+                    return Err(InstrumentError::Option(format!(
+                        "{name}: unknown option `{kv}` (it takes regions=<modes>)"
+                    )))
+                }
+            }
+        }
+        let kernels = regions::find_kernels(module_op(module), &o.target);
+        if kernels.is_empty() {
+            return Err(InstrumentError::NoKernel(format!("{file} (at `{name}`)")));
+        }
+        let ctx = kctx.ctx.to_raw();
+        let do_insert = name == "kperf-insert" || name == "kperf-instrument";
+        let do_gpu = name == "kperf-lower-gpu" || name == "kperf-instrument";
+        let do_llvm = name == "kperf-lower-llvm" || name == "kperf-instrument";
+        for k in &kernels {
+            let lowered = k.nested_ops().iter().any(|x| x.name() == ops::INIT);
+            if do_insert && !lowered {
+                if o.target.is_host() {
+                    apply_host_abi(kctx, *k)?;
+                }
+                regions::insert_regions(ctx, *k, &o.regions)?;
+                regions::check_balance(*k)?;
+            }
+            if do_gpu && !lowered {
+                lower::to_kperfgpu(*k, &o)?;
+            }
+            if do_llvm {
+                meta.kernels.extend(lower::to_llvm(kctx, *k, &o.target)?);
+            }
+        }
+        kctx.verify(module)?;
+    }
+    flush(module, &mut upstream)?;
+    Ok(meta)
 }

@@ -1,0 +1,46 @@
+//! `kperf opt`: a textual pipeline of upstream MLIR passes and kperf's.
+
+use crate::cmd_instrument::{meta_path, write_atomically, LoweringArgs};
+use anyhow::{Context, Result};
+use clap::Args;
+use kperf_instrument::mlir::pipeline::run_opt;
+use kperf_instrument::mlir::print_module;
+use kperf_instrument::KperfContext;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct OptArgs {
+    /// Input (.mlir)
+    pub input: PathBuf,
+    /// Comma-separated passes: any upstream pass (`canonicalize`,
+    /// `convert-gpu-to-nvvm`, `gpu-kernel-outlining`, ...) and kperf's:
+    /// `kperf-insert{regions=kernel,loops}`, `kperf-lower-gpu`,
+    /// `kperf-lower-llvm`, `kperf-instrument` (all three)
+    #[arg(long, short = 'p')]
+    pub pipeline: String,
+    /// Output (.mlir); metadata goes to <output>.kperf.json when kernels were lowered
+    #[arg(short, long)]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub lowering: LoweringArgs,
+}
+
+pub fn run(a: OptArgs) -> Result<()> {
+    let opts = a.lowering.options()?;
+    let file = a.input.display().to_string();
+    let source =
+        std::fs::read_to_string(&a.input).with_context(|| format!("cannot read {file}"))?;
+    let kctx = KperfContext::new()?;
+    let mut module = kctx.parse(&source, &file)?;
+    let meta = run_opt(&kctx, &mut module, &file, &a.pipeline, &opts)?;
+    let text = print_module(&module);
+    let meta_bytes = (!meta.kernels.is_empty())
+        .then(|| serde_json::to_vec_pretty(&meta))
+        .transpose()?;
+    write_atomically(&a.output, text.as_bytes())?;
+    if let Some(m) = meta_bytes {
+        write_atomically(&meta_path(&a.output), &m)?;
+    }
+    eprintln!("kperf: wrote {}", a.output.display());
+    Ok(())
+}
