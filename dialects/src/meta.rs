@@ -36,12 +36,17 @@ impl Granularity {
     pub fn from_name(s: &str) -> Option<Granularity> {
         Granularity::ALL.into_iter().find(|g| g.name() == s)
     }
-    /// Threads per unit, given the threads per CTA.
+    /// Threads per unit on NVIDIA (32-thread warps), given the threads per CTA.
     pub fn threads_per_unit(self, cta_threads: u32) -> u32 {
+        self.threads_per_unit_with(cta_threads, 32)
+    }
+    /// Threads per unit with `warp_size`-thread warps (64 on AMD's wave64);
+    /// a warp group is four warps, as on Hopper.
+    pub fn threads_per_unit_with(self, cta_threads: u32, warp_size: u32) -> u32 {
         match self {
             Granularity::Thread => 1,
-            Granularity::Warp => 32,
-            Granularity::Warpgroup => 128,
+            Granularity::Warp => warp_size,
+            Granularity::Warpgroup => 4 * warp_size,
             Granularity::Cta => cta_threads.max(1),
         }
     }

@@ -46,9 +46,24 @@ impl Target {
             Target::Host => "host".into(),
         }
     }
-    /// Threads that execute one CTA; the host runs one thread per CTA.
+    /// The host runs one thread per CTA.
     pub fn is_host(&self) -> bool {
         matches!(self, Target::Host)
+    }
+    /// Threads per warp (wavefront): 64 on AMD's CDNA (wave64), 32 on NVIDIA.
+    pub fn warp_size(&self) -> u32 {
+        match self {
+            Target::Amdgpu { .. } => 64,
+            _ => 32,
+        }
+    }
+    /// Threads per unit of `g` for a CTA of `cta_threads` threads.
+    pub fn unit_threads(&self, g: kperf_dialects::meta::Granularity, cta_threads: u32) -> u32 {
+        if self.is_host() {
+            1
+        } else {
+            g.threads_per_unit_with(cta_threads, self.warp_size())
+        }
     }
 }
 

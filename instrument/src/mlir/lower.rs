@@ -131,11 +131,7 @@ pub fn to_kperfgpu(f: Op, opts: &InstrumentOptions) -> Result<()> {
     let sites = record_sites(f);
     let block = block_shape(f, opts)?;
     let cta_threads = block.iter().product::<u32>();
-    let unit_threads = if opts.target.is_host() {
-        1
-    } else {
-        opts.granularity.threads_per_unit(cta_threads)
-    };
+    let unit_threads = opts.target.unit_threads(opts.granularity, cta_threads);
     let all_units = if opts.target.is_host() {
         1
     } else {
@@ -419,11 +415,7 @@ fn config_from_init(init: Op, f: Op, target: &Target) -> Result<LoweringConfig> 
         cta_threads,
         block: [block[0], block[1], block[2]],
         block_1d: block[1] == 1 && block[2] == 1,
-        unit_threads: if target.is_host() {
-            1
-        } else {
-            granularity.threads_per_unit(cta_threads)
-        },
+        unit_threads: target.unit_threads(granularity, cta_threads),
         units,
         slots,
         global_slots,

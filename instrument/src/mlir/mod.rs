@@ -48,7 +48,7 @@ impl KperfContext {
                     text.push_str(&format!(
                         "\n  note: {}: {}",
                         ir::describe_location(n.location().to_raw()),
-                        n
+                        brief(&n.to_string())
                     ));
                 }
             }
@@ -136,6 +136,21 @@ impl KperfContext {
             diagnostics: self.take_diagnostics(),
         })
     }
+}
+
+/// MLIR's notes can carry a whole module ("see current operation: ..."):
+/// keep the first lines so an error stays readable.
+fn brief(note: &str) -> String {
+    const MAX_LINES: usize = 6;
+    let lines: Vec<&str> = note.lines().collect();
+    if lines.len() <= MAX_LINES {
+        return note.to_string();
+    }
+    format!(
+        "{}\n  ... ({} more lines)",
+        lines[..MAX_LINES].join("\n"),
+        lines.len() - MAX_LINES
+    )
 }
 
 /// The module's top op as a raw handle.

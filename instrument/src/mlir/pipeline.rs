@@ -30,7 +30,7 @@ pub fn nvptx_lowering(chip: &str) -> String {
 }
 
 pub fn amdgpu_lowering(chip: &str) -> String {
-    format!("rocdl-attach-target{{chip={chip} O=3}},convert-scf-to-cf,convert-gpu-to-rocdl,gpu-module-to-binary{{format=isa}}")
+    format!("rocdl-attach-target{{chip={chip} O=3}},gpu.module(convert-scf-to-cf,convert-gpu-to-rocdl),gpu-module-to-binary{{format=isa}}")
 }
 
 fn has_op(module: Op, name: &str) -> bool {

@@ -54,6 +54,14 @@ impl LoweringConfig {
             "!llvm.ptr<1>"
         }
     }
+    /// Pointer type of the ring counter's stack slot: AMDGPU keeps allocas
+    /// in the private address space 5.
+    pub fn cnt_ptr(&self) -> &'static str {
+        match self.target {
+            Target::Amdgpu { .. } => "!llvm.ptr<5>",
+            _ => "!llvm.ptr",
+        }
+    }
     /// Pointer type of the segments while the kernel runs.
     pub fn seg_ptr(&self) -> &'static str {
         match (self.buffer, &self.target) {
@@ -211,7 +219,21 @@ fn read_counter_full(b: &mut Body, cfg: &LoweringConfig) -> String {
 fn hw_id(b: &mut Body, t: &Target) -> String {
     match t {
         Target::Nvptx { .. } => b.def("nvvm.read.ptx.sreg.smid : i32"),
-        Target::Amdgpu { .. } => b.c32(0),
+        Target::Amdgpu { .. } => {
+            // s_getreg HW_REG_HW_ID (gfx9: register 4, all 32 bits): CU id in
+            // bits 11..8, shader engine in bits 15..13 → se·16 + cu.
+            let reg = b.c32((31 << 11) | 4);
+            let v = b.def(format!(
+                "llvm.call_intrinsic \"llvm.amdgcn.s.getreg\"({reg}) : (i32) -> i32"
+            ));
+            let (c8, c13, m15, m7, c16) = (b.c32(8), b.c32(13), b.c32(15), b.c32(7), b.c32(16));
+            let cu = b.def(format!("llvm.lshr {v}, {c8} : i32"));
+            let cu = b.def(format!("llvm.and {cu}, {m15} : i32"));
+            let se = b.def(format!("llvm.lshr {v}, {c13} : i32"));
+            let se = b.def(format!("llvm.and {se}, {m7} : i32"));
+            let se = b.def(format!("llvm.mul {se}, {c16} : i32"));
+            b.def(format!("llvm.add {se}, {cu} : i32"))
+        }
         Target::Host => b.def("llvm.call @kperf_host_cpu() : () -> i32"),
     }
 }
@@ -246,8 +268,8 @@ fn thread_id(b: &mut Body, cfg: &LoweringConfig) -> String {
             }
             let y = b.def("rocdl.workitem.id.y : i32");
             let z = b.def("rocdl.workitem.id.z : i32");
-            let nx = b.c32(cfg.cta_threads as i64); // not used for 3-D on AMD without known dims
-            let ny = b.c32(1);
+            let nx = b.c32(cfg.block[0] as i64);
+            let ny = b.c32(cfg.block[1] as i64);
             linearize(b, [&x, &y, &z], [&nx, &ny])
         }
     }
@@ -262,7 +284,7 @@ fn linearize(b: &mut Body, [x, y, z]: [&str; 3], [nx, ny]: [&str; 2]) -> String 
 }
 
 /// Linear CTA id; host gets block and grid ids as arguments.
-fn cta_id(b: &mut Body, t: &Target) -> String {
+fn cta_id(b: &mut Body, t: &Target, block: [u32; 3]) -> String {
     match t {
         Target::Nvptx { .. } => {
             let x = b.def("nvvm.read.ptx.sreg.ctaid.x : i32");
@@ -276,8 +298,22 @@ fn cta_id(b: &mut Body, t: &Target) -> String {
             let x = b.def("rocdl.workgroup.id.x : i32");
             let y = b.def("rocdl.workgroup.id.y : i32");
             let z = b.def("rocdl.workgroup.id.z : i32");
-            let nx = b.def("rocdl.grid.dim.x : i32");
-            let ny = b.def("rocdl.grid.dim.y : i32");
+            // Workgroups per dimension from the HSA dispatch packet (grid size
+            // in work-items at +12/+16) over the known block size; ROCDL's
+            // grid.dim would need ROCm's device library.
+            let pkt =
+                b.def("llvm.call_intrinsic \"llvm.amdgcn.dispatch.ptr\"() : () -> !llvm.ptr<4>");
+            let gx = b.gep(&pkt, "!llvm.ptr<4>", 12);
+            let gy = b.gep(&pkt, "!llvm.ptr<4>", 16);
+            let gx = b.def(format!(
+                "llvm.load {gx} {{alignment = 4 : i64}} : !llvm.ptr<4> -> i32"
+            ));
+            let gy = b.def(format!(
+                "llvm.load {gy} {{alignment = 4 : i64}} : !llvm.ptr<4> -> i32"
+            ));
+            let (bx, by) = (b.c32(block[0].max(1) as i64), b.c32(block[1].max(1) as i64));
+            let nx = b.def(format!("llvm.udiv {gx}, {bx} : i32"));
+            let ny = b.def(format!("llvm.udiv {gy}, {by} : i32"));
             linearize(b, [&x, &y, &z], [&nx, &ny])
         }
         Target::Host => {
@@ -310,7 +346,7 @@ pub fn init(cfg: &LoweringConfig) -> String {
     let g = cfg.gptr();
     let seg_ty = cfg.seg_ptr();
     let tid = thread_id(&mut b, cfg);
-    let cta = cta_id(&mut b, &cfg.target);
+    let cta = cta_id(&mut b, &cfg.target, cfg.block);
     let zero = b.c32(0);
     let tpu = b.c32(cfg.unit_threads as i64);
     let (unit, lane) = if cfg.unit_threads == 1 {
@@ -407,8 +443,9 @@ pub fn init(cfg: &LoweringConfig) -> String {
 
     // The ring counter lives in a stack slot that SROA turns into a register.
     let one = b.c32(1);
-    let cnt = b.def(format!("llvm.alloca {one} x i32 : (i32) -> !llvm.ptr"));
-    b.store(&zero, "i32", &cnt, "!llvm.ptr", 4);
+    let cp = cfg.cnt_ptr();
+    let cnt = b.def(format!("llvm.alloca {one} x i32 : (i32) -> {cp}"));
+    b.store(&zero, "i32", &cnt, cp, 4);
 
     // Thread 0 of a recording CTA writes the header's init fields.
     let t0 = b.def(format!("llvm.icmp \"eq\" {tid}, {zero} : i32"));
@@ -456,7 +493,7 @@ pub fn init(cfg: &LoweringConfig) -> String {
             (&rec, "i1"),
             (&hdr, "i1"),
             (&seg, seg_ty),
-            (&cnt, "!llvm.ptr"),
+            (&cnt, cfg.cnt_ptr()),
             (&blk, g),
             (&unit_idx, "i32"),
             (&tid, "i32"),
@@ -474,7 +511,10 @@ pub fn init(cfg: &LoweringConfig) -> String {
 pub fn store(cfg: &LoweringConfig, region: RegionId, edge: Edge) -> String {
     let mut b = Body::new();
     let seg_ty = cfg.seg_ptr();
-    let n = b.def("llvm.load %cnt {alignment = 4 : i64} : !llvm.ptr -> i32");
+    let cp = cfg.cnt_ptr();
+    let n = b.def(format!(
+        "llvm.load %cnt {{alignment = 4 : i64}} : {cp} -> i32"
+    ));
     let mask = b.c32(cfg.slots as i64 - 1);
     let slot = b.def(format!("llvm.and {n}, {mask} : i32"));
     let three = b.c32(3);
@@ -512,14 +552,14 @@ pub fn store(cfg: &LoweringConfig, region: RegionId, edge: Edge) -> String {
     b.line("}");
     let one = b.c32(1);
     let n1 = b.def(format!("llvm.add {n}, {one} : i32"));
-    b.store(&n1, "i32", "%cnt", "!llvm.ptr", 4);
+    b.store(&n1, "i32", "%cnt", cp, 4);
     let ct = counter_type(cfg.counter);
     function(
         "kperf_store",
         &[
             ("%rec", "i1"),
             ("%seg", seg_ty),
-            ("%cnt", "!llvm.ptr"),
+            ("%cnt", cfg.cnt_ptr()),
             ("%blk", cfg.gptr()),
             ("%unit_idx", "i32"),
             ("%clock", ct),
@@ -621,7 +661,10 @@ pub fn finalize(cfg: &LoweringConfig) -> String {
 
     // Unit entry {unit id, records written}, by each recording leader.
     b.line("scf.if %rec {");
-    let n = b.def("llvm.load %cnt {alignment = 4 : i64} : !llvm.ptr -> i32");
+    let n = b.def(format!(
+        "llvm.load %cnt {{alignment = 4 : i64}} : {} -> i32",
+        cfg.cnt_ptr()
+    ));
     let uid = if cfg.sampled_units.is_empty() {
         "%unit_idx".to_string()
     } else {
@@ -728,7 +771,7 @@ pub fn finalize(cfg: &LoweringConfig) -> String {
             ("%rec", "i1"),
             ("%hdr", "i1"),
             ("%seg", seg_ty),
-            ("%cnt", "!llvm.ptr"),
+            ("%cnt", cfg.cnt_ptr()),
             ("%blk", g),
             ("%unit_idx", "i32"),
             ("%tid", "i32"),
