@@ -29,7 +29,10 @@ pub const MAGIC: u32 = u32::from_le_bytes(*b"KPRF");
 /// Bumped on any change to the layout below.
 pub const ABI_VERSION: u32 = 1;
 
-/// Byte offsets of the fields of the per-CTA header.
+/// Byte offsets of the fields of the per-CTA header. Fields written
+/// together sit in one aligned 16-byte group, so each group is one vector
+/// store on the device: identity (init), init stamps (init), finalize stamps
+/// (finalize), shape (init), and the end stamp.
 pub mod cta_header {
     /// u32 [`super::MAGIC`].
     pub const MAGIC: usize = 0;
@@ -41,22 +44,22 @@ pub mod cta_header {
     pub const HW_ID: usize = 12;
     /// u64 global timer (ns) read at init.
     pub const START_TIME: usize = 16;
-    /// u64 global timer (ns) read when finalize began (after the CTA barrier).
-    pub const FINALIZE_START_TIME: usize = 24;
-    /// u64 global timer (ns) read when finalize ended.
-    pub const FINALIZE_END_TIME: usize = 32;
     /// u64 full-width counter value read at init (the records' clock domain).
-    pub const START_CLOCK: usize = 40;
+    pub const START_CLOCK: usize = 24;
+    /// u64 global timer (ns) read when finalize began (after the CTA barrier).
+    pub const FINALIZE_START_TIME: usize = 32;
     /// u64 full-width counter value read when finalize began.
-    pub const FINALIZE_CLOCK: usize = 48;
+    pub const FINALIZE_CLOCK: usize = 40;
     /// u32 number of unit segments in this block.
-    pub const UNITS: usize = 56;
+    pub const UNITS: usize = 48;
     /// u32 record slots per unit segment.
-    pub const SLOTS: usize = 60;
+    pub const SLOTS: usize = 52;
     /// u32 [`super::HeaderFlags`] bits.
-    pub const FLAGS: usize = 64;
+    pub const FLAGS: usize = 56;
     /// u32 reserved, written as 0.
-    pub const RESERVED: usize = 68;
+    pub const RESERVED: usize = 60;
+    /// u64 global timer (ns) read when finalize ended.
+    pub const FINALIZE_END_TIME: usize = 64;
 }
 /// Size of the per-CTA header; a multiple of 8 so the tables after it stay aligned.
 pub const CTA_HEADER_SIZE: usize = 72;
@@ -70,8 +73,17 @@ pub mod unit_entry {
 }
 pub const UNIT_ENTRY_SIZE: usize = 8;
 
-/// One record: two little-endian u32 words, the tag then the low clock bits.
+/// One record: two little-endian u32 words, the low clock bits then the tag.
+/// Clock first because a 64-bit clock read fills an even/odd register pair:
+/// the device turns the high half into the tag in place and stores the pair
+/// as it is, with no register move.
 pub const RECORD_SIZE: usize = 8;
+/// Index of the low-clock word within a record.
+pub const RECORD_CLOCK_WORD: usize = 0;
+/// Index of the tag word within a record.
+pub const RECORD_TAG_WORD: usize = 1;
+/// Records start at a multiple of this, so segments copy with 16-byte moves.
+pub const RECORDS_ALIGN: usize = 16;
 
 /// Region ids are 16 bits wide (Proton has 8).
 pub const MAX_REGION_ID: u32 = 0xFFFF;
@@ -229,18 +241,21 @@ impl RecordWord {
         region.0 as u32 | if edge == Edge::End { TAG_END_BIT } else { 0 }
     }
 
-    /// Encode as the two words the lowering stores.
+    /// Encode as the two words the lowering stores, in memory order.
     pub fn encode(self, counter: Counter) -> [u32; 2] {
         let mut tag = Self::tag_constant(self.region, self.edge);
         if counter != Counter::Clock32 {
             tag |= ((self.clock >> 32) as u32) << TAG_CLOCK_HI_SHIFT;
         }
-        [tag, self.clock as u32]
+        let mut words = [0u32; 2];
+        words[RECORD_CLOCK_WORD] = self.clock as u32;
+        words[RECORD_TAG_WORD] = tag;
+        words
     }
 
-    /// Decode the two words of a record.
+    /// Decode the two words of a record, in memory order.
     pub fn decode(words: [u32; 2], counter: Counter) -> RecordWord {
-        let [tag, lo] = words;
+        let (tag, lo) = (words[RECORD_TAG_WORD], words[RECORD_CLOCK_WORD]);
         let hi = if counter == Counter::Clock32 {
             0
         } else {
@@ -272,7 +287,7 @@ impl Layout {
         CTA_HEADER_SIZE + unit_index as usize * UNIT_ENTRY_SIZE
     }
     pub fn records_offset(&self) -> usize {
-        CTA_HEADER_SIZE + self.units as usize * UNIT_ENTRY_SIZE
+        (CTA_HEADER_SIZE + self.units as usize * UNIT_ENTRY_SIZE).next_multiple_of(RECORDS_ALIGN)
     }
     pub fn segment_bytes(&self) -> usize {
         self.slots as usize * RECORD_SIZE
@@ -283,6 +298,18 @@ impl Layout {
     /// Bytes of one CTA block; a multiple of 8.
     pub fn cta_stride(&self) -> usize {
         self.segment_offset(self.units)
+    }
+    /// [`Layout::cta_stride`] with overflow checked, for layouts read from
+    /// untrusted data.
+    pub fn checked_cta_stride(&self) -> Option<usize> {
+        let table = (self.units as usize)
+            .checked_mul(UNIT_ENTRY_SIZE)?
+            .checked_add(CTA_HEADER_SIZE)?;
+        let records = table.checked_next_multiple_of(RECORDS_ALIGN)?;
+        let segments = (self.units as usize)
+            .checked_mul(self.slots as usize)?
+            .checked_mul(RECORD_SIZE)?;
+        records.checked_add(segments)
     }
 }
 
@@ -489,9 +516,25 @@ mod tests {
     #[test]
     fn layout_arithmetic() {
         let l = Layout { units: 4, slots: 8 };
-        assert_eq!(l.records_offset(), 72 + 32);
-        assert_eq!(l.segment_offset(1), 72 + 32 + 64);
-        assert_eq!(l.cta_stride(), 72 + 32 + 4 * 64);
+        // 72 + 4·8 = 104, rounded up to 112 for 16-byte copies.
+        assert_eq!(l.records_offset(), 112);
+        assert_eq!(l.segment_offset(1), 112 + 64);
+        assert_eq!(l.cta_stride(), 112 + 4 * 64);
+        assert_eq!(l.checked_cta_stride(), Some(l.cta_stride()));
+        assert_eq!(
+            Layout {
+                units: u32::MAX,
+                slots: u32::MAX
+            }
+            .checked_cta_stride()
+            .map(|_| ()),
+            Layout {
+                units: u32::MAX,
+                slots: u32::MAX
+            }
+            .checked_cta_stride()
+            .map(|_| ())
+        );
         assert_eq!(l.cta_stride() % 8, 0);
     }
 }

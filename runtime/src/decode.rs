@@ -18,7 +18,7 @@ use crate::profile::{CtaTrace, Record, RunInfo, UnitTrace};
 use crate::proton::ProtonDump;
 use kperf_dialects::abi::{
     cta_header, unit_entry, Counter, CtaHeader, HeaderError, Layout, RecordWord, Strategy,
-    CTA_HEADER_SIZE, RECORD_SIZE, UNIT_ENTRY_SIZE,
+    RECORD_SIZE,
 };
 use std::path::{Path, PathBuf};
 
@@ -190,15 +190,13 @@ pub(crate) fn decode_block_into(
 
     // Check the layout fits the block before using any Layout arithmetic
     // (which is unchecked usize math): units and slots come from the file.
-    let needed = CTA_HEADER_SIZE as u128
-        + layout.units as u128
-            * (UNIT_ENTRY_SIZE as u128 + layout.slots as u128 * RECORD_SIZE as u128);
-    if needed > block.len() as u128 {
+    let needed = layout.checked_cta_stride();
+    if needed.is_none_or(|n| n > block.len()) {
         return Err(RuntimeError::Implausible {
             path: ctx.path.to_path_buf(),
             offset: ctx.at(cta_header::UNITS),
             what: "CTA block size for its units × slots",
-            value: u64::try_from(needed).unwrap_or(u64::MAX),
+            value: needed.map_or(u64::MAX, |n| n as u64),
             limit: block.len() as u64,
         });
     }

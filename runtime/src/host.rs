@@ -100,7 +100,8 @@ pub fn run_host(
 ) -> Result<HostRun, RuntimeError> {
     let (mut buffers, scalars) = prepare_args(kernel, params, spec)?;
     let profile_bytes = meta.map(|m| m.buffer_bytes(spec.grid_ctas())).unwrap_or(0) as usize;
-    let mut profile = vec![0u64; profile_bytes.div_ceil(8)];
+    // u128 storage: CTA blocks are written with 16-byte vector stores.
+    let mut profile = vec![0u128; profile_bytes.div_ceil(16)];
 
     let engine = ExecutionEngine::new(module, 3, &[], false, false);
     unsafe {

@@ -1,11 +1,15 @@
-// Straight-line records are a clock read each plus predicated shared stores at constant offsets;
-// two adjacent records (start 0, then end 0 = tag 65536) merge into one 16-byte store.
+// A record is a clock read and one predicated 8-byte shared store of {clock, tag}, with no
+// branch; START of region 0 has tag 0, its END tag 65536 (bit 16).
 // RUN: kperf instrument %s --regions kernel --emit ptx
 // CHECK: .entry k(
 // CHECK: .shared .align 16 .b8 __kperf_smem_k[8192];
-// CHECK: mov.u32 {{%r[0-9]+}}, %clock;
-// CHECK: mov.u32 {{%r[0-9]+}}, %clock;
-// CHECK: st.shared.v4.b32 [{{%rd[0-9]+}}], {0, {{%r[0-9]+}}, 65536, {{%r[0-9]+}}};
+// CHECK: mov.u32 [[C0:%r[0-9]+]], %clock;
+// CHECK-NEXT: mov.b32 [[T0:%r[0-9]+]], 0;
+// CHECK: @[[P:%p[0-9]+]] st.shared.v2.b32 [{{%rd[0-9]+}}], {[[C0]], [[T0]]};
+// CHECK: mov.u32 [[C1:%r[0-9]+]], %clock;
+// CHECK: mov.b32 [[T1:%r[0-9]+]], 65536;
+// CHECK: @[[P]] st.shared.v2.b32 [{{%rd[0-9]+}}], {[[C1]], [[T1]]};
+// CHECK-NOT: bra
 // CHECK: bar.sync 0;
 module attributes {gpu.container_module} {
   gpu.module @m {

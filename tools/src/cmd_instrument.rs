@@ -109,6 +109,10 @@ pub struct InstrumentArgs {
     /// kperf | kperfgpu | mlir | llvm | ptx | cubin | isa
     #[arg(long)]
     pub emit: Option<String>,
+    /// Lower through the same pipeline without instrumenting: the baseline
+    /// to compare registers, SASS and timings against
+    #[arg(long)]
+    pub plain: bool,
     #[command(flatten)]
     pub lowering: LoweringArgs,
 }

@@ -75,3 +75,75 @@ fn clock64_records_read_the_64_bit_clock() {
         "no 32-bit reads with clock64:\n{sass}"
     );
 }
+
+fn compile(args: &[&str], kernel: &Path, tag: &str) -> (String, String) {
+    let dir = std::env::temp_dir().join(format!("kperf-sass-{}-{tag}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    let (ptx, cubin) = (dir.join("k.ptx"), dir.join("k.cubin"));
+    let st = Command::new(env!("CARGO_BIN_EXE_kperf"))
+        .arg("instrument")
+        .arg(kernel)
+        .args(args)
+        .arg("-o")
+        .arg(&ptx)
+        .status()
+        .expect("kperf");
+    assert!(st.success(), "kperf instrument {args:?} failed");
+    let out = Command::new(tool("ptxas"))
+        .args(["-arch=sm_90a", "-O3", "-v"])
+        .arg(&ptx)
+        .arg("-o")
+        .arg(&cubin)
+        .output()
+        .expect("ptxas");
+    assert!(
+        out.status.success(),
+        "ptxas rejected our PTX:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sass = Command::new(tool("cuobjdump"))
+        .arg("-sass")
+        .arg(&cubin)
+        .output()
+        .expect("cuobjdump");
+    let _ = std::fs::remove_dir_all(&dir);
+    (
+        String::from_utf8_lossy(&sass.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn hopper_kernel_keeps_its_async_work_and_gets_one_clock_read_per_record_site() {
+    let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/hopper_matmul_tile.mlir");
+    let modes = [
+        "--target",
+        "nvptx:sm_90a",
+        "--regions",
+        "kernel,loops,async",
+    ];
+    let (plain, _) = compile(&["--target", "nvptx:sm_90a", "--plain"], &kernel, "plain");
+    let (inst, ptxas_v) = compile(&modes, &kernel, "inst");
+    for op in ["UTMALDG", "HGMMA", "SYNCS.PHASECHK", "WARPGROUP.ARRIVE"] {
+        assert_eq!(
+            inst.matches(op).count(),
+            plain.matches(op).count(),
+            "instrumentation changed the number of {op}"
+        );
+    }
+    assert!(
+        plain.matches("UTMALDG").count() >= 6 && plain.matches("HGMMA").count() >= 8,
+        "the kernel uses TMA and wgmma"
+    );
+    // Sites: kernel 2, loop 2, three TMA issues 2 each + their waits 1 each,
+    // the MMA 2 + its wait 1 = 16 clock reads; plus no 32-bit reads elsewhere.
+    assert_eq!(
+        inst.matches("CS2R.32").count(),
+        16,
+        "one clock read per record site"
+    );
+    assert!(
+        ptxas_v.contains("0 bytes spill stores, 0 bytes spill loads"),
+        "instrumentation spilled:\n{ptxas_v}"
+    );
+}

@@ -109,9 +109,9 @@ fn block_shape(f: Op, opts: &InstrumentOptions) -> Result<[u32; 3]> {
 /// segments fit the shared-memory budget (at least 8, at most 1024).
 fn choose_slots(opts: &InstrumentOptions, units: u32) -> Result<u32> {
     if let Some(s) = opts.slots {
-        if s == 0 || !s.is_power_of_two() {
+        if s < 2 || !s.is_power_of_two() {
             return Err(InstrumentError::Option(format!(
-                "--slots {s}: the ring needs a power of two"
+                "--slots {s}: the ring needs a power of two, at least 2"
             )));
         }
         return Ok(s);
@@ -153,7 +153,12 @@ pub fn to_kperfgpu(f: Op, opts: &InstrumentOptions) -> Result<()> {
     let slots = choose_slots(opts, units)?;
     let global_slots = match opts.strategy {
         Strategy::Circular => slots,
-        Strategy::Flush => opts.flush_slots.unwrap_or(slots * 16).max(slots),
+        // Even, so every CTA block stays 16-byte aligned (abi::RECORDS_ALIGN).
+        Strategy::Flush => opts
+            .flush_slots
+            .unwrap_or(slots * 16)
+            .max(slots)
+            .next_multiple_of(2),
     };
     if opts.buffer == BufferKind::Shared && !opts.target.is_host() {
         let needed = units as u64 * slots as u64 * 8;
@@ -780,5 +785,84 @@ fn add_prelude(kctx: &KperfContext, f: Op, cfg: &LoweringConfig) -> Result<()> {
         }
     }
     drop(m);
+    Ok(())
+}
+
+/// Host code that launches an instrumented kernel (`gpu.launch_func`) must
+/// pass its new profile argument. kperf launches kernels itself, so host
+/// code passes a null pointer, which the kernel's init turns into "record
+/// nothing": the program still runs as before.
+pub fn pass_null_profile_at_launches(
+    kctx: &KperfContext,
+    module: Op,
+    kernel: Op,
+    gty: &str,
+) -> Result<()> {
+    let name = regions::symbol_name(kernel);
+    let owner = kernel
+        .parent()
+        .and_then(|p| p.str_attr("sym_name"))
+        .unwrap_or_default();
+    for launch in module
+        .nested_ops()
+        .into_iter()
+        .filter(|o| o.name() == "gpu.launch_func")
+    {
+        let Some(target) = launch.attr("kernel") else {
+            continue;
+        };
+        let text = ir::print_with(|cb, u| unsafe { mlirAttributePrint(target, cb, u) });
+        if text != format!("@{owner}::@{name}") {
+            continue;
+        }
+        let Some(seg) = launch.attr("operandSegmentSizes") else {
+            return Err(InstrumentError::At {
+                location: launch.loc_string(),
+                message: "gpu.launch_func without operandSegmentSizes".into(),
+            });
+        };
+        let n = unsafe { mlirDenseArrayGetNumElements(seg) };
+        let mut sizes: Vec<i32> = (0..n)
+            .map(|i| unsafe { mlirDenseI32ArrayGetElement(seg, i) })
+            .collect();
+        // Segments: async deps, grid xyz, block xyz, cluster xyz, dynamic
+        // shared memory, kernel operands, async object.
+        const KERNEL_OPERANDS: usize = 11;
+        if sizes.len() <= KERNEL_OPERANDS {
+            return Err(InstrumentError::At {
+                location: launch.loc_string(),
+                message: format!(
+                    "gpu.launch_func has {} operand segments, expected at least {}",
+                    sizes.len(),
+                    KERNEL_OPERANDS + 1
+                ),
+            });
+        }
+        let insert_at: i32 = sizes[..=KERNEL_OPERANDS].iter().sum();
+        let m = kctx.parse(&format!("module {{ func.func @z() -> {gty} {{ %z = llvm.mlir.zero : {gty}\n return %z : {gty} }} }}"), "<kperf null>")?;
+        let f = super::module_op(&m).regions()[0]
+            .first_block()
+            .and_then(|b| b.first_op())
+            .expect("null template");
+        let zero = f.regions()[0]
+            .first_block()
+            .and_then(|b| b.first_op())
+            .expect("zero op");
+        zero.move_before(launch);
+        drop(m);
+        let mut operands: Vec<MlirValue> = (0..launch.num_operands())
+            .map(|i| launch.operand(i).0)
+            .collect();
+        operands.insert(insert_at as usize, zero.result(0).0);
+        sizes[KERNEL_OPERANDS] += 1;
+        unsafe {
+            mlirOperationSetOperands(launch.0, operands.len() as isize, operands.as_ptr());
+            let ctx = mlirLocationGetContext(launch.location());
+            launch.set_attr(
+                "operandSegmentSizes",
+                mlirDenseI32ArrayGet(ctx, sizes.len() as isize, sizes.as_ptr()),
+            );
+        }
+    }
     Ok(())
 }

@@ -108,6 +108,9 @@ pub fn instrument_module(
     for k in &kernels {
         if let Some(km) = lower::to_llvm(kctx, *k, &opts.target)? {
             meta.kernels.push(km);
+            if !opts.target.is_host() {
+                lower::pass_null_profile_at_launches(kctx, top, *k, "!llvm.ptr<1>")?;
+            }
         }
     }
     if let Some(init) = top
@@ -555,7 +558,17 @@ pub fn run_opt(
                 lower::to_kperfgpu(*k, &o)?;
             }
             if do_llvm {
-                meta.kernels.extend(lower::to_llvm(kctx, *k, &o.target)?);
+                if let Some(km) = lower::to_llvm(kctx, *k, &o.target)? {
+                    meta.kernels.push(km);
+                    if !o.target.is_host() {
+                        lower::pass_null_profile_at_launches(
+                            kctx,
+                            module_op(module),
+                            *k,
+                            "!llvm.ptr<1>",
+                        )?;
+                    }
+                }
             }
         }
         kctx.verify(module)?;

@@ -270,15 +270,12 @@ fn insert_async(ctx: MlirContext, body: &[Op], counts: &mut HashMap<String, usiz
         let Some(wait) = following_wait(*issue) else {
             continue;
         };
-        let short = issue
-            .name()
-            .rsplit('.')
-            .take(2)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect::<Vec<_>>()
-            .join(".");
+        // The op name without its dialect: `nvgpu.tma.async.load` → `tma.async.load`.
+        let full = issue.name();
+        let short = full
+            .split_once('.')
+            .map_or(full.as_str(), |(_, rest)| rest)
+            .to_string();
         let base = site_name(&format!("async:{short}"), counts);
         let wait_name = format!("wait:{}", base.trim_start_matches("async:"));
         insert_before(
@@ -305,13 +302,25 @@ fn insert_async(ctx: MlirContext, body: &[Op], counts: &mut HashMap<String, usiz
     Ok(())
 }
 
-/// The first wait after `issue` in its block: the wait op itself, or the
-/// op that contains one (a spin loop around `try_wait`), bracketed whole.
+/// The first wait after `issue` in its block: the wait op itself, or an op
+/// that waits without issuing (a spin loop around `try_wait`), bracketed
+/// whole. An op that issues async work of its own (a software-pipelined
+/// loop whose body waits for the prologue's loads) ends the search: its
+/// waits belong to its own issues, and bracketing the whole op would count
+/// the loop as waiting.
 fn following_wait(issue: Op) -> Option<Op> {
     let is_wait = |o: &Op| ASYNC_WAIT.contains(&o.name().as_str());
+    let is_issue = |o: &Op| ASYNC_ISSUE.contains(&o.name().as_str());
     let mut cur = issue.next();
     while let Some(op) = cur {
-        if is_wait(&op) || op.nested_ops().iter().any(is_wait) {
+        if is_wait(&op) {
+            return Some(op);
+        }
+        let nested = op.nested_ops();
+        if nested.iter().any(is_issue) {
+            return None;
+        }
+        if nested.iter().any(is_wait) {
             return Some(op);
         }
         cur = op.next();

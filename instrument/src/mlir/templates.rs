@@ -12,7 +12,8 @@ use kperf_dialects::abi::{
     cta_header as H, Counter, Edge, HeaderFlags, RecordWord, RegionId, ABI_VERSION, MAGIC,
 };
 use kperf_dialects::abi::{
-    Strategy, CTA_HEADER_SIZE, RECORD_SIZE, TAG_CLOCK_HI_SHIFT, UNIT_ENTRY_SIZE,
+    Strategy, CTA_HEADER_SIZE, RECORD_CLOCK_WORD, RECORD_SIZE, RECORD_TAG_WORD, TAG_CLOCK_HI_SHIFT,
+    UNIT_ENTRY_SIZE,
 };
 use kperf_dialects::meta::{BufferKind, CtaSampling, Granularity};
 use std::fmt::Write;
@@ -86,6 +87,13 @@ impl LoweringConfig {
         }
     }
 }
+
+// The PTX record block below stores {lo, hi} in that order.
+const _: () = assert!(RECORD_CLOCK_WORD == 0 && RECORD_TAG_WORD == 1);
+
+/// Keeps copy loops rolled: their static size is part of the fixed cost,
+/// and fully or runtime-unrolled copies grow with the buffer.
+const NO_UNROLL: &str = "{loop_annotation = #llvm.loop_annotation<unroll = <disable = true>>}";
 
 /// Text builder: `v.line(...)`, with a counter for fresh SSA names.
 struct Body {
@@ -451,34 +459,44 @@ pub fn init(cfg: &LoweringConfig) -> String {
     let t0 = b.def(format!("llvm.icmp \"eq\" {tid}, {zero} : i32"));
     let hdr = b.def(format!("llvm.and {t0}, {active} : i1"));
     b.line(format!("scf.if {hdr} {{"));
-    let magic = b.c64(((ABI_VERSION as i64) << 32) | MAGIC as i64);
-    b.store(&magic, "i64", &blk, g, 8);
+    // Three 16-byte groups (see abi::cta_header): identity, init stamps, shape.
     let hw = hw_id(&mut b, &cfg.target);
-    let c64 = b.def(format!("llvm.zext {cta} : i32 to i64"));
-    let h64 = b.def(format!("llvm.zext {hw} : i32 to i64"));
-    let sh = b.c64(32);
-    let h64 = b.def(format!("llvm.shl {h64}, {sh} : i64"));
-    let idw = b.def(format!("llvm.or {c64}, {h64} : i64"));
-    let p = b.gep(&blk, g, H::CTA_ID);
-    b.store(&idw, "i64", &p, g, 8);
-    let shape = b.c64(((cfg.global_slots as i64) << 32) | cfg.units as i64);
-    let p = b.gep(&blk, g, H::UNITS);
-    b.store(&shape, "i64", &p, g, 8);
-    let flags = b.c64(
+    let magic = b.c32(MAGIC as i64);
+    let version = b.c32(ABI_VERSION as i64);
+    store_words(
+        &mut b,
+        &[
+            (H::MAGIC, &magic),
+            (H::VERSION, &version),
+            (H::CTA_ID, &cta),
+            (H::HW_ID, &hw),
+        ],
+        &blk,
+        g,
+    );
+    let t = read_globaltimer(&mut b, &cfg.target);
+    let c = read_counter_full(&mut b, cfg);
+    store_pair64(&mut b, H::START_TIME, &t, H::START_CLOCK, &c, &blk, g);
+    let units = b.c32(cfg.units as i64);
+    let slots = b.c32(cfg.global_slots as i64);
+    let flags = b.c32(
         HeaderFlags {
             counter: cfg.counter,
             strategy: cfg.strategy,
         }
         .encode() as i64,
     );
-    let p = b.gep(&blk, g, H::FLAGS);
-    b.store(&flags, "i64", &p, g, 8);
-    let t = read_globaltimer(&mut b, &cfg.target);
-    let p = b.gep(&blk, g, H::START_TIME);
-    b.store(&t, "i64", &p, g, 8);
-    let c = read_counter_full(&mut b, cfg);
-    let p = b.gep(&blk, g, H::START_CLOCK);
-    b.store(&c, "i64", &p, g, 8);
+    store_words(
+        &mut b,
+        &[
+            (H::UNITS, &units),
+            (H::SLOTS, &slots),
+            (H::FLAGS, &flags),
+            (H::RESERVED, &zero),
+        ],
+        &blk,
+        g,
+    );
     b.line("}");
 
     let mut args = vec![("%prof", g)];
@@ -503,6 +521,38 @@ pub fn init(cfg: &LoweringConfig) -> String {
     )
 }
 
+/// Store four consecutive u32 header fields as one 16-byte vector.
+fn store_words(b: &mut Body, fields: &[(usize, &str); 4], blk: &str, g: &str) {
+    let first = fields[0].0;
+    debug_assert!(
+        first.is_multiple_of(16) && fields.iter().enumerate().all(|(i, f)| f.0 == first + 4 * i)
+    );
+    let mut v = b.def("llvm.mlir.poison : vector<4xi32>");
+    for (i, (_, val)) in fields.iter().enumerate() {
+        let idx = b.c32(i as i64);
+        v = b.def(format!(
+            "llvm.insertelement {val}, {v}[{idx} : i32] : vector<4xi32>"
+        ));
+    }
+    let p = b.gep(blk, g, first);
+    b.store(&v, "vector<4xi32>", &p, g, 16);
+}
+
+/// Store two adjacent u64 header fields as one 16-byte vector.
+fn store_pair64(b: &mut Body, off_a: usize, a: &str, off_b: usize, v_b: &str, blk: &str, g: &str) {
+    debug_assert!(off_a.is_multiple_of(16) && off_b == off_a + 8);
+    let v = b.def("llvm.mlir.poison : vector<2xi64>");
+    let (i0, i1) = (b.c32(0), b.c32(1));
+    let v = b.def(format!(
+        "llvm.insertelement {a}, {v}[{i0} : i32] : vector<2xi64>"
+    ));
+    let v = b.def(format!(
+        "llvm.insertelement {v_b}, {v}[{i1} : i32] : vector<2xi64>"
+    ));
+    let p = b.gep(blk, g, off_a);
+    b.store(&v, "vector<2xi64>", &p, g, 16);
+}
+
 // ---- record store -----------------------------------------------------------
 
 /// `kperfgpu.circular_store` / `store_counter`: one predicated 8-byte store of
@@ -523,6 +573,23 @@ pub fn store(cfg: &LoweringConfig, region: RegionId, edge: Edge) -> String {
         "llvm.getelementptr %seg[{off}] : ({seg_ty}, i32) -> {seg_ty}, i8"
     ));
     let tag_const = RecordWord::tag_constant(region, edge) as i64;
+    let nvptx_circular =
+        cfg.strategy == Strategy::Circular && matches!(cfg.target, Target::Nvptx { .. });
+    let space = if cfg.buffer == BufferKind::Shared {
+        "shared"
+    } else {
+        "global"
+    };
+    if nvptx_circular && cfg.counter != Counter::Clock32 {
+        // Split the 64-bit counter into its register pair, turn the high half
+        // into the tag in place and store the pair: 4 SASS instructions with
+        // the clock read. Word order as abi::RECORD_CLOCK_WORD/RECORD_TAG_WORD.
+
+        b.line(format!(
+            "llvm.inline_asm has_side_effects asm_dialect = att \"{{ .reg .b32 lo, hi; mov.b64 {{lo, hi}}, $2; shl.b32 hi, hi, {TAG_CLOCK_HI_SHIFT}; or.b32 hi, hi, {tag_const}; @$0 st.{space}.v2.b32 [$1], {{lo, hi}}; }}\", \"b,l,l\" %rec, {p}, %clock : (i1, {seg_ty}, i64) -> ()"
+        ));
+        return finish_store(b, cfg, &n, seg_ty);
+    }
     let (tag, lo) = if cfg.counter == Counter::Clock32 {
         (b.c32(tag_const), "%clock".to_string())
     } else {
@@ -535,21 +602,45 @@ pub fn store(cfg: &LoweringConfig, region: RegionId, edge: Edge) -> String {
         let tag = b.def(format!("llvm.or {hi}, {k} : i32"));
         (tag, b.def("llvm.trunc %clock : i64 to i32"))
     };
-    let undef = b.def("llvm.mlir.poison : vector<2xi32>");
-    let i0 = b.c32(0);
-    let i1 = b.c32(1);
-    let v = b.def(format!(
-        "llvm.insertelement {tag}, {undef}[{i0} : i32] : vector<2xi32>"
-    ));
-    let v = b.def(format!(
-        "llvm.insertelement {lo}, {v}[{i1} : i32] : vector<2xi32>"
-    ));
-    b.line("scf.if %rec {");
-    b.store(&v, "vector<2xi32>", &p, seg_ty, 8);
-    if cfg.strategy == Strategy::Flush {
-        flush_if_full(&mut b, cfg, &n, &mask);
+    // The two words in memory order, as the ABI defines it.
+    let mut words = [String::new(), String::new()];
+    words[RECORD_CLOCK_WORD] = lo;
+    words[RECORD_TAG_WORD] = tag;
+    if nvptx_circular {
+        // One predicated store and no branch: a branch here lets LLVM
+        // duplicate the code around the record (e.g. a TMA issue) into both
+        // arms, changing the kernel being measured.
+        b.line(format!(
+            "llvm.inline_asm has_side_effects asm_dialect = att \"@$0 st.{space}.v2.b32 [$1], {{$2, $3}};\", \"b,l,r,r\" %rec, {p}, {w0}, {w1} : (i1, {seg_ty}, i32, i32) -> ()",
+            w0 = words[0],
+            w1 = words[1]
+        ));
+    } else {
+        let undef = b.def("llvm.mlir.poison : vector<2xi32>");
+        let i0 = b.c32(0);
+        let i1 = b.c32(1);
+        let v = b.def(format!(
+            "llvm.insertelement {}, {undef}[{i0} : i32] : vector<2xi32>",
+            words[0]
+        ));
+        let v = b.def(format!(
+            "llvm.insertelement {}, {v}[{i1} : i32] : vector<2xi32>",
+            words[1]
+        ));
+        b.line("scf.if %rec {");
+        b.store(&v, "vector<2xi32>", &p, seg_ty, 8);
+        if cfg.strategy == Strategy::Flush {
+            flush_if_full(&mut b, cfg, &n, &mask);
+        }
+        b.line("}");
     }
-    b.line("}");
+    finish_store(b, cfg, &n, seg_ty)
+}
+
+/// The ring counter update and the template's signature, shared by every
+/// form of the record store.
+fn finish_store(mut b: Body, cfg: &LoweringConfig, n: &str, seg_ty: &str) -> String {
+    let cp = cfg.cnt_ptr();
     let one = b.c32(1);
     let n1 = b.def(format!("llvm.add {n}, {one} : i32"));
     b.store(&n1, "i32", "%cnt", cp, 4);
@@ -652,11 +743,16 @@ pub fn finalize(cfg: &LoweringConfig) -> String {
     barrier(&mut b, &cfg.target);
     b.line("scf.if %hdr {");
     let t = read_globaltimer(&mut b, &cfg.target);
-    let p = b.gep("%blk", g, H::FINALIZE_START_TIME);
-    b.store(&t, "i64", &p, g, 8);
     let c = read_counter_full(&mut b, cfg);
-    let p = b.gep("%blk", g, H::FINALIZE_CLOCK);
-    b.store(&c, "i64", &p, g, 8);
+    store_pair64(
+        &mut b,
+        H::FINALIZE_START_TIME,
+        &t,
+        H::FINALIZE_CLOCK,
+        &c,
+        "%blk",
+        g,
+    );
     b.line("}");
 
     // Unit entry {unit id, records written}, by each recording leader.
@@ -740,31 +836,60 @@ pub fn finalize(cfg: &LoweringConfig) -> String {
         };
         let recs = b.gep("%blk", g, layout.records_offset());
         let base = "%seg0";
-        let total = b.c32(cfg.units as i64 * cfg.slots as i64);
-        let step = b.c32(cfg.cta_threads.max(1) as i64);
-        let i = b.fresh();
-        b.line(format!(
-            "scf.for {i} = %tid to {total} step {step} : i32 {{"
-        ));
+        // 16-byte chunks: records start 16-aligned (abi::RECORDS_ALIGN) and
+        // the segments hold an even number of 8-byte records. Each thread
+        // copies chunk tid + k·threads for k < ⌈chunks / threads⌉: a constant
+        // trip count keeps the rolled loop small.
+        let chunks = cfg.units as i64 * cfg.slots as i64 / 2;
+        let threads = cfg.cta_threads.max(1) as i64;
+        let per_thread = (chunks + threads - 1) / threads;
+        let (lb, ub, one) = (b.c32(0), b.c32(per_thread), b.c32(1));
+        let k = b.fresh();
+        b.line(format!("scf.for {k} = {lb} to {ub} step {one} : i32 {{"));
+        let tc = b.c32(threads);
+        let off = b.def(format!("llvm.mul {k}, {tc} : i32"));
+        let i = b.def(format!("llvm.add %tid, {off} : i32"));
+        if chunks % threads != 0 {
+            let total = b.c32(chunks);
+            let inside = b.def(format!("llvm.icmp \"ult\" {i}, {total} : i32"));
+            b.line(format!("scf.if {inside} {{"));
+        }
         let sp = b.def(format!(
-            "llvm.getelementptr {base}[{i}] : ({seg_ty}, i32) -> {seg_ty}, i64"
+            "llvm.getelementptr {base}[{i}] : ({seg_ty}, i32) -> {seg_ty}, vector<2xi64>"
         ));
         let v = b.def(format!(
-            "llvm.load {sp} {{alignment = 8 : i64}} : {seg_ty} -> i64"
+            "llvm.load {sp} {{alignment = 16 : i64}} : {seg_ty} -> vector<2xi64>"
         ));
         let dp = b.def(format!(
-            "llvm.getelementptr {recs}[{i}] : ({g}, i32) -> {g}, i64"
+            "llvm.getelementptr {recs}[{i}] : ({g}, i32) -> {g}, vector<2xi64>"
         ));
-        b.store(&v, "i64", &dp, g, 8);
-        b.line("}");
+        if chunks % threads != 0 {
+            b.store(&v, "vector<2xi64>", &dp, g, 16);
+            b.line("}");
+            b.line(format!("}} {NO_UNROLL}"));
+            b.line("}");
+            return_finalize_tail(&mut b, cfg, g);
+            return finalize_function(b, cfg, seg_ty, g);
+        }
+        b.store(&v, "vector<2xi64>", &dp, g, 16);
+        b.line(format!("}} {NO_UNROLL}"));
         b.line("}");
     }
 
+    return_finalize_tail(&mut b, cfg, g);
+    finalize_function(b, cfg, seg_ty, g)
+}
+
+/// The end stamp, written last by thread 0.
+fn return_finalize_tail(b: &mut Body, cfg: &LoweringConfig, g: &str) {
     b.line("scf.if %hdr {");
-    let t = read_globaltimer(&mut b, &cfg.target);
+    let t = read_globaltimer(b, &cfg.target);
     let p = b.gep("%blk", g, H::FINALIZE_END_TIME);
     b.store(&t, "i64", &p, g, 8);
     b.line("}");
+}
+
+fn finalize_function(b: Body, cfg: &LoweringConfig, seg_ty: &str, g: &str) -> String {
     function(
         "kperf_finalize",
         &[
