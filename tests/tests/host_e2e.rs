@@ -195,3 +195,174 @@ fn a_small_ring_keeps_the_newest_records_and_counts_the_rest() {
         assert!(u.records.windows(2).all(|w| w[0].clock <= w[1].clock));
     }
 }
+
+/// Every lowering option really runs: the same kernel with each counter,
+/// buffer kind, strategy and CTA sampling, decoded and checked against what
+/// the code must produce.
+mod options {
+    use super::*;
+    use kperf_dialects::abi::Strategy;
+    use kperf_dialects::meta::{BufferKind, CtaSampling};
+
+    struct Case {
+        counter: Counter,
+        buffer: BufferKind,
+        strategy: Strategy,
+        slots: u32,
+        flush_slots: Option<u32>,
+        sampling: CtaSampling,
+    }
+
+    fn run_case(c: &Case) -> Vec<kperf_runtime::profile::CtaTrace> {
+        let src = std::fs::read_to_string(example("matmul_host.mlir")).expect("example kernel");
+        let spec = LaunchSpec::load(&example("matmul_host.toml")).expect("example spec");
+        let opts = InstrumentOptions {
+            target: Target::Host,
+            regions: vec![RegionMode::Kernel, RegionMode::Loops],
+            counter: c.counter,
+            buffer: c.buffer,
+            strategy: c.strategy,
+            slots: Some(c.slots),
+            flush_slots: c.flush_slots,
+            sample_ctas: c.sampling.clone(),
+            ..InstrumentOptions::default()
+        };
+        let kctx = KperfContext::new().expect("context");
+        let hm = prepare_host(&kctx, &src, "matmul_host.mlir", &opts, Some("matmul"), true)
+            .expect("instrument");
+        let params: Vec<Param> = hm
+            .param_types
+            .iter()
+            .map(|t| Param::parse(t).expect("param"))
+            .collect();
+        let km = hm.meta.as_ref().and_then(|m| m.kernel("matmul")).cloned();
+        let r = run_host(&hm.module, "matmul", &params, km.as_ref(), &spec, 2).expect("run");
+        decode(&r, hm.meta.expect("meta"))
+    }
+
+    use kperf_dialects::abi::Counter;
+
+    fn check_complete(ctas: &[kperf_runtime::profile::CtaTrace], expect_ctas: &[u32]) {
+        let mut ids: Vec<u32> = ctas.iter().map(|c| c.cta_id).collect();
+        ids.sort();
+        assert_eq!(ids, expect_ctas);
+        for c in ctas {
+            let u = &c.units[0];
+            assert_eq!(u.records_written, RECORDS_PER_CTA);
+            assert!(
+                u.records.windows(2).all(|w| w[0].clock <= w[1].clock),
+                "chronological"
+            );
+            let starts = u.records.iter().filter(|r| r.edge == Edge::Start).count();
+            let ends = u.records.len() - starts;
+            assert_eq!(starts, ends, "complete START/END pairs");
+        }
+    }
+
+    #[test]
+    fn each_counter_records_every_event() {
+        for counter in [Counter::Clock32, Counter::Clock64, Counter::Globaltimer] {
+            let c = Case {
+                counter,
+                buffer: BufferKind::Shared,
+                strategy: Strategy::Circular,
+                slots: 4096,
+                flush_slots: None,
+                sampling: CtaSampling::All,
+            };
+            let ctas = run_case(&c);
+            check_complete(&ctas, &(0..16).collect::<Vec<_>>());
+            for cta in &ctas {
+                assert_eq!(
+                    cta.units[0].records.len() as u64,
+                    RECORDS_PER_CTA,
+                    "{counter:?}"
+                );
+                // The records sit inside the CTA's own header stamps.
+                let first = cta.units[0].records[0].clock;
+                assert!(
+                    cta.start_clock <= first
+                        && cta.units[0].records.last().map(|r| r.clock).unwrap_or(0)
+                            <= cta.finalize_clock,
+                    "{counter:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn global_buffer_writes_records_straight_through() {
+        let c = Case {
+            counter: Counter::Clock64,
+            buffer: BufferKind::Global,
+            strategy: Strategy::Circular,
+            slots: 4096,
+            flush_slots: None,
+            sampling: CtaSampling::All,
+        };
+        let ctas = run_case(&c);
+        check_complete(&ctas, &(0..16).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn flush_keeps_the_oldest_records_and_counts_the_dropped_ones() {
+        // An 8-slot ring flushed into 1024 global slots: the first 1024 of
+        // 2188 records survive, in order, starting with the kernel START.
+        let c = Case {
+            counter: Counter::Clock32,
+            buffer: BufferKind::Shared,
+            strategy: Strategy::Flush,
+            slots: 8,
+            flush_slots: Some(1024),
+            sampling: CtaSampling::All,
+        };
+        let ctas = run_case(&c);
+        for cta in &ctas {
+            let u = &cta.units[0];
+            assert_eq!(u.records_written, RECORDS_PER_CTA);
+            assert_eq!(u.records.len(), 1024);
+            assert_eq!(u.records_lost, RECORDS_PER_CTA - 1024);
+            assert_eq!(
+                u.records[0].edge,
+                Edge::Start,
+                "the oldest record (kernel START) survives"
+            );
+            assert!(u.records.windows(2).all(|w| w[0].clock <= w[1].clock));
+        }
+    }
+
+    #[test]
+    fn flush_with_room_for_everything_equals_a_large_ring() {
+        let c = Case {
+            counter: Counter::Clock32,
+            buffer: BufferKind::Shared,
+            strategy: Strategy::Flush,
+            slots: 16,
+            flush_slots: Some(4096),
+            sampling: CtaSampling::All,
+        };
+        let ctas = run_case(&c);
+        check_complete(&ctas, &(0..16).collect::<Vec<_>>());
+        assert!(ctas
+            .iter()
+            .all(|c| c.units[0].records.len() as u64 == RECORDS_PER_CTA));
+    }
+
+    #[test]
+    fn cta_sampling_records_only_the_chosen_ctas() {
+        let every = Case {
+            counter: Counter::Clock32,
+            buffer: BufferKind::Shared,
+            strategy: Strategy::Circular,
+            slots: 4096,
+            flush_slots: None,
+            sampling: CtaSampling::Every(4),
+        };
+        check_complete(&run_case(&every), &[0, 4, 8, 12]);
+        let list = Case {
+            sampling: CtaSampling::List(vec![3, 9]),
+            ..every
+        };
+        check_complete(&run_case(&list), &[3, 9]);
+    }
+}
