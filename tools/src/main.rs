@@ -4,6 +4,7 @@
 //! `run` (kperf-runtime), `replay`/`report` (kperf-replay). See
 //! docs/ARCHITECTURE.md for how data flows between them.
 
+mod cmd_annotate;
 mod cmd_calibrate;
 mod cmd_instrument;
 mod cmd_opt;
@@ -52,6 +53,12 @@ enum Cmd {
     Replay(cmd_replay::ReplayArgs),
     /// Print the summary table of a raw profile (replay without a trace).
     Report(cmd_replay::ReportArgs),
+    /// Write measured figures back onto the kernel's IR for later passes.
+    ///
+    /// Each region's count, mean cycles/ns, p95, share and whether it is on
+    /// the critical path become a `kperf.measured` attribute on the op the
+    /// region came from (the loop, the bracketed op, the kernel function).
+    Annotate(cmd_annotate::AnnotateArgs),
     /// Measure what one record costs and how fast the counter ticks.
     ///
     /// Runs a kernel of back-to-back empty regions and writes a device
@@ -69,6 +76,7 @@ fn main() {
         Cmd::Replay(a) => cmd_replay::replay(a),
         Cmd::Report(a) => cmd_replay::report(a),
         Cmd::Calibrate(a) => cmd_calibrate::run(a),
+        Cmd::Annotate(a) => cmd_annotate::run(a),
     };
     if let Err(e) = r {
         eprintln!("kperf: error: {e:#}");

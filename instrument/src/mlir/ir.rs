@@ -31,7 +31,7 @@ unsafe extern "C" fn append_to_string(s: MlirStringRef, user: *mut c_void) {
 }
 
 /// Print anything that has an `mlir*Print(x, callback, user)` function.
-pub(crate) fn print_with(f: impl FnOnce(MlirStringCallback, *mut c_void)) -> String {
+pub fn print_with(f: impl FnOnce(MlirStringCallback, *mut c_void)) -> String {
     let mut out = String::new();
     f(
         Some(append_to_string),

@@ -2,6 +2,7 @@
 //! dialects (loaded from IRDL at run time), parsing with diagnostics that
 //! reach the user, and running textual pass pipelines.
 
+pub mod annotate;
 pub mod ir;
 pub mod lower;
 pub mod pipeline;
