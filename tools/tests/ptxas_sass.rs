@@ -147,3 +147,30 @@ fn hopper_kernel_keeps_its_async_work_and_gets_one_clock_read_per_record_site() 
         "instrumentation spilled:\n{ptxas_v}"
     );
 }
+
+#[test]
+fn emit_cubin_is_an_elf_that_cuobjdump_reads() {
+    let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/mlir/ptx_clock32.mlir");
+    let cubin = std::env::temp_dir().join(format!("kperf-emit-{}.cubin", std::process::id()));
+    let st = Command::new(env!("CARGO_BIN_EXE_kperf"))
+        .arg("instrument")
+        .arg(&kernel)
+        .args(["--regions", "kernel", "--emit", "cubin", "-o"])
+        .arg(&cubin)
+        .status()
+        .expect("kperf");
+    assert!(st.success());
+    let bytes = std::fs::read(&cubin).expect("cubin written");
+    assert_eq!(&bytes[..4], b"\x7fELF");
+    let sass = Command::new(tool("cuobjdump"))
+        .arg("-sass")
+        .arg(&cubin)
+        .output()
+        .expect("cuobjdump");
+    assert!(
+        String::from_utf8_lossy(&sass.stdout).contains("CS2R.32"),
+        "the cubin holds the instrumented kernel"
+    );
+    let _ = std::fs::remove_file(&cubin);
+    let _ = std::fs::remove_file(format!("{}.kperf.json", cubin.display()));
+}

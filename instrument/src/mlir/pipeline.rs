@@ -351,6 +351,7 @@ pub fn prepare_host<'c>(
     let kernels = regions::find_kernels(module_op(&module), &Target::Host);
     let names: Vec<String> = kernels.iter().map(|k| regions::symbol_name(*k)).collect();
     let f = match (kernel, kernels.as_slice()) {
+        (_, []) => return Err(InstrumentError::NoKernel(file.to_string())),
         (Some(k), _) => kernels
             .iter()
             .copied()
