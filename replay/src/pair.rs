@@ -419,27 +419,64 @@ pub fn instance_order(a: &RegionInstance, b: &RegionInstance) -> Ordering {
 /// Assign `row` and `depth` to instances sorted by [`instance_order`]
 /// (start ascending, end descending); returns the number of rows used.
 pub fn assign_rows(instances: &mut [RegionInstance]) -> u32 {
-    // Per row: the ends of the instances still open on it, innermost last.
-    let mut rows: Vec<Vec<f64>> = Vec::new();
+    let mut rows = RowPlacer::default();
     for inst in instances.iter_mut() {
-        let mut placed = false;
-        for (r, stack) in rows.iter_mut().enumerate() {
-            while stack.last().is_some_and(|&end| end <= inst.start_ns) {
-                stack.pop();
-            }
-            if stack.last().is_none_or(|&end| inst.end_ns <= end) {
-                inst.row = r as u32;
-                inst.depth = stack.len() as u32;
-                stack.push(inst.end_ns);
-                placed = true;
-                break;
-            }
-        }
-        if !placed {
-            inst.row = rows.len() as u32;
-            inst.depth = 0;
-            rows.push(vec![inst.end_ns]);
+        (inst.row, inst.depth) = rows.place(inst.start_ns, inst.end_ns);
+    }
+    rows.rows()
+}
+
+/// The row layout behind [`assign_rows`], for any ordered time type (the
+/// Chrome trace runs it again on its quantised times). Spans are placed in
+/// order of start ascending, then end descending; each goes on the lowest
+/// row where it starts at or after the end of everything still open there,
+/// or lies inside the innermost open span (`end <=` its end).
+#[derive(Debug)]
+pub(crate) struct RowPlacer<T> {
+    /// Per row: the ends of the spans still open on it, innermost last.
+    stacks: Vec<Vec<T>>,
+    /// Rows in use (`stacks` beyond them are kept for their allocations).
+    used: usize,
+}
+
+impl<T> Default for RowPlacer<T> {
+    fn default() -> Self {
+        RowPlacer {
+            stacks: Vec::new(),
+            used: 0,
         }
     }
-    rows.len() as u32
+}
+
+impl<T: Copy + PartialOrd> RowPlacer<T> {
+    /// Forget every span, keeping the allocations.
+    pub(crate) fn clear(&mut self) {
+        self.stacks.iter_mut().for_each(Vec::clear);
+        self.used = 0;
+    }
+
+    /// Place the span `start..end`; returns its row and its depth there.
+    pub(crate) fn place(&mut self, start: T, end: T) -> (u32, u32) {
+        for (r, stack) in self.stacks[..self.used].iter_mut().enumerate() {
+            while stack.last().is_some_and(|&e| e <= start) {
+                stack.pop();
+            }
+            if stack.last().is_none_or(|&e| end <= e) {
+                let depth = stack.len();
+                stack.push(end);
+                return (r as u32, depth as u32);
+            }
+        }
+        if self.used == self.stacks.len() {
+            self.stacks.push(Vec::new());
+        }
+        self.stacks[self.used].push(end);
+        self.used += 1;
+        ((self.used - 1) as u32, 0)
+    }
+
+    /// Rows used so far.
+    pub(crate) fn rows(&self) -> u32 {
+        self.used as u32
+    }
 }

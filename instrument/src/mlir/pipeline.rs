@@ -361,7 +361,6 @@ pub fn prepare_host<'c>(
                 message: format!("no kernel `{k}` (kernels: {})", names.join(", ")),
             })?,
         (None, [one]) => *one,
-        (None, []) => return Err(InstrumentError::NoKernel(file.to_string())),
         (None, _) => {
             return Err(InstrumentError::At {
                 location: file.into(),
