@@ -15,6 +15,8 @@ pub fn find_tool(name: &str) -> Result<PathBuf> {
     // The checkout this binary was built from, and the current directory.
     dirs.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.tools/bin"));
     dirs.push(PathBuf::from(".tools/bin"));
+    // LLVM 22's tools (llvm-dis) as Debian installs them.
+    dirs.push(PathBuf::from("/usr/lib/llvm-22/bin"));
     if let Some(p) = std::env::var_os("PATH") {
         dirs.extend(std::env::split_paths(&p));
     }

@@ -23,14 +23,16 @@ pub struct Output {
 /// kperf lowering's llvm ops) to the LLVM dialect the ExecutionEngine runs.
 pub const HOST_LOWERING: &str = "lower-affine,convert-scf-to-cf,expand-strided-metadata,finalize-memref-to-llvm,convert-math-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts";
 
-pub fn nvptx_lowering(chip: &str) -> String {
+/// `format` is what `gpu-module-to-binary` produces: `isa` (PTX text) or
+/// `llvm` (LLVM bitcode).
+pub fn nvptx_lowering(chip: &str, format: &str) -> String {
     format!(
-        "nvvm-attach-target{{chip={chip} features=+ptx80 O=3}},gpu-lower-to-nvvm-pipeline{{cubin-chip={chip} cubin-features=+ptx80 cubin-format=isa opt-level=3}}"
+        "nvvm-attach-target{{chip={chip} features=+ptx80 O=3}},gpu-lower-to-nvvm-pipeline{{cubin-chip={chip} cubin-features=+ptx80 cubin-format={format} opt-level=3}}"
     )
 }
 
-pub fn amdgpu_lowering(chip: &str) -> String {
-    format!("rocdl-attach-target{{chip={chip} O=3}},gpu.module(convert-scf-to-cf,convert-gpu-to-rocdl),gpu-module-to-binary{{format=isa}}")
+pub fn amdgpu_lowering(chip: &str, format: &str) -> String {
+    format!("rocdl-attach-target{{chip={chip} O=3}},gpu.module(convert-scf-to-cf,convert-gpu-to-rocdl),gpu-module-to-binary{{format={format}}}")
 }
 
 fn has_op(module: Op, name: &str) -> bool {
@@ -137,24 +139,27 @@ pub fn emit_module(
 ) -> Result<Vec<u8>> {
     match emit {
         Emit::Kperf | Emit::KperfGpu | Emit::Mlir => Ok(print_module(module).into_bytes()),
-        Emit::Llvm => {
-            match &opts.target {
-                Target::Host => kctx.run_pipeline(module, HOST_LOWERING)?,
-                _ => {
-                    return Err(InstrumentError::Option(
-                        "--emit llvm is available for the host target; for GPU targets use --emit mlir (LLVM/NVVM dialect) or ptx".into(),
-                    ))
-                }
+        Emit::Llvm => match &opts.target {
+            Target::Host => {
+                kctx.run_pipeline(module, HOST_LOWERING)?;
+                translate_to_llvm_ir(module)
             }
-            translate_to_llvm_ir(module)
-        }
+            Target::Nvptx { chip } => {
+                kctx.run_pipeline(module, &nvptx_lowering(chip, "llvm"))?;
+                disassemble_bitcode(&gpu_binary_payload(module)?)
+            }
+            Target::Amdgpu { chip } => {
+                kctx.run_pipeline(module, &amdgpu_lowering(chip, "llvm"))?;
+                disassemble_bitcode(&gpu_binary_payload(module)?)
+            }
+        },
         Emit::Ptx | Emit::Cubin => {
             let Target::Nvptx { chip } = &opts.target else {
                 return Err(InstrumentError::Option(
                     "--emit ptx/cubin needs --target nvptx:<sm>".into(),
                 ));
             };
-            kctx.run_pipeline(module, &nvptx_lowering(chip))?;
+            kctx.run_pipeline(module, &nvptx_lowering(chip, "isa"))?;
             let ptx = gpu_binary_assembly(module)?;
             if emit == Emit::Ptx {
                 Ok(ptx.into_bytes())
@@ -168,7 +173,7 @@ pub fn emit_module(
                     "--emit isa needs --target amdgpu:<gfx>".into(),
                 ));
             };
-            kctx.run_pipeline(module, &amdgpu_lowering(chip))?;
+            kctx.run_pipeline(module, &amdgpu_lowering(chip, "isa"))?;
             Ok(gpu_binary_assembly(module)?.into_bytes())
         }
     }
@@ -193,10 +198,11 @@ extern "C" {
     fn libc_free(p: *mut std::ffi::c_void);
 }
 
-/// The assembly text inside `gpu.binary` objects (`assembly = "..."`).
-pub fn gpu_binary_assembly(module: &Module) -> Result<String> {
+/// The payload bytes of every object in the module's `gpu.binary` ops
+/// (`#gpu.object<target, kind = "...">`), MLIR's string escapes undone.
+pub fn gpu_binary_payload(module: &Module) -> Result<Vec<u8>> {
     let top = module_op(module);
-    let mut out = String::new();
+    let mut out = Vec::new();
     for b in top
         .nested_ops()
         .into_iter()
@@ -209,53 +215,72 @@ pub fn gpu_binary_assembly(module: &Module) -> Result<String> {
         for i in 0..n {
             let obj = unsafe { mlirArrayAttrGetElement(objs, i) };
             let text = ir::print_with(|cb, u| unsafe { mlirAttributePrint(obj, cb, u) });
-            out.push_str(&unescape_mlir_string(&text));
+            out.extend(unescape_mlir_string(&text));
         }
     }
     if out.is_empty() {
         return Err(InstrumentError::Verify(
-            "no gpu.binary with assembly was produced".into(),
+            "no gpu.binary object was produced".into(),
         ));
     }
     Ok(out)
 }
 
-/// Pull the quoted payload out of `#gpu.object<#nvvm.target<...>, "...">`
-/// and undo MLIR's string escapes (`\0A`, `\22`, `\5C`, `\09`).
-fn unescape_mlir_string(attr: &str) -> String {
-    let start = match attr.find(", \"").or_else(|| attr.find("assembly = \"")) {
-        Some(i) => attr[i..].find('"').map(|j| i + j + 1).unwrap_or(attr.len()),
-        None => return String::new(),
+/// The assembly text (PTX, AMDGPU ISA) inside `gpu.binary` objects.
+pub fn gpu_binary_assembly(module: &Module) -> Result<String> {
+    Ok(String::from_utf8_lossy(&gpu_binary_payload(module)?).into_owned())
+}
+
+/// LLVM bitcode → LLVM IR text, with LLVM 22's llvm-dis.
+fn disassemble_bitcode(bc: &[u8]) -> Result<Vec<u8>> {
+    let dir = crate::tools::scratch_dir()?;
+    let path = dir.join("k.bc");
+    std::fs::write(&path, bc).map_err(|e| InstrumentError::Io {
+        path: path.display().to_string(),
+        source: e,
+    })?;
+    let text = crate::tools::run_tool("llvm-dis", &[path.to_str().unwrap_or_default(), "-o", "-"]);
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(text?.into_bytes())
+}
+
+/// Pull the quoted payload out of `#gpu.object<#nvvm.target<...>, kind = "...">`
+/// and undo MLIR's string escapes (llvm::printEscapedString): a backslash
+/// is printed as two, `"` and non-printable bytes as a backslash and two hex
+/// digits, so the payload is the text between the last two quotes.
+fn unescape_mlir_string(attr: &str) -> Vec<u8> {
+    let Some(end) = attr.rfind('"') else {
+        return Vec::new();
     };
-    let bytes = attr.as_bytes();
-    let mut out = Vec::new();
-    let mut i = start;
+    let Some(start) = attr[..end].rfind('"') else {
+        return Vec::new();
+    };
+    let bytes = &attr.as_bytes()[start + 1..end];
+    let hex = |c: u8| (c as char).to_digit(16);
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
     while i < bytes.len() {
-        match bytes[i] {
-            b'"' => break,
-            b'\\'
-                if i + 2 < bytes.len()
-                    && bytes[i + 1].is_ascii_hexdigit()
-                    && bytes[i + 2].is_ascii_hexdigit() =>
-            {
-                let h = std::str::from_utf8(&bytes[i + 1..i + 3])
-                    .ok()
-                    .and_then(|s| u8::from_str_radix(s, 16).ok())
-                    .unwrap_or(b'?');
-                out.push(h);
+        if bytes[i] == b'\\' && bytes.get(i + 1) == Some(&b'\\') {
+            out.push(b'\\');
+            i += 2;
+            continue;
+        }
+        match (
+            bytes[i],
+            bytes.get(i + 1).and_then(|c| hex(*c)),
+            bytes.get(i + 2).and_then(|c| hex(*c)),
+        ) {
+            (b'\\', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
                 i += 3;
             }
-            b'\\' if i + 1 < bytes.len() => {
-                out.push(bytes[i + 1]);
-                i += 2;
-            }
-            c => {
+            (c, _, _) => {
                 out.push(c);
                 i += 1;
             }
         }
     }
-    String::from_utf8_lossy(&out).into_owned()
+    out
 }
 
 /// Host kernels run one thread per CTA: `gpu.block_id`/`gpu.grid_dim` become
@@ -575,4 +600,19 @@ pub fn run_opt(
     }
     flush(module, &mut upstream)?;
     Ok(meta)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unescape_mlir_string;
+
+    #[test]
+    fn object_payload_is_unescaped_from_the_last_quoted_string() {
+        // A backslash prints as two; `\\AB` after it is text, not a hex escape.
+        let attr = r#"#gpu.object<#nvvm.target<O = 3, chip = "sm_90a">, offload = "BC\C0\DE5\14\00b\22\\AB">"#;
+        assert_eq!(
+            unescape_mlir_string(attr),
+            b"BC\xC0\xDE5\x14\x00b\"\\AB".to_vec()
+        );
+    }
 }
