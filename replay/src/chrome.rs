@@ -18,16 +18,44 @@
 //!   overlaps another without nesting goes to an extra row of that unit, a
 //!   thread named `CTA 3 warp 2 (row 1)`. Thread ids are unique in the file,
 //!   allocated in order, and double as `thread_sort_index`.
-//! - Complete (`X`) events named by region, `ts` and `dur` in microseconds
-//!   with three decimals (nanosecond precision: start and end are rounded to
-//!   whole ns *before* `dur` is taken, so nesting survives rounding), args
-//!   `region_id`, `iteration`, `raw_cycles` (ticks), `corrected_cycles`,
-//!   `cta`, `unit`.
+//! - Complete (`X`) events named by region, args `region_id`, `iteration`,
+//!   `raw_cycles` (ticks), `corrected_cycles`, `cta`, `unit`.
+//!
+//! **Times.** `ts` and `dur` are microseconds quantised to [`TIME_QUANTUM_US`]
+//! = 2^-12 µs (about 0.24 ns, finer than one tick of any supported counter)
+//! and printed exactly (at most 12 decimals). Viewers compute an event's end
+//! as `ts + dur` in binary floating point (speedscope also subtracts the
+//! smallest `ts` first); with dyadic times all of that is exact, so what the
+//! viewer sees nests exactly when the written integers do. Start and end are
+//! quantised first and `dur` is their difference, so quantising keeps nesting
+//! and order (it is monotone). With decimal times it would not: 2.023 + 0.135
+//! is 2.1580000000000004 in f64, past a sibling starting at 2.158.
+//!
+//! **Zero lengths.** An instance whose start and end quantise to the same
+//! step is left out and counted: `otherData.zero_length_events_omitted`, of
+//! which `zero_length_events_corrected_to_zero` have a corrected length of
+//! exactly 0, and a caveat in the report and in `otherData.caveats`. A
+//! zero-length event that starts where another one does is ended before it
+//! is begun by viewers that take ends first at equal times (speedscope), and
+//! stays open for the rest of its track. Widening it to one step instead
+//! would invent a duration, and where another boundary falls in that step
+//! (its parent's end, a sibling's start, another zero-length event) change
+//! what it nests in.
+//!
+//! **Rows** are laid out again here, on the quantised times, with the rule of
+//! [`crate::pair::assign_rows`]: on every thread of the file, events nest or
+//! are disjoint exactly as the viewer computes them. One more rule: an event
+//! never lies inside an open event *of the same name* on its row; it goes to
+//! another row instead. speedscope matches an end to the open event by name
+//! among the ends at one time, and ends three or more same-name events that
+//! end together out of order. Instances of one region overlap like that when
+//! the overhead correction folds a unit's timeline back (a record cost larger
+//! than the gaps between records, as on the host).
 //!
 //! Events are formatted into a small per-CTA buffer and written through a
 //! `BufWriter`; nothing proportional to the trace is held in memory.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -37,9 +65,56 @@ use kperf_dialects::meta::Granularity;
 use kperf_runtime::profile::RunInfo;
 
 use crate::analyze::ReplayReport;
-use crate::pair::CtaReplay;
+use crate::pair::{CtaReplay, RowPlacer};
 use crate::regions::RegionTable;
 use crate::{ReplayError, TraceGrouping};
+
+/// Time steps per microsecond in the trace: 2^12.
+const QUANTA_PER_US: i64 = 1 << 12;
+
+/// The time step of `ts` and `dur`, in µs: 2^-12 µs ≈ 0.244 ns.
+pub const TIME_QUANTUM_US: f64 = 1.0 / QUANTA_PER_US as f64;
+
+/// Region instances a trace left out because their start and end quantise
+/// to the same [`TIME_QUANTUM_US`] step.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ZeroLengthOmitted {
+    /// All of them.
+    pub events: u64,
+    /// Those whose corrected length is exactly 0: the record cost subtracted
+    /// covers their whole raw span, so no finer step would show them.
+    pub corrected_to_zero: u64,
+}
+
+impl ZeroLengthOmitted {
+    /// The caveat for the report and the trace; `None` when none were left out.
+    pub fn caveat(&self) -> Option<String> {
+        let n = self.events;
+        (n > 0).then(|| {
+            format!(
+                "{n} region instance{} left out of the Chrome trace: zero length at its time \
+                 step (2^-12 us, about 0.24 ns), which trace viewers cannot nest; {} of them \
+                 corrected to exactly 0 (the record cost covers their raw span); the \
+                 statistics include them",
+                if n == 1 { "" } else { "s" },
+                self.corrected_to_zero
+            )
+        })
+    }
+}
+
+/// One instance of a unit, in quantised time, while its unit is written.
+#[derive(Clone, Copy, Debug)]
+struct Span {
+    start: i64,
+    end: i64,
+    /// Index in `UnitReplay::instances`.
+    index: usize,
+    /// Cache slot of the region's name, and the name's id (equal names, equal ids).
+    slot: usize,
+    name: u32,
+    row: u32,
+}
 
 /// Streams a Chrome trace: [`ChromeTraceWriter::new`] writes the opening,
 /// [`ChromeTraceWriter::write_cta`] one CTA's events, [`ChromeTraceWriter::finish`] the end.
@@ -51,10 +126,16 @@ pub struct ChromeTraceWriter<W: Write> {
     hw_word: &'static str,
     seen_processes: HashSet<u32>,
     next_tid: u64,
-    names: Vec<Option<String>>,
+    /// Per region id: the JSON-escaped name and its id in `name_ids`.
+    names: Vec<Option<(String, u32)>>,
+    name_ids: HashMap<String, u32>,
     buf: Vec<u8>,
     first: bool,
     events: u64,
+    /// Instances left out for zero quantised length.
+    zero_length: ZeroLengthOmitted,
+    spans: Vec<Span>,
+    rows: RowPlacer<i64, u32>,
 }
 
 impl ChromeTraceWriter<BufWriter<File>> {
@@ -93,9 +174,13 @@ impl<W: Write> ChromeTraceWriter<W> {
             seen_processes: HashSet::new(),
             next_tid: 1,
             names: Vec::new(),
+            name_ids: HashMap::new(),
             buf: Vec::with_capacity((1 << 18) + 4096),
             first: true,
             events: 0,
+            zero_length: ZeroLengthOmitted::default(),
+            spans: Vec::new(),
+            rows: RowPlacer::default(),
         })
     }
 
@@ -112,6 +197,12 @@ impl<W: Write> ChromeTraceWriter<W> {
     /// Events written so far (metadata included).
     pub fn events_written(&self) -> u64 {
         self.events
+    }
+
+    /// Region instances left out so far because their start and end quantise
+    /// to the same time step (see the module documentation).
+    pub fn zero_length_omitted(&self) -> ZeroLengthOmitted {
+        self.zero_length
     }
 
     fn begin_event(&mut self) {
@@ -141,7 +232,7 @@ impl<W: Write> ChromeTraceWriter<W> {
         b.extend_from_slice(b"}}");
     }
 
-    /// Cache slot (the region id) of the JSON-escaped name of `id`.
+    /// Cache slot (the region id) of the JSON-escaped name of `id` and its id.
     fn region_name(&mut self, regions: &RegionTable, id: RegionId) -> usize {
         let slot = usize::from(id.0);
         if slot >= self.names.len() {
@@ -153,7 +244,10 @@ impl<W: Write> ChromeTraceWriter<W> {
                 Some(r) => push_json_str(&mut s, &r.name),
                 None => push_json_str(&mut s, &format!("region_{}", id.0)),
             }
-            self.names[slot] = Some(String::from_utf8_lossy(&s).into_owned());
+            let name = String::from_utf8_lossy(&s).into_owned();
+            let next = self.name_ids.len() as u32;
+            let name_id = *self.name_ids.entry(name.clone()).or_insert(next);
+            self.names[slot] = Some((name, name_id));
         }
         slot
     }
@@ -183,9 +277,38 @@ impl<W: Write> ChromeTraceWriter<W> {
                 MetaValue::Int(u64::from(sort)),
             );
         }
+        let mut spans = std::mem::take(&mut self.spans);
         for unit in &cta.units {
+            // Quantise, drop zero lengths, order (start ascending, end
+            // descending; ties keep the replay's order) and lay out rows.
+            spans.clear();
+            for (index, inst) in unit.instances.iter().enumerate() {
+                let (start, end) = (quantise(inst.start_ns), quantise(inst.end_ns));
+                if end > start {
+                    let slot = self.region_name(regions, inst.region);
+                    let name = self.names[slot].as_ref().map_or(0, |n| n.1);
+                    spans.push(Span {
+                        start,
+                        end,
+                        index,
+                        slot,
+                        name,
+                        row: 0,
+                    });
+                } else {
+                    self.zero_length.events += 1;
+                    if inst.corrected_ticks == 0.0 {
+                        self.zero_length.corrected_to_zero += 1;
+                    }
+                }
+            }
+            spans.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
+            self.rows.clear();
+            for span in spans.iter_mut() {
+                span.row = self.rows.place(span.start, span.end, Some(span.name)).0;
+            }
             let tid0 = self.next_tid;
-            let rows = u64::from(unit.rows.max(1));
+            let rows = u64::from(self.rows.rows().max(1));
             self.next_tid += rows;
             let base = if self.unit_word.is_empty() {
                 format!("CTA {}", cta.cta_id)
@@ -213,24 +336,22 @@ impl<W: Write> ChromeTraceWriter<W> {
                     MetaValue::Int(tid0 + row),
                 );
             }
-            for inst in &unit.instances {
-                let idx = self.region_name(regions, inst.region);
+            for span in &spans {
+                let inst = &unit.instances[span.index];
                 self.begin_event();
-                let start = round_ns(inst.start_ns);
-                let end = round_ns(inst.end_ns).max(start);
                 let b = &mut self.buf;
                 b.extend_from_slice(b"{\"name\":");
-                if let Some(n) = &self.names[idx] {
+                if let Some((n, _)) = &self.names[span.slot] {
                     b.extend_from_slice(n.as_bytes());
                 }
                 b.extend_from_slice(b",\"cat\":\"region\",\"ph\":\"X\",\"pid\":");
                 push_u64(b, pid);
                 b.extend_from_slice(b",\"tid\":");
-                push_u64(b, tid0 + u64::from(inst.row));
+                push_u64(b, tid0 + u64::from(span.row));
                 b.extend_from_slice(b",\"ts\":");
-                push_micros(b, start);
+                push_micros(b, span.start);
                 b.extend_from_slice(b",\"dur\":");
-                push_micros(b, end - start);
+                push_micros(b, span.end - span.start);
                 b.extend_from_slice(b",\"args\":{\"region_id\":");
                 push_u64(b, u64::from(inst.region.0));
                 b.extend_from_slice(b",\"iteration\":");
@@ -246,10 +367,14 @@ impl<W: Write> ChromeTraceWriter<W> {
                 b.extend_from_slice(b"}}");
                 // Chunks of at least the BufWriter's capacity go straight through it.
                 if self.buf.len() >= 1 << 18 {
-                    self.flush_buf()?;
+                    if let Err(e) = self.flush_buf() {
+                        self.spans = spans;
+                        return Err(e);
+                    }
                 }
             }
         }
+        self.spans = spans;
         Ok(())
     }
 
@@ -259,26 +384,38 @@ impl<W: Write> ChromeTraceWriter<W> {
         r.map_err(|e| self.io_err(e))
     }
 
-    /// Close the event list, add `otherData` (kernel, clock, corrections)
-    /// from `report` if given, flush, and hand back the writer.
+    /// Close the event list, add `otherData` (the time step, the zero-length
+    /// instances left out, and kernel, clock, corrections and caveats from
+    /// `report` if given, with the zero-length caveat added when the report
+    /// lacks it), flush, and hand back the writer.
     pub fn finish(mut self, report: Option<&ReplayReport>) -> Result<W, ReplayError> {
         self.buf.extend_from_slice(b"\n]");
+        let mut other = serde_json::json!({
+            "tool": "kperf replay",
+            "time_quantum_us": TIME_QUANTUM_US,
+            "zero_length_events_omitted": self.zero_length.events,
+            "zero_length_events_corrected_to_zero": self.zero_length.corrected_to_zero,
+        });
         if let Some(r) = report {
-            let other = serde_json::json!({
-                "tool": "kperf replay",
-                "kernel": r.kernel,
-                "target": r.target,
-                "clock": r.clock.description,
-                "corrections": r.corrections_applied,
-                "caveats": r.caveats,
-            });
-            self.buf.extend_from_slice(b",\"otherData\":");
-            let s = serde_json::to_string(&other).map_err(|source| ReplayError::Json {
-                what: "trace metadata",
-                source,
-            })?;
-            self.buf.extend_from_slice(s.as_bytes());
+            let mut caveats = r.caveats.clone();
+            if let Some(c) = self.zero_length.caveat() {
+                if !caveats.contains(&c) {
+                    caveats.push(c);
+                }
+            }
+            let o = other.as_object_mut().expect("an object");
+            o.insert("kernel".into(), r.kernel.clone().into());
+            o.insert("target".into(), r.target.clone().into());
+            o.insert("clock".into(), r.clock.description.clone().into());
+            o.insert("corrections".into(), r.corrections_applied.clone().into());
+            o.insert("caveats".into(), caveats.into());
         }
+        self.buf.extend_from_slice(b",\"otherData\":");
+        let s = serde_json::to_string(&other).map_err(|source| ReplayError::Json {
+            what: "trace metadata",
+            source,
+        })?;
+        self.buf.extend_from_slice(s.as_bytes());
         self.buf.extend_from_slice(b"}\n");
         self.flush_buf()?;
         let r = self.out.flush();
@@ -303,9 +440,12 @@ pub(crate) fn hw_word(target: &str) -> &'static str {
     }
 }
 
-fn round_ns(ns: f64) -> i64 {
+/// A time on the axis (ns) in time steps of [`TIME_QUANTUM_US`], rounded to
+/// the nearest (monotone, so order and nesting survive). Exact in f64 up to
+/// 2^53 steps, about 25 days.
+fn quantise(ns: f64) -> i64 {
     if ns.is_finite() {
-        ns.round() as i64
+        (ns * QUANTA_PER_US as f64 / 1000.0).round() as i64
     } else {
         0
     }
@@ -325,20 +465,29 @@ fn push_u64(b: &mut Vec<u8>, mut v: u64) {
     b.extend_from_slice(&tmp[i..]);
 }
 
-/// Whole nanoseconds as microseconds with three decimals.
-fn push_micros(b: &mut Vec<u8>, ns: i64) {
-    if ns < 0 {
+/// Time steps as microseconds, exactly: `q / 2^12` has at most 12 decimals
+/// (`f / 2^12 = f · 5^12 / 10^12`), written without trailing zeros (and
+/// without a point for whole µs). Parsing it back gives exactly that dyadic
+/// value.
+fn push_micros(b: &mut Vec<u8>, q: i64) {
+    const DECIMALS: usize = 12;
+    const FIVE_POW: u64 = 244_140_625; // 5^12
+    if q < 0 {
         b.push(b'-');
     }
-    let a = ns.unsigned_abs();
-    push_u64(b, a / 1000);
-    let f = a % 1000;
-    b.extend_from_slice(&[
-        b'.',
-        b'0' + (f / 100) as u8,
-        b'0' + (f / 10 % 10) as u8,
-        b'0' + (f % 10) as u8,
-    ]);
+    let a = q.unsigned_abs();
+    push_u64(b, a / QUANTA_PER_US as u64);
+    let mut f = (a % QUANTA_PER_US as u64) * FIVE_POW;
+    if f != 0 {
+        let mut digits = [0u8; DECIMALS];
+        for d in digits.iter_mut().rev() {
+            *d = b'0' + (f % 10) as u8;
+            f /= 10;
+        }
+        let len = DECIMALS - digits.iter().rev().take_while(|&&d| d == b'0').count();
+        b.push(b'.');
+        b.extend_from_slice(&digits[..len]);
+    }
 }
 
 fn push_f64(b: &mut Vec<u8>, v: f64) {
@@ -382,11 +531,17 @@ mod tests {
     #[test]
     fn number_formatting() {
         let mut b = Vec::new();
-        push_micros(&mut b, 1_234_567);
+        push_micros(&mut b, 1234 * 4096 + 2048);
         b.push(b' ');
-        push_micros(&mut b, 5);
+        push_micros(&mut b, 1);
         b.push(b' ');
-        push_micros(&mut b, -1500);
+        push_micros(&mut b, 4095);
+        b.push(b' ');
+        push_micros(&mut b, -6144);
+        b.push(b' ');
+        push_micros(&mut b, 0);
+        b.push(b' ');
+        push_micros(&mut b, 12 * 4096);
         b.push(b' ');
         push_f64(&mut b, 93.5);
         b.push(b' ');
@@ -397,7 +552,56 @@ mod tests {
         push_json_str(&mut b, "a\"b\\\u{1}é");
         assert_eq!(
             String::from_utf8(b).unwrap(),
-            "1234.567 0.005 -1.500 93.5 100 0 \"a\\\"b\\\\\\u0001é\""
+            "1234.5 0.000244140625 0.999755859375 -1.5 0 12 93.5 100 0 \"a\\\"b\\\\\\u0001é\""
+        );
+    }
+
+    #[test]
+    fn times_print_exactly() {
+        // Every step of a few µs, and some large ones: the text parses back
+        // to exactly q / 2^12 (Rust's parse rounds correctly, as JS's does).
+        let qs = (-5 * 4096..5 * 4096).chain([123_456_789_012, (1 << 53) - 1, -(1 << 40) - 7]);
+        for q in qs {
+            let mut b = Vec::new();
+            push_micros(&mut b, q);
+            let text = std::str::from_utf8(&b).unwrap();
+            let v: f64 = text.parse().unwrap();
+            assert_eq!(v, q as f64 * TIME_QUANTUM_US, "{q} -> {text}");
+            assert!(!text.ends_with('0') || !text.contains('.'), "{text}");
+        }
+    }
+
+    #[test]
+    fn quantising_is_monotone_and_rounds_to_the_nearest_step() {
+        assert_eq!(quantise(0.0), 0);
+        assert_eq!(quantise(1000.0), 4096);
+        assert_eq!(quantise(26.333), 108); // 107.86 steps
+        assert_eq!(quantise(-26.333), -108);
+        assert_eq!(quantise(0.12), 0); // half a step is 0.122 ns
+        assert_eq!(quantise(0.13), 1);
+        assert_eq!(quantise(f64::NAN), 0);
+        let mut last = i64::MIN;
+        for i in 0..10_000 {
+            let q = quantise(i as f64 * 0.0371);
+            assert!(q >= last);
+            last = q;
+        }
+    }
+
+    #[test]
+    fn zero_length_caveat_counts() {
+        let z = |events, corrected_to_zero| ZeroLengthOmitted {
+            events,
+            corrected_to_zero,
+        };
+        assert_eq!(z(0, 0).caveat(), None);
+        let one = z(1, 1).caveat().unwrap();
+        assert!(one.starts_with("1 region instance left out"), "{one}");
+        let seven = z(7, 3).caveat().unwrap();
+        assert!(seven.starts_with("7 region instances left out"), "{seven}");
+        assert!(
+            seven.contains("; 3 of them corrected to exactly 0"),
+            "{seven}"
         );
     }
 

@@ -3,13 +3,18 @@
 //! Every record costs the unit that writes it a roughly constant number of
 //! ticks (clock read, tag materialisation, store). Replay removes that cost
 //! *cumulatively*: the record at absolute position `i` of its unit is moved
-//! `i · cost` ticks earlier. A region whose START is at position `s` and END at
-//! position `e` therefore loses `(e − s) · cost` = (records strictly inside it
-//! + 1) · cost, clamped at zero:
+//! `i · cost` ticks earlier, but never before the record preceding it in
+//! program order (the records of a unit execute in order, so measurement
+//! noise must not reorder them):
 //!
 //! ```text
-//! corrected = max(0, (clock_e − clock_s) − (e − s) · cost)
+//! t_i = max(clock_i − i · cost, t_(i−1))
+//! corrected(region from s to e) = t_e − t_s
 //! ```
+//!
+//! Without clamping, a region thus loses `(e − s) · cost` = (records strictly
+//! inside it + 1) · cost; where noise would have made a record precede its
+//! predecessor, it is held at the predecessor's time.
 //!
 //! Positions are absolute: with the circular strategy the records the ring
 //! overwrote came *before* the surviving ones, so the first survivor of a unit
@@ -101,12 +106,6 @@ impl Correction {
     /// Ticks removed from a record at absolute position `pos`.
     pub fn shift(&self, pos: u64) -> f64 {
         pos as f64 * self.cost_ticks
-    }
-
-    /// Corrected length of a span of `raw` ticks from position `start_pos` to `end_pos`.
-    pub fn corrected(&self, raw: u64, start_pos: u64, end_pos: u64) -> f64 {
-        let records = end_pos.saturating_sub(start_pos) as f64;
-        (raw as f64 - records * self.cost_ticks).max(0.0)
     }
 
     /// Lines for the "corrections applied" list of a report.

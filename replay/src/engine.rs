@@ -247,8 +247,9 @@ pub fn replay_with_scan(
             t.write_cta(view.cta, view.regions)?;
         }
     }
-    let report = replayer.finish();
+    let mut report = replayer.finish();
     if let Some(t) = trace {
+        report.caveats.extend(t.zero_length_omitted().caveat());
         t.finish(Some(&report))?;
     }
     Ok(report)

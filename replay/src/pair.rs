@@ -193,6 +193,8 @@ impl Default for UnmatchedCount {
 struct Open {
     pos: u64,
     clock: u64,
+    /// Corrected time in ticks (see `corrected_at` in `replay_cta`).
+    at: f64,
     instance: u32,
 }
 
@@ -200,7 +202,8 @@ struct Open {
 struct Slot {
     open: Vec<Open>,
     issues: VecDeque<Open>,
-    last_end: Option<(u64, u64)>,
+    /// (position, clock, corrected time) of the latest END of an issue region.
+    last_end: Option<(u64, u64, f64)>,
     starts_seen: u32,
     unmatched: UnmatchedCount,
     touched: bool,
@@ -256,10 +259,15 @@ pub(crate) fn replay_cta(
         let base = Correction::first_position(strategy, unit);
         let mut instances = Vec::with_capacity(unit.records.len() / 2);
         let mut prev_clock: Option<u64> = None;
-        let mk = |region: RegionId, instance: u32, s: Open, e_pos: u64, e_clock: u64| {
+        // Corrected record times: each record moves `shift(pos)` earlier, but
+        // never before the record that precedes it in program order, so
+        // measurement noise cannot make a nested region start before its
+        // parent. Durations are differences of these times.
+        let mut prev_at = f64::MIN;
+        let mk = |region: RegionId, instance: u32, s: Open, e_pos: u64, e_clock: u64, e_at: f64| {
             let raw = e_clock.saturating_sub(s.clock);
-            let corrected = corr.corrected(raw, s.pos, e_pos);
-            let start_ns = clock.axis_ns(s.clock, corr.shift(s.pos));
+            let corrected = (e_at - s.at).max(0.0);
+            let start_ns = clock.axis_ns(s.clock, s.clock as f64 - s.at);
             RegionInstance {
                 cta: cta.cta_id,
                 unit: unit.unit_id,
@@ -283,10 +291,13 @@ pub(crate) fn replay_cta(
                 out.nonmonotone_clocks += 1;
             }
             prev_clock = Some(rec.clock);
+            let at = (rec.clock as f64 - corr.shift(pos)).max(prev_at);
+            prev_at = at;
             let idx = table.idx(rec.region);
             let here = Open {
                 pos,
                 clock: rec.clock,
+                at,
                 instance: 0,
             };
             if let Some(issue_idx) = table.wait_issue(idx) {
@@ -305,11 +316,10 @@ pub(crate) fn replay_cta(
                     scratch.slot(idx).unmatched.starts += 1;
                     continue;
                 };
-                let issue_end = issue_slot.last_end.filter(|(p, _)| *p > clk1.pos);
-                let inst = mk(rec.region, k, clk1, pos, rec.clock);
-                let exposed_raw = issue_end.map(|(_, c)| rec.clock.saturating_sub(c));
-                let exposed_corr =
-                    issue_end.map(|(p, c)| corr.corrected(rec.clock.saturating_sub(c), p, pos));
+                let issue_end = issue_slot.last_end.filter(|(p, _, _)| *p > clk1.pos);
+                let inst = mk(rec.region, k, clk1, pos, rec.clock, at);
+                let exposed_raw = issue_end.map(|(_, c, _)| rec.clock.saturating_sub(c));
+                let exposed_corr = issue_end.map(|(_, _, end_at)| (at - end_at).max(0.0));
                 out.async_waits.push(AsyncWaitInstance {
                     cta: cta.cta_id,
                     unit: unit.unit_id,
@@ -318,7 +328,7 @@ pub(crate) fn replay_cta(
                     instance: k,
                     issue_instance: clk1.instance,
                     clk1: clk1.clock,
-                    issue_end: issue_end.map(|(_, c)| c),
+                    issue_end: issue_end.map(|(_, c, _)| c),
                     clk2: rec.clock,
                     raw_ticks: inst.raw_ticks,
                     corrected_ticks: inst.corrected_ticks,
@@ -346,10 +356,12 @@ pub(crate) fn replay_cta(
                 }
                 Edge::End => {
                     if is_issue {
-                        s.last_end = Some((pos, rec.clock));
+                        s.last_end = Some((pos, rec.clock, at));
                     }
                     match s.open.pop() {
-                        Some(o) => instances.push(mk(rec.region, o.instance, o, pos, rec.clock)),
+                        Some(o) => {
+                            instances.push(mk(rec.region, o.instance, o, pos, rec.clock, at))
+                        }
                         None => s.unmatched.ends += 1,
                     }
                 }
@@ -419,9 +431,9 @@ pub fn instance_order(a: &RegionInstance, b: &RegionInstance) -> Ordering {
 /// Assign `row` and `depth` to instances sorted by [`instance_order`]
 /// (start ascending, end descending); returns the number of rows used.
 pub fn assign_rows(instances: &mut [RegionInstance]) -> u32 {
-    let mut rows = RowPlacer::default();
+    let mut rows = RowPlacer::<f64, ()>::default();
     for inst in instances.iter_mut() {
-        (inst.row, inst.depth) = rows.place(inst.start_ns, inst.end_ns);
+        (inst.row, inst.depth) = rows.place(inst.start_ns, inst.end_ns, None);
     }
     rows.rows()
 }
@@ -430,16 +442,17 @@ pub fn assign_rows(instances: &mut [RegionInstance]) -> u32 {
 /// Chrome trace runs it again on its quantised times). Spans are placed in
 /// order of start ascending, then end descending; each goes on the lowest
 /// row where it starts at or after the end of everything still open there,
-/// or lies inside the innermost open span (`end <=` its end).
+/// or lies inside the innermost open span (`end <=` its end) — and, when it
+/// comes with a key, no open span there has the same key.
 #[derive(Debug)]
-pub(crate) struct RowPlacer<T> {
-    /// Per row: the ends of the spans still open on it, innermost last.
-    stacks: Vec<Vec<T>>,
+pub(crate) struct RowPlacer<T, K> {
+    /// Per row: the ends (and keys) of the spans still open on it, innermost last.
+    stacks: Vec<Vec<(T, Option<K>)>>,
     /// Rows in use (`stacks` beyond them are kept for their allocations).
     used: usize,
 }
 
-impl<T> Default for RowPlacer<T> {
+impl<T, K> Default for RowPlacer<T, K> {
     fn default() -> Self {
         RowPlacer {
             stacks: Vec::new(),
@@ -448,7 +461,7 @@ impl<T> Default for RowPlacer<T> {
     }
 }
 
-impl<T: Copy + PartialOrd> RowPlacer<T> {
+impl<T: Copy + PartialOrd, K: Copy + PartialEq> RowPlacer<T, K> {
     /// Forget every span, keeping the allocations.
     pub(crate) fn clear(&mut self) {
         self.stacks.iter_mut().for_each(Vec::clear);
@@ -456,21 +469,24 @@ impl<T: Copy + PartialOrd> RowPlacer<T> {
     }
 
     /// Place the span `start..end`; returns its row and its depth there.
-    pub(crate) fn place(&mut self, start: T, end: T) -> (u32, u32) {
+    /// With a `key`, the span never lies inside an open span with that key.
+    pub(crate) fn place(&mut self, start: T, end: T, key: Option<K>) -> (u32, u32) {
         for (r, stack) in self.stacks[..self.used].iter_mut().enumerate() {
-            while stack.last().is_some_and(|&e| e <= start) {
+            while stack.last().is_some_and(|&(e, _)| e <= start) {
                 stack.pop();
             }
-            if stack.last().is_none_or(|&e| end <= e) {
+            if stack.last().is_none_or(|&(e, _)| end <= e)
+                && (key.is_none() || stack.iter().all(|&(_, k)| k != key))
+            {
                 let depth = stack.len();
-                stack.push(end);
+                stack.push((end, key));
                 return (r as u32, depth as u32);
             }
         }
         if self.used == self.stacks.len() {
             self.stacks.push(Vec::new());
         }
-        self.stacks[self.used].push(end);
+        self.stacks[self.used].push((end, key));
         self.used += 1;
         ((self.used - 1) as u32, 0)
     }

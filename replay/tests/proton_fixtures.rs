@@ -85,12 +85,26 @@ fn loop_dump_reports_the_dropped_pairs() {
         (16, 0, 0)
     );
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&trace).unwrap()).unwrap();
-    let unit3 = v["traceEvents"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["ph"] == "X" && e["args"]["unit"] == 3)
-        .count();
-    assert_eq!(unit3, 4);
+    let x_events = |unit: u32| {
+        v["traceEvents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["ph"] == "X" && e["args"]["unit"] == unit)
+            .count()
+    };
+    // The estimated cost (84 ticks, the minimum gap) is the whole span of
+    // the instances of units 2 and 3: corrected to zero length, they are
+    // left out of the trace, counted and reported.
+    assert_eq!([0, 1, 2, 3].map(x_events), [4, 4, 0, 0]);
+    assert_eq!(v["otherData"]["zero_length_events_omitted"], 8);
+    assert_eq!(v["otherData"]["zero_length_events_corrected_to_zero"], 8);
+    let caveat = kperf_replay::chrome::ZeroLengthOmitted {
+        events: 8,
+        corrected_to_zero: 8,
+    }
+    .caveat()
+    .unwrap();
+    assert!(r.caveats.contains(&caveat), "{:?}", r.caveats);
     println!("{}", r.render_summary());
 }

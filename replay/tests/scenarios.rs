@@ -234,8 +234,10 @@ fn cumulative_correction_arithmetic() {
             (1, 20, 17.0, 7.0, 24.0),
             // r2: start 40 - 3*3 = 31, 5 - 3 = 2
             (2, 5, 2.0, 31.0, 33.0),
-            // r3: start 47 - 5*3 = 32, 1 - 3 clamps to 0
-            (3, 1, 0.0, 32.0, 32.0),
+            // r3: start 47 - 5*3 = 32 would precede E2's corrected time
+            // 45 - 4*3 = 33, so it is held at 33 (program order); its END
+            // 48 - 6*3 = 30 is held there too: duration 0
+            (3, 1, 0.0, 33.0, 33.0),
         ]
     );
     let r = p.report();

@@ -60,7 +60,7 @@ pub fn run_host_job(
                 block: [1, 1, 1],
                 counter: opts.counter,
                 clock_domain: opts.counter.clock_domain(),
-                granularity: opts.granularity,
+                granularity: meta.granularity,
                 strategy: opts.strategy,
                 ticks_per_ns: None,
                 record_cost_ticks: None,

@@ -406,6 +406,8 @@ pub fn prepare_host<'c>(
     };
     let mut host_opts = opts.clone();
     host_opts.target = Target::Host;
+    // One thread runs a host CTA: its only unit is the CTA.
+    host_opts.granularity = kperf_dialects::meta::Granularity::Cta;
     let meta = if instrument {
         Some(instrument_module(
             kctx,
