@@ -50,6 +50,24 @@ impl Target {
     pub fn is_host(&self) -> bool {
         matches!(self, Target::Host)
     }
+    /// Shared memory a CTA may use on this target (bytes); `given` wins when non-zero.
+    pub fn shared_capacity(&self, given: u32) -> u32 {
+        if given != 0 {
+            return given;
+        }
+        match self {
+            Target::Nvptx { chip } => {
+                match chip.trim_start_matches("sm_").trim_end_matches(['a', 'f']) {
+                    "90" | "100" | "103" => 227 * 1024,
+                    "80" | "87" => 163 * 1024,
+                    "86" | "89" | "120" => 99 * 1024,
+                    _ => 48 * 1024,
+                }
+            }
+            Target::Amdgpu { .. } => 64 * 1024,
+            Target::Host => u32::MAX,
+        }
+    }
     /// Threads per warp (wavefront): 64 on AMD's CDNA (wave64), 32 on NVIDIA.
     pub fn warp_size(&self) -> u32 {
         match self {
@@ -159,8 +177,10 @@ pub struct InstrumentOptions {
     pub block: Option<[u32; 3]>,
     /// Shared memory the segments may use when `slots` is not given, bytes.
     pub shared_budget: u32,
-    /// Shared memory per CTA the device has (for the "does not fit" check).
+    /// Shared memory per CTA the device has; 0: from the target chip.
     pub shared_capacity: u32,
+    /// Dynamic shared memory the kernel is launched with, bytes.
+    pub dynamic_shared: u32,
     /// Units that record (empty: all).
     pub sample_units: Vec<u32>,
     pub sample_ctas: CtaSampling,
@@ -181,7 +201,8 @@ impl Default for InstrumentOptions {
             flush_slots: None,
             block: None,
             shared_budget: 8 * 1024,
-            shared_capacity: 227 * 1024,
+            shared_capacity: 0,
+            dynamic_shared: 0,
             sample_units: Vec::new(),
             sample_ctas: CtaSampling::All,
         }

@@ -39,6 +39,10 @@ pub struct LoweringArgs {
     /// Shared-memory bytes the segments may use when --slots is not given
     #[arg(long, default_value_t = 8192)]
     pub shared_budget: u32,
+    /// Dynamic shared memory (bytes) the kernel is launched with, so the
+    /// default segment size leaves it room
+    #[arg(long, default_value_t = 0)]
+    pub dynamic_shared: u32,
     /// Threads per CTA (X[,Y,Z]) when the kernel does not say
     #[arg(long)]
     pub block: Option<String>,
@@ -79,6 +83,7 @@ impl LoweringArgs {
         o.slots = self.slots;
         o.flush_slots = self.flush_slots;
         o.shared_budget = self.shared_budget;
+        o.dynamic_shared = self.dynamic_shared;
         if let Some(b) = &self.block {
             let v = parse_u32_list(b, "block dimension")?;
             anyhow::ensure!(

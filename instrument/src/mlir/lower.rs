@@ -106,8 +106,8 @@ fn block_shape(f: Op, opts: &InstrumentOptions) -> Result<[u32; 3]> {
 }
 
 /// Pick the slot count: the user's, or the largest power of two whose
-/// segments fit the shared-memory budget (at least 8, at most 1024).
-fn choose_slots(opts: &InstrumentOptions, units: u32) -> Result<u32> {
+/// segments fit `budget` bytes (at least 8, at most 1024).
+fn choose_slots(opts: &InstrumentOptions, units: u32, budget: u64) -> Result<u32> {
     if let Some(s) = opts.slots {
         if s < 2 || !s.is_power_of_two() {
             return Err(InstrumentError::Option(format!(
@@ -116,12 +116,99 @@ fn choose_slots(opts: &InstrumentOptions, units: u32) -> Result<u32> {
         }
         return Ok(s);
     }
-    let per_unit = opts.shared_budget as u64 / (units.max(1) as u64 * 8);
+    let per_unit = budget / (units.max(1) as u64 * 8);
     let mut s = 1u32;
     while (s as u64) * 2 <= per_unit && s < 1024 {
         s *= 2;
     }
     Ok(s.max(8))
+}
+
+/// Bytes of one element of an MLIR element type, when known.
+fn element_bytes(t: &str) -> Option<u64> {
+    let t = t.trim();
+    Some(match t {
+        "f64" | "i64" | "index" => 8,
+        "f32" | "i32" | "tf32" => 4,
+        "f16" | "bf16" | "i16" => 2,
+        "i8" | "i1" => 1,
+        _ if t.starts_with("f8") || t.starts_with("f6") || t.starts_with("f4") => 1,
+        _ => return None,
+    })
+}
+
+/// Bytes of a static shape `128x64xf16` (the inside of `memref<...>`) or an
+/// `!llvm.array<N x T>`.
+fn type_bytes(ty: &str) -> Option<u64> {
+    if let Some(inner) = ty
+        .strip_prefix("!llvm.array<")
+        .and_then(|t| t.strip_suffix('>'))
+    {
+        let (n, elem) = inner.split_once(" x ")?;
+        return Some(
+            n.trim().parse::<u64>().ok()? * type_bytes(elem).or_else(|| element_bytes(elem))?,
+        );
+    }
+    let inner = ty
+        .strip_prefix("memref<")
+        .and_then(|t| t.rsplit_once('>').map(|x| x.0))
+        .unwrap_or(ty);
+    let shape = inner.split(',').next()?;
+    let parts: Vec<&str> = shape.split('x').collect();
+    let elem = element_bytes(parts.last()?)?;
+    parts[..parts.len() - 1]
+        .iter()
+        .try_fold(elem, |acc, d| Some(acc * d.trim().parse::<u64>().ok()?))
+}
+
+/// Static shared memory the kernel already uses: workgroup attributions of
+/// a `gpu.func`, and workgroup-space globals beside it (`memref.global` in
+/// `#gpu.address_space<workgroup>`, `llvm.mlir.global` in address space 3).
+/// Returns the bytes and what could not be sized.
+pub fn kernel_static_shared(f: Op) -> (u64, Vec<String>) {
+    let mut bytes = 0u64;
+    let mut unknown = Vec::new();
+    let mut add = |what: String, ty: &str| match type_bytes(ty) {
+        Some(b) => bytes += b,
+        None => unknown.push(what),
+    };
+    if let (Some(n), Some(entry)) = (
+        f.int_attr("workgroup_attributions"),
+        f.regions().first().and_then(|r| r.first_block()),
+    ) {
+        let inputs = num_inputs(f);
+        for i in inputs..inputs + n as isize {
+            let ty = type_string(entry.arg(i).ty());
+            add(format!("workgroup attribution {ty}"), &ty);
+        }
+    }
+    for g in f.block().map(|b| b.ops()).unwrap_or_default() {
+        let ty_attr = |name: &str| {
+            g.attr(name)
+                .map(|a| type_string(unsafe { mlirTypeAttrGetValue(a) }))
+        };
+        match g.name().as_str() {
+            "memref.global" => {
+                let Some(ty) = ty_attr("type") else { continue };
+                if ty.contains("workgroup") || ty.ends_with(", 3>") {
+                    add(format!("memref.global {ty}"), &ty);
+                }
+            }
+            "llvm.mlir.global"
+                if g.int_attr("addr_space") == Some(3)
+                    && !g
+                        .str_attr("sym_name")
+                        .is_some_and(|n| n.starts_with("__kperf_smem")) =>
+            {
+                let Some(ty) = ty_attr("global_type") else {
+                    continue;
+                };
+                add(format!("llvm.mlir.global {ty}"), &ty);
+            }
+            _ => {}
+        }
+    }
+    (bytes, unknown)
 }
 
 /// Step 1 on one kernel. Returns nothing: everything needed later is on the ops.
@@ -150,7 +237,18 @@ pub fn to_kperfgpu(f: Op, opts: &InstrumentOptions) -> Result<()> {
     } else {
         opts.sample_units.len() as u32
     };
-    let slots = choose_slots(opts, units)?;
+    // Shared memory left for the segments: the device's capacity less what
+    // the kernel uses statically and the dynamic shared memory it launches with.
+    let (static_shared, not_sized) = kernel_static_shared(f);
+    let capacity = opts.target.shared_capacity(opts.shared_capacity) as u64;
+    let used = static_shared + opts.dynamic_shared as u64;
+    let available = capacity.saturating_sub(used);
+    let budget = if opts.buffer == BufferKind::Shared && !opts.target.is_host() {
+        (opts.shared_budget as u64).min(available)
+    } else {
+        opts.shared_budget as u64
+    };
+    let slots = choose_slots(opts, units, budget)?;
     let global_slots = match opts.strategy {
         Strategy::Circular => slots,
         // Even, so every CTA block stays 16-byte aligned (abi::RECORDS_ALIGN).
@@ -162,14 +260,20 @@ pub fn to_kperfgpu(f: Op, opts: &InstrumentOptions) -> Result<()> {
     };
     if opts.buffer == BufferKind::Shared && !opts.target.is_host() {
         let needed = units as u64 * slots as u64 * 8;
-        if needed > opts.shared_capacity as u64 {
+        if needed > available {
+            let mut detail = format!(
+                "{units} units × {slots} slots × 8 bytes for kernel `{}`; the device has {capacity}, the kernel uses {static_shared} statically and {} dynamically (--dynamic-shared)",
+                regions::symbol_name(f),
+                opts.dynamic_shared
+            );
+            if !not_sized.is_empty() {
+                detail.push_str(&format!("; not counted: {}", not_sized.join(", ")));
+            }
+            detail.push_str("; use fewer --slots, --sample-units, or --buffer global");
             return Err(InstrumentError::SharedMemory {
                 needed,
-                available: opts.shared_capacity as u64,
-                detail: format!(
-                    "{units} units × {slots} slots × 8 bytes for kernel `{}`",
-                    regions::symbol_name(f)
-                ),
+                available,
+                detail,
             });
         }
     }
@@ -721,9 +825,13 @@ pub fn to_llvm(kctx: &KperfContext, f: Op, target: &Target) -> Result<Option<Ker
     for op in f.nested_ops() {
         let n = op.name();
         if n == ops::READ_COUNTER {
-            let mut t = String::new();
-            let _ = templates::read_counter(&mut t, &cfg);
-            let out = tpl.splice(&cfg, "read_counter", &t, op, &[])?;
+            let out = tpl.splice(
+                &cfg,
+                "read_counter",
+                &templates::read_counter(&cfg),
+                op,
+                &[],
+            )?;
             op.result(0).replace_all_uses_with(out[0]);
             op.erase();
         } else if is_store(op) {
@@ -839,21 +947,11 @@ pub fn pass_null_profile_at_launches(
             });
         }
         let insert_at: i32 = sizes[..=KERNEL_OPERANDS].iter().sum();
-        let m = kctx.parse(&format!("module {{ func.func @z() -> {gty} {{ %z = llvm.mlir.zero : {gty}\n return %z : {gty} }} }}"), "<kperf null>")?;
-        let f = super::module_op(&m).regions()[0]
-            .first_block()
-            .and_then(|b| b.first_op())
-            .expect("null template");
-        let zero = f.regions()[0]
-            .first_block()
-            .and_then(|b| b.first_op())
-            .expect("zero op");
-        zero.move_before(launch);
-        drop(m);
+        let zero = materialize(kctx, launch, &format!("llvm.mlir.zero : {gty}"), gty)?;
         let mut operands: Vec<MlirValue> = (0..launch.num_operands())
             .map(|i| launch.operand(i).0)
             .collect();
-        operands.insert(insert_at as usize, zero.result(0).0);
+        operands.insert(insert_at as usize, zero.0);
         sizes[KERNEL_OPERANDS] += 1;
         unsafe {
             mlirOperationSetOperands(launch.0, operands.len() as isize, operands.as_ptr());
@@ -865,4 +963,24 @@ pub fn pass_null_profile_at_launches(
         }
     }
     Ok(())
+}
+
+/// Create the value of a one-op snippet (`arith.constant 0 : index`) in
+/// front of `anchor`, by parsing it and moving the op in.
+pub fn materialize(kctx: &KperfContext, anchor: Op, op_text: &str, ty: &str) -> Result<Value> {
+    let m = kctx.parse(
+        &format!("module {{ func.func @m() -> {ty} {{\n %v = {op_text}\n return %v : {ty}\n }} }}"),
+        "<kperf snippet>",
+    )?;
+    let func = super::module_op(&m).regions()[0]
+        .first_block()
+        .and_then(|b| b.first_op())
+        .expect("snippet function");
+    let op = func.regions()[0]
+        .first_block()
+        .and_then(|b| b.first_op())
+        .expect("snippet op");
+    op.move_before(anchor);
+    drop(m);
+    Ok(op.result(0))
 }

@@ -1,0 +1,13 @@
+// ERROR: and 230000 dynamically (--dynamic-shared)
+// RUN: kperf instrument %s --regions kernel --slots 256 --dynamic-shared 230000
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @k(%buf: memref<1024xf32>, %n: index) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %f = arith.constant 1.0 : f32
+      memref.store %f, %buf[%c0] : memref<1024xf32>
+      gpu.return
+    }
+  }
+}
