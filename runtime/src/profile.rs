@@ -33,6 +33,35 @@ pub struct RunInfo {
     pub meta: InstrumentMeta,
 }
 
+impl RunInfo {
+    /// The header of a run of one instrumented kernel: counter, granularity
+    /// and strategy come from the instrumentation metadata, which keeps only
+    /// that kernel. Calibration fields start empty.
+    pub fn for_kernel(
+        meta: &InstrumentMeta,
+        kernel: kperf_dialects::meta::KernelMeta,
+        grid: [u32; 3],
+        block: [u32; 3],
+    ) -> RunInfo {
+        RunInfo {
+            target: meta.target.clone(),
+            kernel: kernel.name.clone(),
+            grid,
+            block,
+            counter: meta.counter,
+            clock_domain: meta.counter.clock_domain(),
+            granularity: meta.granularity,
+            strategy: meta.strategy,
+            ticks_per_ns: None,
+            record_cost_ticks: None,
+            meta: InstrumentMeta {
+                kernels: vec![kernel],
+                ..meta.clone()
+            },
+        }
+    }
+}
+
 /// One record after decoding: clock unwrapped to the full width.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Record {

@@ -40,19 +40,7 @@ fn run(source: &str, kernel: &str, ctas: u32) -> (RunInfo, Vec<kperf_runtime::pr
     };
     // One thread: the CTAs run one after another, undisturbed by each other.
     let r = run_host(&hm.module, kernel, &[], Some(&km), &spec, 1).expect("run");
-    let info = RunInfo {
-        target: "host".into(),
-        kernel: kernel.into(),
-        grid: spec.grid,
-        block: [1, 1, 1],
-        counter: opts.counter,
-        clock_domain: opts.counter.clock_domain(),
-        granularity: opts.granularity,
-        strategy: opts.strategy,
-        ticks_per_ns: None,
-        record_cost_ticks: None,
-        meta,
-    };
+    let info = RunInfo::for_kernel(&meta, km.clone(), spec.grid, [1, 1, 1]);
     let bytes = kperf_runtime::kprof::encode_kprof(&info, km.layout.cta_stride(), &r.profile)
         .expect("encode");
     let reader = ProfileReader::from_bytes(bytes).expect("open");

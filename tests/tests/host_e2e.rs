@@ -68,19 +68,7 @@ fn decode(
     meta: kperf_dialects::meta::InstrumentMeta,
 ) -> Vec<kperf_runtime::profile::CtaTrace> {
     let km = meta.kernels[0].clone();
-    let info = RunInfo {
-        target: "host".into(),
-        kernel: "matmul".into(),
-        grid: [4, 4, 1],
-        block: [1, 1, 1],
-        counter: meta.counter,
-        clock_domain: meta.counter.clock_domain(),
-        granularity: meta.granularity,
-        strategy: meta.strategy,
-        ticks_per_ns: None,
-        record_cost_ticks: None,
-        meta,
-    };
+    let info = RunInfo::for_kernel(&meta, km.clone(), [4, 4, 1], [1, 1, 1]);
     let dir = std::env::temp_dir().join(format!(
         "kperf-e2e-{}-{}",
         std::process::id(),

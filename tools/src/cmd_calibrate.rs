@@ -6,8 +6,10 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use kperf_dialects::abi::Counter;
 use kperf_dialects::meta::Granularity;
-use kperf_instrument::{InstrumentOptions, Target};
-use kperf_runtime::calibrate::{calibration_kernel, compute, KERNEL};
+use kperf_instrument::{instrument, Emit, InstrumentOptions, KperfContext, Target};
+use kperf_runtime::calibrate::{calibration_kernel, calibration_kernel_gpu, compute, KERNEL};
+use kperf_runtime::cuda::{run_cuda, DeviceCode};
+use kperf_runtime::profile::RunInfo;
 use kperf_runtime::spec::LaunchSpec;
 use kperf_runtime::ProfileReader;
 use std::path::PathBuf;
@@ -36,47 +38,81 @@ pub fn run(a: CalibrateArgs) -> Result<()> {
     let target = Target::parse(&a.target)?;
     let counter = Counter::from_name(&a.counter)
         .with_context(|| format!("unknown --counter `{}`", a.counter))?;
-    match target {
-        Target::Host => {}
-        Target::Nvptx { .. } => {
-            kperf_runtime::cuda::check_driver()?;
-            bail!("GPU calibration runs through `kperf run --target nvptx`, which is not available in this build")
-        }
-        Target::Amdgpu { .. } => bail!("calibration on AMD GPUs is not supported"),
-    }
     anyhow::ensure!(
         a.pairs > 0 && a.ctas > 0,
         "--pairs and --ctas must be positive"
     );
     let records = 2 * a.pairs as u32;
-    let opts = InstrumentOptions {
-        target,
-        counter,
-        granularity: Granularity::Cta,
-        slots: Some(records.next_power_of_two()),
-        ..InstrumentOptions::default()
+    let (info, stride, profile) = match &target {
+        Target::Host => {
+            let opts = InstrumentOptions {
+                target: target.clone(),
+                counter,
+                granularity: Granularity::Cta,
+                slots: Some(records.next_power_of_two()),
+                ..InstrumentOptions::default()
+            };
+            // A 2 ms spin per CTA makes the header's tick-rate measurement precise.
+            let source = calibration_kernel(a.pairs, 5_000_000);
+            let spec = LaunchSpec {
+                kernel: Some(KERNEL.into()),
+                grid: [a.ctas, 1, 1],
+                block: [1, 1, 1],
+                shared_bytes: 0,
+                args: vec![],
+            };
+            let job = run_host_job(
+                &source,
+                "<kperf calibrate>",
+                &opts,
+                &spec,
+                true,
+                default_threads(),
+            )?;
+            let info = job
+                .info
+                .context("calibration kernel was not instrumented")?;
+            (info, job.cta_stride, job.run.profile)
+        }
+        Target::Nvptx { .. } => {
+            kperf_runtime::cuda::check_driver()?;
+            let opts = InstrumentOptions {
+                target: target.clone(),
+                counter,
+                granularity: Granularity::Warp,
+                slots: Some(records.next_power_of_two()),
+                ..InstrumentOptions::default()
+            };
+            // About 2 ms at 2 GHz.
+            let source = calibration_kernel_gpu(a.pairs, 4_000_000);
+            let kctx = KperfContext::new()?;
+            let out = instrument(&kctx, &source, "<kperf calibrate>", &opts, Emit::Ptx)?;
+            let km = out
+                .meta
+                .kernel(KERNEL)
+                .cloned()
+                .context("calibration kernel was not instrumented")?;
+            let spec = LaunchSpec {
+                kernel: Some(KERNEL.into()),
+                grid: [a.ctas, 1, 1],
+                block: [32, 1, 1],
+                shared_bytes: 0,
+                args: vec![],
+            };
+            let ptx = String::from_utf8(out.bytes).context("PTX is not UTF-8")?;
+            let run = run_cuda(DeviceCode::Ptx(ptx), KERNEL, &[], Some(&km), &spec, 0)?;
+            let stride = km.layout.cta_stride();
+            (
+                RunInfo::for_kernel(&out.meta, km, spec.grid, spec.block),
+                stride,
+                run.profile,
+            )
+        }
+        Target::Amdgpu { .. } => {
+            bail!("calibration on AMD GPUs is not supported: kperf has no AMD launcher")
+        }
     };
-    // 2 ms of spin per CTA makes the header's tick-rate measurement precise.
-    let source = calibration_kernel(a.pairs, 5_000_000);
-    let spec = LaunchSpec {
-        kernel: Some(KERNEL.into()),
-        grid: [a.ctas, 1, 1],
-        block: [1, 1, 1],
-        shared_bytes: 0,
-        args: vec![],
-    };
-    let job = run_host_job(
-        &source,
-        "<kperf calibrate>",
-        &opts,
-        &spec,
-        true,
-        default_threads(),
-    )?;
-    let info = job
-        .info
-        .context("calibration kernel was not instrumented")?;
-    let bytes = kperf_runtime::kprof::encode_kprof(&info, job.cta_stride, &job.run.profile)?;
+    let bytes = kperf_runtime::kprof::encode_kprof(&info, stride, &profile)?;
     let reader = ProfileReader::from_bytes(bytes)?;
     let ctas = reader.ctas().collect::<Result<Vec<_>, _>>()?;
     let profile = compute(&info, &ctas)?;

@@ -59,22 +59,7 @@ pub fn run(a: &RunArgs, opts: &InstrumentOptions, spec: &LaunchSpec) -> Result<(
         run.kernel_ns as f64 / 1e6
     );
     if let (Some(meta), Some(km)) = (meta, km) {
-        let mut info = RunInfo {
-            target: opts.target.name(),
-            kernel: name,
-            grid: spec.grid,
-            block: spec.block,
-            counter: opts.counter,
-            clock_domain: opts.counter.clock_domain(),
-            granularity: opts.granularity,
-            strategy: opts.strategy,
-            ticks_per_ns: None,
-            record_cost_ticks: None,
-            meta: InstrumentMeta {
-                kernels: vec![km.clone()],
-                ..meta
-            },
-        };
+        let mut info = RunInfo::for_kernel(&meta, km.clone(), spec.grid, spec.block);
         if let Some(c) = a
             .calibration
             .as_deref()

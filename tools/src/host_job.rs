@@ -2,7 +2,6 @@
 //! run. Shared by `kperf run` and `kperf calibrate`.
 
 use anyhow::{bail, Context, Result};
-use kperf_dialects::meta::InstrumentMeta;
 use kperf_instrument::mlir::pipeline::prepare_host;
 use kperf_instrument::{InstrumentOptions, KperfContext};
 use kperf_runtime::host::{run_host, HostRun, Param};
@@ -53,22 +52,7 @@ pub fn run_host_job(
     let (info, cta_stride) = match (hm.meta, kmeta) {
         (Some(meta), Some(km)) => {
             let stride = km.layout.cta_stride();
-            let info = RunInfo {
-                target: opts.target.name(),
-                kernel: name.clone(),
-                grid: spec.grid,
-                block: [1, 1, 1],
-                counter: opts.counter,
-                clock_domain: opts.counter.clock_domain(),
-                granularity: meta.granularity,
-                strategy: opts.strategy,
-                ticks_per_ns: None,
-                record_cost_ticks: None,
-                meta: InstrumentMeta {
-                    kernels: vec![km],
-                    ..meta
-                },
-            };
+            let info = RunInfo::for_kernel(&meta, km, spec.grid, [1, 1, 1]);
             (Some(info), stride)
         }
         _ => (None, 0),

@@ -12,44 +12,9 @@ fn tool(name: &str) -> std::path::PathBuf {
 }
 
 fn sass_for(args: &[&str]) -> String {
-    let dir = std::env::temp_dir().join(format!(
-        "kperf-sass-{}-{}",
-        std::process::id(),
-        args.join("_").replace(['/', ':', ','], "")
-    ));
-    std::fs::create_dir_all(&dir).expect("tmp");
-    let ptx = dir.join("k.ptx");
-    let cubin = dir.join("k.cubin");
     let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/mlir/ptx_clock32.mlir");
-    let st = Command::new(env!("CARGO_BIN_EXE_kperf"))
-        .arg("instrument")
-        .arg(&kernel)
-        .args(args)
-        .arg("-o")
-        .arg(&ptx)
-        .status()
-        .expect("run kperf");
-    assert!(st.success());
-    let out = Command::new(tool("ptxas"))
-        .args(["-arch=sm_90a", "-O3"])
-        .arg(&ptx)
-        .arg("-o")
-        .arg(&cubin)
-        .output()
-        .expect("ptxas (run scripts/setup.sh)");
-    assert!(
-        out.status.success(),
-        "ptxas rejected our PTX:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let sass = Command::new(tool("cuobjdump"))
-        .arg("-sass")
-        .arg(&cubin)
-        .output()
-        .expect("cuobjdump");
-    assert!(sass.status.success());
-    let _ = std::fs::remove_dir_all(&dir);
-    String::from_utf8_lossy(&sass.stdout).into_owned()
+    let tag = args.join("_").replace(['/', ':', ','], "");
+    compile(args, &kernel, &tag).0
 }
 
 #[test]
@@ -76,6 +41,7 @@ fn clock64_records_read_the_64_bit_clock() {
     );
 }
 
+/// Instrument `kernel` with `args`, assemble for sm_90a: (SASS, ptxas -v output).
 fn compile(args: &[&str], kernel: &Path, tag: &str) -> (String, String) {
     let dir = std::env::temp_dir().join(format!("kperf-sass-{}-{tag}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("tmp");

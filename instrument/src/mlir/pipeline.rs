@@ -8,7 +8,7 @@ use super::{module_op, print_module, KperfContext};
 use crate::error::{InstrumentError, Result};
 use crate::options::{Emit, InstrumentOptions, RegionMode, Target};
 use kperf_dialects::irdl::ops;
-use kperf_dialects::meta::InstrumentMeta;
+use kperf_dialects::meta::{InstrumentMeta, KernelMeta};
 use melior::ir::Module;
 use mlir_sys::*;
 
@@ -83,14 +83,7 @@ pub fn instrument_module(
         }
     }
     kctx.verify(module)?;
-    let mut meta = InstrumentMeta::new_header(
-        &opts.target.name(),
-        opts.counter,
-        opts.granularity,
-        opts.buffer,
-        opts.strategy,
-    );
-    meta.source = file.to_string();
+    let mut meta = new_meta(opts, file);
     if emit == Emit::Kperf {
         return Ok(meta);
     }
@@ -108,12 +101,8 @@ pub fn instrument_module(
     }
     let top = module_op(module);
     for k in &kernels {
-        if let Some(km) = lower::to_llvm(kctx, *k, &opts.target)? {
-            meta.kernels.push(km);
-            if !opts.target.is_host() {
-                lower::pass_null_profile_at_launches(kctx, top, *k, "!llvm.ptr<1>")?;
-            }
-        }
+        meta.kernels
+            .extend(lower_kernel(kctx, top, *k, &opts.target)?);
     }
     if let Some(init) = top
         .nested_ops()
@@ -128,6 +117,33 @@ pub fn instrument_module(
     meta.shared_slots = meta.kernels.first().map(|k| k.layout.slots).unwrap_or(0);
     kctx.verify(module)?;
     Ok(meta)
+}
+
+fn new_meta(opts: &InstrumentOptions, file: &str) -> InstrumentMeta {
+    let mut meta = InstrumentMeta::new_header(
+        &opts.target.name(),
+        opts.counter,
+        opts.granularity,
+        opts.buffer,
+        opts.strategy,
+    );
+    meta.source = file.to_string();
+    meta
+}
+
+/// Lower one kernel's `kperfgpu` ops and make host launches of it pass a
+/// profile pointer; returns its metadata when it was instrumented.
+fn lower_kernel(
+    kctx: &KperfContext,
+    module: Op,
+    kernel: Op,
+    target: &Target,
+) -> Result<Option<KernelMeta>> {
+    let km = lower::to_llvm(kctx, kernel, target)?;
+    if km.is_some() && !target.is_host() {
+        lower::pass_null_profile_at_launches(kctx, module, kernel, "!llvm.ptr<1>")?;
+    }
+    Ok(km)
 }
 
 /// Lower the instrumented module to what `emit` names and return its bytes.
@@ -337,19 +353,12 @@ fn insert_index_arg(f: Op, pos: isize) -> Result<ir::Value> {
 }
 
 fn index_constant(kctx: &KperfContext, anchor: Op, v: i64) -> Result<ir::Value> {
-    let text = format!("module {{ func.func @c() -> index {{ %c = arith.constant {v} : index\n return %c : index }} }}");
-    let m = kctx.parse(&text, "<kperf constant>")?;
-    let f = module_op(&m).regions()[0]
-        .first_block()
-        .and_then(|b| b.first_op())
-        .expect("constant template");
-    let c = f.regions()[0]
-        .first_block()
-        .and_then(|b| b.first_op())
-        .expect("constant op");
-    c.move_before(anchor);
-    drop(m);
-    Ok(c.result(0))
+    lower::materialize(
+        kctx,
+        anchor,
+        &format!("arith.constant {v} : index"),
+        "index",
+    )
 }
 
 /// A host module ready for the JIT: lowered to the LLVM dialect, with the
@@ -523,14 +532,7 @@ pub fn run_opt(
     pipeline: &str,
     opts: &InstrumentOptions,
 ) -> Result<InstrumentMeta> {
-    let mut meta = InstrumentMeta::new_header(
-        &opts.target.name(),
-        opts.counter,
-        opts.granularity,
-        opts.buffer,
-        opts.strategy,
-    );
-    meta.source = file.to_string();
+    let mut meta = new_meta(opts, file);
     let mut upstream: Vec<String> = Vec::new();
     let flush = |module: &mut Module, upstream: &mut Vec<String>| -> Result<()> {
         if !upstream.is_empty() {
@@ -585,17 +587,8 @@ pub fn run_opt(
                 lower::to_kperfgpu(*k, &o)?;
             }
             if do_llvm {
-                if let Some(km) = lower::to_llvm(kctx, *k, &o.target)? {
-                    meta.kernels.push(km);
-                    if !o.target.is_host() {
-                        lower::pass_null_profile_at_launches(
-                            kctx,
-                            module_op(module),
-                            *k,
-                            "!llvm.ptr<1>",
-                        )?;
-                    }
-                }
+                meta.kernels
+                    .extend(lower_kernel(kctx, module_op(module), *k, &o.target)?);
             }
         }
         kctx.verify(module)?;

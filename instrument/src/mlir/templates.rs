@@ -192,7 +192,7 @@ fn read_clock64(b: &mut Body, t: &Target) -> String {
 }
 
 /// The counter as the records see it (i32 for clock32, i64 otherwise).
-pub fn read_counter(b_out: &mut String, cfg: &LoweringConfig) -> String {
+pub fn read_counter(cfg: &LoweringConfig) -> String {
     let mut b = Body::new();
     let v = match (cfg.counter, &cfg.target) {
         (Counter::Clock32, Target::Nvptx { .. }) => b.def("nvvm.read.ptx.sreg.clock : i32"),
@@ -203,9 +203,12 @@ pub fn read_counter(b_out: &mut String, cfg: &LoweringConfig) -> String {
         (Counter::Clock64, t) => read_clock64(&mut b, t),
         (Counter::Globaltimer, t) => read_globaltimer(&mut b, t),
     };
-    let ty = counter_type(cfg.counter);
-    *b_out = function("kperf_read_counter", &[], b, &[(&v, ty)]);
-    v
+    function(
+        "kperf_read_counter",
+        &[],
+        b,
+        &[(&v, counter_type(cfg.counter))],
+    )
 }
 
 pub fn counter_type(c: Counter) -> &'static str {
