@@ -23,21 +23,29 @@ fn example(name: &str) -> std::path::PathBuf {
         .join(name)
 }
 
-fn run(instrument: bool, slots: u32) -> (HostRun, Option<kperf_dialects::meta::InstrumentMeta>) {
-    let src = std::fs::read_to_string(example("matmul_host.mlir")).expect("example kernel");
-    let spec = LaunchSpec::load(&example("matmul_host.toml")).expect("example spec");
-    let opts = InstrumentOptions {
+/// The matmul's regions (kernel, loops) with `slots` records per ring.
+fn matmul_options(slots: u32) -> InstrumentOptions {
+    InstrumentOptions {
         target: Target::Host,
         regions: vec![RegionMode::Kernel, RegionMode::Loops],
         slots: Some(slots),
         ..InstrumentOptions::default()
-    };
+    }
+}
+
+/// Instrument (or not) and run the example matmul over its grid.
+fn run_with(
+    opts: &InstrumentOptions,
+    instrument: bool,
+) -> (HostRun, Option<kperf_dialects::meta::InstrumentMeta>) {
+    let src = std::fs::read_to_string(example("matmul_host.mlir")).expect("example kernel");
+    let spec = LaunchSpec::load(&example("matmul_host.toml")).expect("example spec");
     let kctx = KperfContext::new().expect("context");
     let hm = prepare_host(
         &kctx,
         &src,
         "matmul_host.mlir",
-        &opts,
+        opts,
         Some("matmul"),
         instrument,
     )
@@ -50,6 +58,10 @@ fn run(instrument: bool, slots: u32) -> (HostRun, Option<kperf_dialects::meta::I
     let km = hm.meta.as_ref().and_then(|m| m.kernel("matmul")).cloned();
     let r = run_host(&hm.module, "matmul", &params, km.as_ref(), &spec, 2).expect("run");
     (r, hm.meta)
+}
+
+fn run(instrument: bool, slots: u32) -> (HostRun, Option<kperf_dialects::meta::InstrumentMeta>) {
+    run_with(&matmul_options(slots), instrument)
 }
 
 fn reference_matmul(a: &[f64], b: &[f64]) -> Vec<f64> {
@@ -202,30 +214,16 @@ mod options {
     }
 
     fn run_case(c: &Case) -> Vec<kperf_runtime::profile::CtaTrace> {
-        let src = std::fs::read_to_string(example("matmul_host.mlir")).expect("example kernel");
-        let spec = LaunchSpec::load(&example("matmul_host.toml")).expect("example spec");
         let opts = InstrumentOptions {
-            target: Target::Host,
-            regions: vec![RegionMode::Kernel, RegionMode::Loops],
             counter: c.counter,
             buffer: c.buffer,
             strategy: c.strategy,
-            slots: Some(c.slots),
             flush_slots: c.flush_slots,
             sample_ctas: c.sampling.clone(),
-            ..InstrumentOptions::default()
+            ..matmul_options(c.slots)
         };
-        let kctx = KperfContext::new().expect("context");
-        let hm = prepare_host(&kctx, &src, "matmul_host.mlir", &opts, Some("matmul"), true)
-            .expect("instrument");
-        let params: Vec<Param> = hm
-            .param_types
-            .iter()
-            .map(|t| Param::parse(t).expect("param"))
-            .collect();
-        let km = hm.meta.as_ref().and_then(|m| m.kernel("matmul")).cloned();
-        let r = run_host(&hm.module, "matmul", &params, km.as_ref(), &spec, 2).expect("run");
-        decode(&r, hm.meta.expect("meta"))
+        let (r, meta) = run_with(&opts, true);
+        decode(&r, meta.expect("meta"))
     }
 
     use kperf_dialects::abi::Counter;
