@@ -209,6 +209,18 @@ impl Default for InstrumentOptions {
     }
 }
 
+impl InstrumentOptions {
+    /// The options as the target can honour them: a host CTA is one
+    /// thread, so its only unit is the CTA whatever granularity was asked.
+    pub fn normalized(&self) -> InstrumentOptions {
+        let mut o = self.clone();
+        if o.target.is_host() {
+            o.granularity = Granularity::Cta;
+        }
+        o
+    }
+}
+
 /// Parse `every:4` or `0,3,9` into a CTA sampling.
 pub fn parse_cta_sampling(s: &str) -> Result<CtaSampling> {
     if s == "all" {

@@ -28,7 +28,8 @@ fn run(source: &str, kernel: &str, ctas: u32) -> (RunInfo, Vec<kperf_runtime::pr
         ..InstrumentOptions::default()
     };
     let kctx = KperfContext::new().expect("context");
-    let hm = prepare_host(&kctx, source, kernel, &opts, Some(kernel), true).expect("instrument");
+    let hm =
+        prepare_host(&kctx, source, kernel, &opts, Some(kernel), true, None).expect("instrument");
     let meta = hm.meta.clone().expect("instrumented");
     let km = meta.kernel(kernel).cloned().expect("kernel meta");
     let spec = LaunchSpec {

@@ -48,6 +48,7 @@ fn run_with(
         opts,
         Some("matmul"),
         instrument,
+        None,
     )
     .expect("instrument");
     let params: Vec<Param> = hm

@@ -68,6 +68,7 @@ pub fn run(a: CalibrateArgs) -> Result<()> {
                 &spec,
                 true,
                 default_threads(),
+                None,
             )?;
             let info = job
                 .info

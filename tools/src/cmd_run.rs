@@ -55,7 +55,24 @@ pub fn run(a: RunArgs) -> Result<()> {
     let source =
         std::fs::read_to_string(&a.input).with_context(|| format!("cannot read {file}"))?;
     let threads = a.threads.unwrap_or_else(default_threads);
-    let job = run_host_job(&source, &file, &opts, &spec, !a.no_instrument, threads)?;
+    // A module `kperf instrument` already lowered carries its metadata beside it.
+    let meta_file = crate::cmd_instrument::meta_path(&a.input);
+    let previous_meta = match std::fs::read(&meta_file) {
+        Ok(bytes) => Some(
+            serde_json::from_slice(&bytes)
+                .with_context(|| format!("{} is not kperf metadata", meta_file.display()))?,
+        ),
+        Err(_) => None,
+    };
+    let job = run_host_job(
+        &source,
+        &file,
+        &opts,
+        &spec,
+        !a.no_instrument,
+        threads,
+        previous_meta,
+    )?;
     let run = &job.run;
     eprintln!(
         "kperf: ran `{}` on the host: grid {:?}, {} CTA(s) on {} thread(s) in {:.3} ms",

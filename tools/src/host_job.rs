@@ -2,6 +2,7 @@
 //! run. Shared by `kperf run` and `kperf calibrate`.
 
 use anyhow::{bail, Context, Result};
+use kperf_dialects::meta::InstrumentMeta;
 use kperf_instrument::mlir::pipeline::prepare_host;
 use kperf_instrument::{InstrumentOptions, KperfContext};
 use kperf_runtime::host::{run_host, HostRun, Param};
@@ -23,6 +24,7 @@ pub fn run_host_job(
     spec: &LaunchSpec,
     instrument: bool,
     threads: usize,
+    previous_meta: Option<InstrumentMeta>,
 ) -> Result<HostJob> {
     let kctx = KperfContext::new()?;
     let hm = prepare_host(
@@ -32,6 +34,7 @@ pub fn run_host_job(
         opts,
         spec.kernel.as_deref(),
         instrument,
+        previous_meta,
     )?;
     let name = hm.kernel.clone();
     let params: Vec<Param> = hm

@@ -61,12 +61,16 @@ pub fn instrument_module(
     opts: &InstrumentOptions,
     emit: Emit,
 ) -> Result<InstrumentMeta> {
+    let opts = &opts.normalized();
     let top = module_op(module);
     if !opts.target.is_host() && has_op(top, "gpu.launch") {
         kctx.run_pipeline(module, "gpu-kernel-outlining")?;
     }
     let top = module_op(module);
-    let kernels = regions::find_kernels(top, &opts.target);
+    let kernels: Vec<Op> = regions::find_kernels(top, &opts.target)
+        .into_iter()
+        .filter(|k| !k.has_attr(INSTRUMENTED))
+        .collect();
     if kernels.is_empty() {
         return Err(InstrumentError::NoKernel(file.to_string()));
     }
@@ -140,8 +144,13 @@ fn lower_kernel(
     target: &Target,
 ) -> Result<Option<KernelMeta>> {
     let km = lower::to_llvm(kctx, kernel, target)?;
-    if km.is_some() && !target.is_host() {
-        lower::pass_null_profile_at_launches(kctx, module, kernel, "!llvm.ptr<1>")?;
+    if km.is_some() {
+        kernel.set_attr(INSTRUMENTED, unsafe {
+            mlirUnitAttrGet(mlirLocationGetContext(kernel.location()))
+        });
+        if !target.is_host() {
+            lower::pass_null_profile_at_launches(kctx, module, kernel, "!llvm.ptr<1>")?;
+        }
     }
     Ok(km)
 }
@@ -372,7 +381,9 @@ pub struct HostModule<'c> {
 }
 
 /// Parse, pick the kernel (by name, or the only one), instrument unless
-/// `instrument` is false, and lower for the host.
+/// `instrument` is false, and lower for the host. A kernel kperf already
+/// lowered is run as it is, described by `previous_meta` (its
+/// `.kperf.json`).
 pub fn prepare_host<'c>(
     kctx: &'c KperfContext,
     source: &str,
@@ -380,6 +391,7 @@ pub fn prepare_host<'c>(
     opts: &InstrumentOptions,
     kernel: Option<&str>,
     instrument: bool,
+    previous_meta: Option<InstrumentMeta>,
 ) -> Result<HostModule<'c>> {
     let mut module = kctx.parse(source, file)?;
     let kernels = regions::find_kernels(module_op(&module), &Target::Host);
@@ -407,16 +419,34 @@ pub fn prepare_host<'c>(
         location: f.loc_string(),
         message: "no function_type".into(),
     })?;
-    let param_types = unsafe {
+    let mut param_types: Vec<String> = unsafe {
         let t = mlirTypeAttrGetValue(fty);
         (0..mlirFunctionTypeGetNumInputs(t))
             .map(|i| ir::type_string(mlirFunctionTypeGetInput(t, i)))
             .collect()
     };
+    // A module kperf already instrumented (`--emit mlir`): run it as it is,
+    // with the metadata written beside it; its own parameters come first.
+    if f.has_attr(INSTRUMENTED) {
+        let meta = previous_meta.ok_or_else(|| InstrumentError::At {
+            location: f.loc_string(),
+            message: format!("kernel `{name}` is already instrumented, but its metadata (<input>.kperf.json) was not found beside the input"),
+        })?;
+        let km = meta.kernel(&name).ok_or_else(|| InstrumentError::At {
+            location: f.loc_string(),
+            message: format!("the metadata beside the input does not describe kernel `{name}`"),
+        })?;
+        param_types.truncate(km.original_arg_count as usize);
+        kctx.run_pipeline(&mut module, HOST_LOWERING)?;
+        return Ok(HostModule {
+            module,
+            kernel: name,
+            param_types,
+            meta: Some(meta),
+        });
+    }
     let mut host_opts = opts.clone();
     host_opts.target = Target::Host;
-    // One thread runs a host CTA: its only unit is the CTA.
-    host_opts.granularity = kperf_dialects::meta::Granularity::Cta;
     let meta = if instrument {
         Some(instrument_module(
             kctx,
@@ -488,6 +518,9 @@ pub fn compile_plain(
     emit_module(kctx, &mut module, opts, emit)
 }
 
+/// Set on a kernel once its records are lowered: the passes leave it alone.
+pub const INSTRUMENTED: &str = "kperf.instrumented";
+
 /// kperf's own passes, nameable inside `kperf opt` pipelines.
 pub const KPERF_PASSES: &[&str] = &[
     "kperf-insert",
@@ -532,6 +565,7 @@ pub fn run_opt(
     pipeline: &str,
     opts: &InstrumentOptions,
 ) -> Result<InstrumentMeta> {
+    let opts = &opts.normalized();
     let mut meta = new_meta(opts, file);
     let mut upstream: Vec<String> = Vec::new();
     let flush = |module: &mut Module, upstream: &mut Vec<String>| -> Result<()> {
@@ -566,7 +600,10 @@ pub fn run_opt(
                 }
             }
         }
-        let kernels = regions::find_kernels(module_op(module), &o.target);
+        let kernels: Vec<Op> = regions::find_kernels(module_op(module), &o.target)
+            .into_iter()
+            .filter(|k| !k.has_attr(INSTRUMENTED))
+            .collect();
         if kernels.is_empty() {
             return Err(InstrumentError::NoKernel(format!("{file} (at `{name}`)")));
         }
