@@ -64,9 +64,6 @@ impl PartialEq for Block {
 impl Eq for Block {}
 
 impl Op {
-    pub fn is_null(self) -> bool {
-        self.0.ptr.is_null()
-    }
     fn opt(raw: MlirOperation) -> Option<Op> {
         (!raw.ptr.is_null()).then_some(Op(raw))
     }
@@ -167,17 +164,6 @@ impl Op {
             }
         }
         out
-    }
-    /// Is `self` (transitively) inside `ancestor`?
-    pub fn is_inside(self, ancestor: Op) -> bool {
-        let mut cur = self.parent();
-        while let Some(p) = cur {
-            if p == ancestor {
-                return true;
-            }
-            cur = p.parent();
-        }
-        false
     }
 }
 

@@ -676,26 +676,20 @@ fn flush_if_full(b: &mut Body, cfg: &LoweringConfig, n: &str, mask: &str) {
     let room = b.def(format!("llvm.icmp \"ult\" {chunk_first}, {cap} : i32"));
     let go = b.def(format!("llvm.and {full}, {room} : i1"));
     b.line(format!("scf.if {go} {{"));
-    copy_segment(
-        b,
-        cfg,
-        &chunk_first,
-        "%unit_idx",
-        cfg.slots as i64,
-        g,
-        seg_ty,
-    );
+    let full_count = b.c32(cfg.slots as i64);
+    copy_segment(b, cfg, &chunk_first, &full_count, g, seg_ty);
     b.line("}");
 }
 
 /// Copy `count` records of this unit's shared segment to its global segment
-/// starting at record `first`.
+/// Copy `count` records (an i32 SSA value) of this unit's shared segment to
+/// its global segment, starting at global record `first`. Used when a ring
+/// fills (flush) and for the partly filled last chunk at finalize.
 fn copy_segment(
     b: &mut Body,
     cfg: &LoweringConfig,
     first: &str,
-    unit_idx: &str,
-    count: i64,
+    count: &str,
     g: &str,
     seg_ty: &str,
 ) {
@@ -705,33 +699,26 @@ fn copy_segment(
     };
     let recs = b.gep("%blk", g, layout.records_offset());
     let gseg_bytes = b.c64(cfg.global_slots as i64 * RECORD_SIZE as i64);
-    let u64_ = b.def(format!("llvm.zext {unit_idx} : i32 to i64"));
+    let u64_ = b.def("llvm.zext %unit_idx : i32 to i64");
     let uoff = b.def(format!("llvm.mul {u64_}, {gseg_bytes} : i64"));
     let gseg = b.def(format!(
         "llvm.getelementptr {recs}[{uoff}] : ({g}, i64) -> {g}, i8"
     ));
-    let f64_ = b.def(format!("llvm.zext {first} : i32 to i64"));
-    let eight = b.c64(8);
-    let foff = b.def(format!("llvm.mul {f64_}, {eight} : i64"));
-    let dst = b.def(format!(
-        "llvm.getelementptr {gseg}[{foff}] : ({g}, i64) -> {g}, i8"
-    ));
-    let lb = b.c32(0);
-    let ub = b.c32(count);
-    let st = b.c32(1);
+    let (lb, st) = (b.c32(0), b.c32(1));
     let i = b.fresh();
-    b.line(format!("scf.for {i} = {lb} to {ub} step {st} : i32 {{"));
+    b.line(format!("scf.for {i} = {lb} to {count} step {st} : i32 {{"));
     let sp = b.def(format!(
         "llvm.getelementptr %seg[{i}] : ({seg_ty}, i32) -> {seg_ty}, i64"
     ));
     let v = b.def(format!(
         "llvm.load {sp} {{alignment = 8 : i64}} : {seg_ty} -> i64"
     ));
+    let k = b.def(format!("llvm.add {first}, {i} : i32"));
     let dp = b.def(format!(
-        "llvm.getelementptr {dst}[{i}] : ({g}, i32) -> {g}, i64"
+        "llvm.getelementptr {gseg}[{k}] : ({g}, i32) -> {g}, i64"
     ));
     b.store(&v, "i64", &dp, g, 8);
-    b.line("}");
+    b.line(format!("}} {NO_UNROLL}"));
 }
 
 // ---- finalize ---------------------------------------------------------------
@@ -797,34 +784,7 @@ pub fn finalize(cfg: &LoweringConfig) -> String {
         let cap = b.c32(cfg.global_slots as i64);
         let room = b.def(format!("llvm.icmp \"ult\" {first}, {cap} : i32"));
         b.line(format!("scf.if {room} {{"));
-        // copy `part` records (bounded by the loop below)
-        let layout = kperf_dialects::abi::Layout {
-            units: cfg.units,
-            slots: cfg.global_slots,
-        };
-        let recs = b.gep("%blk", g, layout.records_offset());
-        let gseg_bytes = b.c64(cfg.global_slots as i64 * RECORD_SIZE as i64);
-        let ui = b.def("llvm.zext %unit_idx : i32 to i64");
-        let uoff = b.def(format!("llvm.mul {ui}, {gseg_bytes} : i64"));
-        let gseg = b.def(format!(
-            "llvm.getelementptr {recs}[{uoff}] : ({g}, i64) -> {g}, i8"
-        ));
-        let lb = b.c32(0);
-        let st = b.c32(1);
-        let i = b.fresh();
-        b.line(format!("scf.for {i} = {lb} to {part} step {st} : i32 {{"));
-        let sp = b.def(format!(
-            "llvm.getelementptr %seg[{i}] : ({seg_ty}, i32) -> {seg_ty}, i64"
-        ));
-        let v = b.def(format!(
-            "llvm.load {sp} {{alignment = 8 : i64}} : {seg_ty} -> i64"
-        ));
-        let k = b.def(format!("llvm.add {first}, {i} : i32"));
-        let dp = b.def(format!(
-            "llvm.getelementptr {gseg}[{k}] : ({g}, i32) -> {g}, i64"
-        ));
-        b.store(&v, "i64", &dp, g, 8);
-        b.line("}");
+        copy_segment(&mut b, cfg, &first, &part, g, seg_ty);
         b.line("}");
     }
     b.line("}");
