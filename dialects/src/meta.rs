@@ -146,6 +146,16 @@ pub struct KernelMeta {
     pub sampled_units: Vec<u32>,
     #[serde(default)]
     pub cta_sampling: CtaSampling,
+    /// The kernel parameter (0-based) that already receives the profile
+    /// buffer: Triton's profile-scratch pointer. None: kperf appended its
+    /// own parameter after the original ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile_param: Option<u32>,
+    /// Bytes of profile buffer one recorded CTA (a Triton program) writes,
+    /// the layout's CTA stride: what Triton's `profile_scratch_size` must be
+    /// at least. Informational; readers use [`Layout`].
+    #[serde(default)]
+    pub profile_bytes_per_cta: u64,
     pub regions: Vec<RegionMeta>,
 }
 

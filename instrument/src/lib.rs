@@ -9,8 +9,10 @@
 //! cubin or AMDGPU ISA together with the `.kperf.json` metadata.
 
 pub mod error;
+pub mod llvm;
 pub mod mlir;
 pub mod options;
+pub mod plan;
 pub mod tools;
 
 pub use error::{InstrumentError, Result};

@@ -93,14 +93,39 @@ pub enum RegionMode {
     Iterations,
     /// Bracket every op whose name matches the glob.
     Ops(String),
+    /// LLVM IR: bracket every direct call whose callee matches the glob.
+    Calls(String),
+    /// LLVM IR: bracket every inline asm whose text matches the regex.
+    Asm(String),
     Async,
 }
 
 impl RegionMode {
-    /// Parse `kernel,loops,ops=nvvm.wgmma.*,async`.
+    /// Parse `kernel,loops,ops=nvvm.wgmma.*,async`. A comma inside a
+    /// pattern is written `\,`.
     pub fn parse_list(s: &str) -> Result<Vec<RegionMode>> {
         let mut out = Vec::new();
-        for item in s.split(',').map(str::trim).filter(|x| !x.is_empty()) {
+        let mut items: Vec<String> = vec![String::new()];
+        let mut chars = s.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' if chars.peek() == Some(&',') => {
+                    chars.next();
+                    items.last_mut().expect("non-empty").push(',');
+                }
+                ',' => items.push(String::new()),
+                c => items.last_mut().expect("non-empty").push(c),
+            }
+        }
+        for item in items.iter().map(|x| x.trim()).filter(|x| !x.is_empty()) {
+            if let Some(glob) = item.strip_prefix("calls=").filter(|g| !g.is_empty()) {
+                out.push(RegionMode::Calls(glob.to_string()));
+                continue;
+            }
+            if let Some(re) = item.strip_prefix("asm=").filter(|g| !g.is_empty()) {
+                out.push(RegionMode::Asm(re.to_string()));
+                continue;
+            }
             out.push(match item {
                 "kernel" => RegionMode::Kernel,
                 "loops" => RegionMode::Loops,
@@ -111,7 +136,7 @@ impl RegionMode {
                     Some(glob) if !glob.is_empty() => RegionMode::Ops(glob.to_string()),
                     _ => {
                         return Err(InstrumentError::Option(format!(
-                            "unknown region mode `{item}` (expected kernel, loops, iterations, async, ops=<glob>)"
+                            "unknown region mode `{item}` (expected kernel, loops, iterations, async, ops=<glob>, calls=<glob>, asm=<regex>)"
                         )))
                     }
                 },
@@ -132,6 +157,8 @@ pub enum Emit {
     Mlir,
     /// LLVM IR text of the device module (host: the whole module).
     Llvm,
+    /// LLVM bitcode (LLVM-IR input only).
+    Bitcode,
     /// PTX text.
     Ptx,
     /// cubin via ptxas.
@@ -146,16 +173,43 @@ impl Emit {
             "kperf" => Emit::Kperf,
             "kperfgpu" => Emit::KperfGpu,
             "mlir" => Emit::Mlir,
-            "llvm" => Emit::Llvm,
+            "llvm" | "ll" => Emit::Llvm,
+            "bc" | "bitcode" => Emit::Bitcode,
             "ptx" => Emit::Ptx,
             "cubin" => Emit::Cubin,
             "isa" => Emit::Isa,
             _ => {
                 return Err(InstrumentError::Option(format!(
-                    "unknown --emit `{s}` (kperf, kperfgpu, mlir, llvm, ptx, cubin, isa)"
+                    "unknown --emit `{s}` (kperf, kperfgpu, mlir, llvm, bc, ptx, cubin, isa)"
                 )))
             }
         })
+    }
+}
+
+/// Which kernel parameter receives the profile buffer (LLVM-IR input).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum ProfileParam {
+    /// Triton's profile-scratch parameter for Triton kernels, else a new one.
+    #[default]
+    Auto,
+    /// Always a new trailing parameter.
+    Append,
+    /// This existing parameter (0-based).
+    Index(u32),
+}
+
+impl ProfileParam {
+    pub fn parse(s: &str) -> Result<ProfileParam> {
+        match s {
+            "auto" => Ok(ProfileParam::Auto),
+            "append" | "new" => Ok(ProfileParam::Append),
+            n => n.parse().map(ProfileParam::Index).map_err(|_| {
+                InstrumentError::Option(format!(
+                    "--profile-param `{s}`: expected auto, append or a parameter index"
+                ))
+            }),
+        }
     }
 }
 
@@ -184,6 +238,8 @@ pub struct InstrumentOptions {
     /// Units that record (empty: all).
     pub sample_units: Vec<u32>,
     pub sample_ctas: CtaSampling,
+    /// LLVM-IR input: where the profile pointer comes from.
+    pub profile_param: ProfileParam,
 }
 
 impl Default for InstrumentOptions {
@@ -205,6 +261,7 @@ impl Default for InstrumentOptions {
             dynamic_shared: 0,
             sample_units: Vec::new(),
             sample_ctas: CtaSampling::All,
+            profile_param: ProfileParam::Auto,
         }
     }
 }

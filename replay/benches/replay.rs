@@ -47,6 +47,8 @@ fn info() -> RunInfo {
         },
         sampled_units: vec![],
         cta_sampling: Default::default(),
+        profile_param: None,
+        profile_bytes_per_cta: 0,
         regions: (0..4)
             .map(|i| RegionMeta {
                 id: RegionId(i as u16),

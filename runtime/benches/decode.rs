@@ -61,6 +61,8 @@ fn run_info(layout: Layout) -> RunInfo {
         layout,
         sampled_units: Vec::new(),
         cta_sampling: CtaSampling::All,
+        profile_param: None,
+        profile_bytes_per_cta: 0,
         regions: Vec::new(),
     });
     RunInfo {

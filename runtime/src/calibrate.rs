@@ -270,6 +270,8 @@ mod tests {
             },
             sampled_units: vec![],
             cta_sampling: Default::default(),
+            profile_param: None,
+            profile_bytes_per_cta: 0,
             regions: vec![RegionMeta {
                 id: RegionId(0),
                 name: EMPTY_REGION.into(),

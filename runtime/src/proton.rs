@@ -394,6 +394,8 @@ impl ProtonDump {
             },
             sampled_units: self.unit_ids.clone(),
             cta_sampling: CtaSampling::All,
+            profile_param: None,
+            profile_bytes_per_cta: 0,
             regions,
         });
         RunInfo {

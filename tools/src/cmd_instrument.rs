@@ -14,8 +14,10 @@ pub struct LoweringArgs {
     /// host | nvptx:sm_80 | nvptx:sm_90a | amdgpu:gfx942
     #[arg(long, default_value = "nvptx:sm_90a")]
     pub target: String,
-    /// Automatic regions, comma-separated: kernel, loops, iterations, async, ops=<glob>.
-    /// Explicit kperf.record ops and kperf.region attributes are always used.
+    /// Automatic regions, comma-separated: kernel, loops, iterations, async,
+    /// ops=<glob> (MLIR), calls=<glob> and asm=<regex> (LLVM IR; write a
+    /// comma inside a pattern as \\,). Explicit records (MLIR kperf.record,
+    /// kperf.region; LLVM IR markers) are always used.
     #[arg(long, default_value = "")]
     pub regions: String,
     /// clock32 | clock64 | globaltimer
@@ -52,6 +54,11 @@ pub struct LoweringArgs {
     /// Record only some CTAs: every:<k> or a list of linear CTA ids
     #[arg(long)]
     pub sample_ctas: Option<String>,
+    /// LLVM IR: the parameter that receives the profile buffer: auto
+    /// (Triton's profile scratch for Triton kernels, else a new trailing
+    /// one), append, or a 0-based parameter index
+    #[arg(long, default_value = "auto")]
+    pub profile_param: String,
 }
 
 impl LoweringArgs {
@@ -100,18 +107,19 @@ impl LoweringArgs {
         if let Some(c) = &self.sample_ctas {
             o.sample_ctas = parse_cta_sampling(c)?;
         }
+        o.profile_param = kperf_instrument::options::ProfileParam::parse(&self.profile_param)?;
         Ok(o)
     }
 }
 
 #[derive(Args)]
 pub struct InstrumentArgs {
-    /// Input kernel (.mlir)
+    /// Input kernel: .mlir, or LLVM IR (.ll, .llir, .bc)
     pub input: PathBuf,
     /// Output file (default: <input stem>.<ext> beside the input)
     #[arg(short, long)]
     pub output: Option<PathBuf>,
-    /// kperf | kperfgpu | mlir | llvm | ptx | cubin | isa
+    /// kperf | kperfgpu | mlir | llvm | bc | ptx | cubin | isa
     #[arg(long)]
     pub emit: Option<String>,
     /// Lower through the same pipeline without instrumenting: the baseline
@@ -134,6 +142,7 @@ fn extension(e: Emit) -> &'static str {
     match e {
         Emit::Kperf | Emit::KperfGpu | Emit::Mlir => "kperf.mlir",
         Emit::Llvm => "ll",
+        Emit::Bitcode => "bc",
         Emit::Ptx => "ptx",
         Emit::Cubin => "cubin",
         Emit::Isa => "s",
@@ -158,21 +167,58 @@ pub fn meta_path(out: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
+/// Triton's metadata file beside a dumped kernel (`<stem>.json` next to
+/// `<stem>.llir`): its warps and dynamic shared memory size the profile.
+pub struct TritonMetadata {
+    pub path: PathBuf,
+    pub num_warps: u32,
+    pub shared: u32,
+}
+
+pub fn triton_metadata_beside(input: &Path) -> Option<TritonMetadata> {
+    let path = input.with_extension("json");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).ok()?).ok()?;
+    Some(TritonMetadata {
+        num_warps: v.get("num_warps")?.as_u64()? as u32,
+        shared: v.get("shared")?.as_u64()? as u32,
+        path,
+    })
+}
+
+fn default_llvm_emit(t: &Target) -> Emit {
+    match t {
+        Target::Nvptx { .. } => Emit::Ptx,
+        Target::Amdgpu { .. } => Emit::Isa,
+        Target::Host => Emit::Llvm,
+    }
+}
+
 pub fn run(a: InstrumentArgs) -> Result<()> {
-    let opts = a.lowering.options()?;
+    let mut opts = a.lowering.options()?;
+    let bytes =
+        std::fs::read(&a.input).with_context(|| format!("cannot read {}", a.input.display()))?;
+    let file = a.input.display().to_string();
+    let kctx = KperfContext::new()?;
+    if kperf_instrument::llvm::is_llvm_input(&file, &bytes) {
+        return run_llvm(&a, &mut opts, &bytes, &file, &kctx);
+    }
     let emit = match &a.emit {
         Some(e) => Emit::parse(e)?,
         None => default_emit(&opts.target),
     };
-    let source = std::fs::read_to_string(&a.input)
-        .with_context(|| format!("cannot read {}", a.input.display()))?;
-    let kctx = KperfContext::new()?;
-    let out =
-        kperf_instrument::instrument(&kctx, &source, &a.input.display().to_string(), &opts, emit)?;
+    let source = String::from_utf8(bytes)
+        .with_context(|| format!("{}: not UTF-8 text (MLIR is text)", a.input.display()))?;
     let path = a
         .output
         .clone()
         .unwrap_or_else(|| a.input.with_extension(extension(emit)));
+    if a.plain {
+        let bytes = kperf_instrument::mlir::pipeline::compile_plain(&kctx, &source, &file, &opts, emit)?;
+        write_atomically(&path, &bytes)?;
+        eprintln!("kperf: wrote {} (not instrumented)", path.display());
+        return Ok(());
+    }
+    let out = kperf_instrument::instrument(&kctx, &source, &file, &opts, emit)?;
     if emit == Emit::Kperf {
         // Region ids and the buffer layout are fixed by the next stage.
         write_atomically(&path, &out.bytes)?;
@@ -194,5 +240,73 @@ pub fn run(a: InstrumentArgs) -> Result<()> {
         out.meta.kernels.len(),
         regions
     );
+    Ok(())
+}
+
+/// The LLVM-IR path: same options, same metadata.
+fn run_llvm(
+    a: &InstrumentArgs,
+    opts: &mut InstrumentOptions,
+    bytes: &[u8],
+    file: &str,
+    kctx: &KperfContext,
+) -> Result<()> {
+    let triton = triton_metadata_beside(&a.input);
+    if let Some(t) = &triton {
+        if opts.block.is_none() {
+            opts.block = Some([t.num_warps * 32, 1, 1]);
+        }
+        if opts.dynamic_shared == 0 {
+            opts.dynamic_shared = t.shared;
+        }
+        eprintln!(
+            "kperf: Triton metadata {}: {} warps, {} bytes of dynamic shared memory",
+            t.path.display(),
+            t.num_warps,
+            t.shared
+        );
+    }
+    let emit = match &a.emit {
+        Some(e) => Emit::parse(e)?,
+        None => default_llvm_emit(&opts.target),
+    };
+    let out = kperf_instrument::llvm::instrument_llvm(
+        kctx,
+        bytes,
+        file,
+        opts,
+        emit,
+        a.plain,
+        triton.is_some(),
+    )?;
+    let path = a.output.clone().unwrap_or_else(|| {
+        let ext = extension(emit);
+        let ext = if a.plain { format!("plain.{ext}") } else { format!("kperf.{ext}") };
+        a.input.with_extension(ext)
+    });
+    let Some(meta) = out.meta else {
+        write_atomically(&path, &out.bytes)?;
+        eprintln!("kperf: wrote {} (not instrumented)", path.display());
+        return Ok(());
+    };
+    let meta_bytes = serde_json::to_vec_pretty(&meta)?;
+    write_atomically(&path, &out.bytes)?;
+    write_atomically(&meta_path(&path), &meta_bytes)?;
+    let regions: usize = meta.kernels.iter().map(|k| k.regions.len()).sum();
+    eprintln!(
+        "kperf: wrote {} and {} ({} kernel(s), {} region(s))",
+        path.display(),
+        meta_path(&path).display(),
+        meta.kernels.len(),
+        regions
+    );
+    for k in meta.kernels.iter().filter(|k| k.profile_param.is_some()) {
+        eprintln!(
+            "kperf: `{}` records into parameter {} (Triton's profile scratch): give it at least {} bytes per program (profile_scratch_size)",
+            k.name,
+            k.profile_param.unwrap_or(0),
+            k.profile_bytes_per_cta
+        );
+    }
     Ok(())
 }

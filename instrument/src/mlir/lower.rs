@@ -105,25 +105,6 @@ fn block_shape(f: Op, opts: &InstrumentOptions) -> Result<[u32; 3]> {
     })
 }
 
-/// Pick the slot count: the user's, or the largest power of two whose
-/// segments fit `budget` bytes (at least 8, at most 1024).
-fn choose_slots(opts: &InstrumentOptions, units: u32, budget: u64) -> Result<u32> {
-    if let Some(s) = opts.slots {
-        if s < 2 || !s.is_power_of_two() {
-            return Err(InstrumentError::Option(format!(
-                "--slots {s}: the ring needs a power of two, at least 2"
-            )));
-        }
-        return Ok(s);
-    }
-    let per_unit = budget / (units.max(1) as u64 * 8);
-    let mut s = 1u32;
-    while (s as u64) * 2 <= per_unit && s < 1024 {
-        s *= 2;
-    }
-    Ok(s.max(8))
-}
-
 /// Bytes of one element of an MLIR element type, when known.
 fn element_bytes(t: &str) -> Option<u64> {
     let t = t.trim();
@@ -217,66 +198,15 @@ pub fn to_kperfgpu(f: Op, opts: &InstrumentOptions) -> Result<()> {
     regions::check_balance(f)?;
     let sites = record_sites(f);
     let block = block_shape(f, opts)?;
-    let cta_threads = block.iter().product::<u32>();
-    let unit_threads = opts.target.unit_threads(opts.granularity, cta_threads);
-    let all_units = if opts.target.is_host() {
-        1
-    } else {
-        cta_threads.div_ceil(unit_threads)
-    };
-    for u in &opts.sample_units {
-        if *u >= all_units {
-            return Err(InstrumentError::Option(format!(
-                "sampled unit {u} does not exist: a CTA of {cta_threads} threads has {all_units} {} units",
-                opts.granularity.name()
-            )));
-        }
-    }
-    let units = if opts.sample_units.is_empty() {
-        all_units
-    } else {
-        opts.sample_units.len() as u32
-    };
-    // Shared memory left for the segments: the device's capacity less what
-    // the kernel uses statically and the dynamic shared memory it launches with.
     let (static_shared, not_sized) = kernel_static_shared(f);
-    let capacity = opts.target.shared_capacity(opts.shared_capacity) as u64;
-    let used = static_shared + opts.dynamic_shared as u64;
-    let available = capacity.saturating_sub(used);
-    let budget = if opts.buffer == BufferKind::Shared && !opts.target.is_host() {
-        (opts.shared_budget as u64).min(available)
-    } else {
-        opts.shared_budget as u64
-    };
-    let slots = choose_slots(opts, units, budget)?;
-    let global_slots = match opts.strategy {
-        Strategy::Circular => slots,
-        // Even, so every CTA block stays 16-byte aligned (abi::RECORDS_ALIGN).
-        Strategy::Flush => opts
-            .flush_slots
-            .unwrap_or(slots * 16)
-            .max(slots)
-            .next_multiple_of(2),
-    };
-    if opts.buffer == BufferKind::Shared && !opts.target.is_host() {
-        let needed = units as u64 * slots as u64 * 8;
-        if needed > available {
-            let mut detail = format!(
-                "{units} units × {slots} slots × 8 bytes for kernel `{}`; the device has {capacity}, the kernel uses {static_shared} statically and {} dynamically (--dynamic-shared)",
-                regions::symbol_name(f),
-                opts.dynamic_shared
-            );
-            if !not_sized.is_empty() {
-                detail.push_str(&format!("; not counted: {}", not_sized.join(", ")));
-            }
-            detail.push_str("; use fewer --slots, --sample-units, or --buffer global");
-            return Err(InstrumentError::SharedMemory {
-                needed,
-                available,
-                detail,
-            });
-        }
-    }
+    let plan = crate::plan::plan_segments(
+        opts,
+        &regions::symbol_name(f),
+        block,
+        static_shared,
+        &not_sized,
+    )?;
+    let (units, slots, global_slots) = (plan.units, plan.slots, plan.global_slots);
 
     // Region ids in order of first appearance; lexical parents by a stack.
     let mut ids: HashMap<String, u32> = HashMap::new();
@@ -535,7 +465,7 @@ fn config_from_init(init: Op, f: Op, target: &Target) -> Result<LoweringConfig> 
 }
 
 /// Declarations a template may reference, so it verifies on its own.
-fn template_prelude(cfg: &LoweringConfig) -> String {
+pub(crate) fn template_prelude(cfg: &LoweringConfig) -> String {
     let mut s = String::new();
     if cfg.target.is_host() {
         s.push_str(
@@ -779,6 +709,8 @@ pub fn kernel_meta(f: Op, target: &Target) -> Result<Option<KernelMeta>> {
         },
         sampled_units: cfg.sampled_units.clone(),
         cta_sampling: cfg.sample_ctas.clone(),
+        profile_param: None,
+        profile_bytes_per_cta: Layout { units: cfg.units, slots: cfg.global_slots }.cta_stride() as u64,
         regions,
     }))
 }
@@ -807,7 +739,9 @@ pub fn to_llvm(kctx: &KperfContext, f: Op, target: &Target) -> Result<Option<Ker
 
     add_prelude(kctx, f, &cfg)?;
     let entry = f.regions()[0].first_block().expect("kernel has a body");
+    let mut tpl = Templates::new(kctx);
     let mut init_args = vec![prof];
+    init_args.extend(tpl.splice(&cfg, "locals", &templates::locals(&cfg), init, &[])?);
     if target.is_host() {
         if !host_abi {
             return Err(InstrumentError::At {
@@ -818,7 +752,6 @@ pub fn to_llvm(kctx: &KperfContext, f: Op, target: &Target) -> Result<Option<Ker
         let n = num_inputs(f);
         init_args.extend((n - HOST_GRID_ARG_COUNT..n).map(|i| entry.arg(i)));
     }
-    let mut tpl = Templates::new(kctx);
     let st = tpl.splice(&cfg, "init", &templates::init(&cfg), init, &init_args)?;
     debug_assert_eq!(st.len(), INIT_RESULTS);
     let (rec, seg, cnt, blk, unit_idx) = (st[0], st[2], st[3], st[4], st[5]);

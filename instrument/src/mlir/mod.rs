@@ -7,6 +7,7 @@ pub mod ir;
 pub mod lower;
 pub mod pipeline;
 pub mod regions;
+pub mod snippets;
 pub mod templates;
 
 use crate::error::{InstrumentError, Result};

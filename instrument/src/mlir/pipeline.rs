@@ -164,6 +164,9 @@ pub fn emit_module(
 ) -> Result<Vec<u8>> {
     match emit {
         Emit::Kperf | Emit::KperfGpu | Emit::Mlir => Ok(print_module(module).into_bytes()),
+        Emit::Bitcode => Err(InstrumentError::Option(
+            "--emit bc is for LLVM IR input; from MLIR use --emit llvm".into(),
+        )),
         Emit::Llvm => match &opts.target {
             Target::Host => {
                 kctx.run_pipeline(module, HOST_LOWERING)?;
@@ -204,7 +207,7 @@ pub fn emit_module(
     }
 }
 
-fn translate_to_llvm_ir(module: &Module) -> Result<Vec<u8>> {
+pub(crate) fn translate_to_llvm_ir(module: &Module) -> Result<Vec<u8>> {
     let p = unsafe { mlirTranslateModuleToLLVMIRToString(module_op(module).0) };
     if p.is_null() {
         return Err(InstrumentError::Verify(

@@ -252,6 +252,11 @@ pub fn insert_regions(ctx: MlirContext, f: Op, modes: &[RegionMode]) -> Result<(
                 }
             }
             RegionMode::Async => insert_async(ctx, &body, &mut counts)?,
+            RegionMode::Calls(_) | RegionMode::Asm(_) => {
+                return Err(InstrumentError::Option(
+                    "calls=<glob> and asm=<regex> apply to LLVM IR input; in MLIR, bracket ops with ops=<glob> (e.g. ops=llvm.call, ops=llvm.inline_asm)".into(),
+                ))
+            }
         }
     }
     Ok(())

@@ -80,6 +80,10 @@ impl LoweringConfig {
     pub fn cta_stride(&self) -> usize {
         self.layout().cta_stride()
     }
+    /// The host keeps the "shared" ring on the kernel's stack.
+    pub fn host_ring(&self) -> bool {
+        self.target.is_host() && self.buffer == BufferKind::Shared
+    }
     pub fn shared_bytes(&self) -> u64 {
         match self.buffer {
             BufferKind::Shared => self.units as u64 * self.slots as u64 * RECORD_SIZE as u64,
@@ -338,6 +342,30 @@ fn cta_id(b: &mut Body, t: &Target, block: [u32; 3]) -> String {
 /// Host kernels receive block and grid ids as trailing `index` arguments.
 pub const HOST_GRID_ARGS: [&str; 6] = ["%bx", "%by", "%bz", "%gx", "%gy", "%gz"];
 
+// ---- locals -----------------------------------------------------------------
+
+/// The kernel's stack slots, allocated at its entry and handed to `init`:
+/// the ring counter (SROA turns it into a register) and, on the host with a
+/// shared buffer, the ring itself. Kept out of `init` so that `init` can be
+/// an ordinary function that the LLVM-IR path inlines: a stack slot created
+/// inside an inlined callee ends its lifetime where the callee returns.
+pub fn locals(cfg: &LoweringConfig) -> String {
+    let mut b = Body::new();
+    let one = b.c32(1);
+    let cp = cfg.cnt_ptr();
+    let cnt = b.def(format!("llvm.alloca {one} x i32 : (i32) -> {cp}"));
+    let mut results = vec![(cnt, cp)];
+    if cfg.host_ring() {
+        let n = b.c32(cfg.units as i64 * cfg.slots as i64);
+        let ring = b.def(format!(
+            "llvm.alloca {n} x i64 {{alignment = 16 : i64}} : (i32) -> !llvm.ptr"
+        ));
+        results.push((ring, "!llvm.ptr"));
+    }
+    let results: Vec<(&str, &str)> = results.iter().map(|(v, t)| (v.as_str(), *t)).collect();
+    function("kperf_locals", &[], b, &results)
+}
+
 // ---- init -------------------------------------------------------------------
 
 /// Values init hands to the other templates, in this order.
@@ -346,7 +374,8 @@ pub const INIT_RESULTS: usize = 9;
 /// `kperfgpu.init`: unit, leader and sampling predicates, segment base,
 /// ring counter, CTA block pointer; thread 0 writes the header's init fields.
 ///
-/// Arguments: `%prof` (global profile buffer) and, on the host, the grid ids.
+/// Arguments: `%prof` (global profile buffer), `%cnt` and, on the host with a
+/// shared buffer, `%ring` (both from [`locals`]), then, on the host, the grid ids.
 /// Results: `%rec` (this thread records), `%hdr` (this thread writes the
 /// header), `%seg` (segment base), `%cnt` (ring counter slot), `%blk` (CTA
 /// block), `%unit_idx` (segment index), `%tid`, `%active` (this CTA
@@ -437,12 +466,7 @@ pub fn init(cfg: &LoweringConfig) -> String {
             }
             .records_offset(),
         ),
-        (BufferKind::Shared, Target::Host) => {
-            let n = b.c32(cfg.units as i64 * cfg.slots as i64);
-            b.def(format!(
-                "llvm.alloca {n} x i64 {{alignment = 16 : i64}} : (i32) -> !llvm.ptr"
-            ))
-        }
+        (BufferKind::Shared, Target::Host) => "%ring".to_string(),
         (BufferKind::Shared, _) => b.def(format!(
             "llvm.mlir.addressof @{} : !llvm.ptr<3>",
             cfg.smem_symbol
@@ -452,10 +476,9 @@ pub fn init(cfg: &LoweringConfig) -> String {
         "llvm.getelementptr {base}[{segoff}] : ({seg_ty}, i32) -> {seg_ty}, i8"
     ));
 
-    // The ring counter lives in a stack slot that SROA turns into a register.
-    let one = b.c32(1);
+    // The ring counter starts at zero (its stack slot comes from `locals`).
     let cp = cfg.cnt_ptr();
-    let cnt = b.def(format!("llvm.alloca {one} x i32 : (i32) -> {cp}"));
+    let cnt = "%cnt".to_string();
     b.store(&zero, "i32", &cnt, cp, 4);
 
     // Thread 0 of a recording CTA writes the header's init fields.
@@ -502,7 +525,10 @@ pub fn init(cfg: &LoweringConfig) -> String {
     );
     b.line("}");
 
-    let mut args = vec![("%prof", g)];
+    let mut args = vec![("%prof", g), ("%cnt", cfg.cnt_ptr())];
+    if cfg.host_ring() {
+        args.push(("%ring", "!llvm.ptr"));
+    }
     if cfg.target.is_host() {
         args.extend(HOST_GRID_ARGS.iter().map(|a| (*a, "index")));
     }

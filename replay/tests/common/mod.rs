@@ -33,6 +33,8 @@ pub fn info(counter: Counter, strategy: Strategy, regions: &[Reg]) -> RunInfo {
         },
         sampled_units: vec![],
         cta_sampling: Default::default(),
+        profile_param: None,
+        profile_bytes_per_cta: 0,
         regions: regions
             .iter()
             .map(|&(id, name, kind, parent, pairs_with)| RegionMeta {

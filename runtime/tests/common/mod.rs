@@ -33,6 +33,8 @@ pub fn run_info(counter: Counter, strategy: Strategy, layout: Option<Layout>) ->
             layout,
             sampled_units: Vec::new(),
             cta_sampling: CtaSampling::All,
+            profile_param: None,
+            profile_bytes_per_cta: 0,
             regions: Vec::new(),
         });
     }

@@ -1,0 +1,194 @@
+//! Small, safe-to-call views of LLVM IR objects the instrumentation reads:
+//! instructions, calls, inline asm, debug locations. inkwell covers
+//! modules, builders and targets; these reach the few C API corners it does
+//! not expose (inline-asm strings, debug locations, successors).
+
+use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::debuginfo::{LLVMGetSubprogram, LLVMInstructionGetDebugLoc};
+use inkwell::llvm_sys::prelude::*;
+use inkwell::llvm_sys::LLVMOpcode;
+use std::ffi::CStr;
+
+/// An instruction (never null).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Inst(pub LLVMValueRef);
+
+/// A basic block (never null).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Block(pub LLVMBasicBlockRef);
+
+fn owned(p: *const std::os::raw::c_char, len: usize) -> String {
+    if p.is_null() {
+        return String::new();
+    }
+    let bytes = unsafe { std::slice::from_raw_parts(p as *const u8, len) };
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The name of a value (function, block, global), empty when unnamed.
+pub fn value_name(v: LLVMValueRef) -> String {
+    let mut len = 0usize;
+    let p = unsafe { LLVMGetValueName2(v, &mut len) };
+    owned(p, len)
+}
+
+impl Block {
+    pub fn instructions(self) -> Vec<Inst> {
+        let mut out = Vec::new();
+        let mut i = unsafe { LLVMGetFirstInstruction(self.0) };
+        while !i.is_null() {
+            out.push(Inst(i));
+            i = unsafe { LLVMGetNextInstruction(i) };
+        }
+        out
+    }
+    pub fn terminator(self) -> Option<Inst> {
+        let t = unsafe { LLVMGetBasicBlockTerminator(self.0) };
+        (!t.is_null()).then_some(Inst(t))
+    }
+    pub fn successors(self) -> Vec<Block> {
+        match self.terminator() {
+            Some(t) => (0..unsafe { LLVMGetNumSuccessors(t.0) })
+                .map(|i| Block(unsafe { LLVMGetSuccessor(t.0, i) }))
+                .collect(),
+            None => Vec::new(),
+        }
+    }
+    /// The first instruction that is not a phi: where code at the top of
+    /// the block goes.
+    pub fn first_insertion_point(self) -> Option<Inst> {
+        self.instructions()
+            .into_iter()
+            .find(|i| i.opcode() != LLVMOpcode::LLVMPHI)
+    }
+    pub fn name(self) -> String {
+        value_name(unsafe { LLVMBasicBlockAsValue(self.0) })
+    }
+}
+
+impl Inst {
+    pub fn opcode(self) -> LLVMOpcode {
+        unsafe { LLVMGetInstructionOpcode(self.0) }
+    }
+    pub fn block(self) -> Block {
+        Block(unsafe { LLVMGetInstructionParent(self.0) })
+    }
+    pub fn next(self) -> Option<Inst> {
+        let n = unsafe { LLVMGetNextInstruction(self.0) };
+        (!n.is_null()).then_some(Inst(n))
+    }
+    pub fn is_call(self) -> bool {
+        self.opcode() == LLVMOpcode::LLVMCall
+    }
+    pub fn is_return(self) -> bool {
+        self.opcode() == LLVMOpcode::LLVMRet
+    }
+    /// The called value of a call, when it is one.
+    pub fn called(self) -> Option<LLVMValueRef> {
+        if !self.is_call() {
+            return None;
+        }
+        let c = unsafe { LLVMGetCalledValue(self.0) };
+        (!c.is_null()).then_some(c)
+    }
+    /// The callee's name for a direct call.
+    pub fn callee_name(self) -> Option<String> {
+        let c = self.called()?;
+        if unsafe { LLVMIsAFunction(c) }.is_null() {
+            return None;
+        }
+        Some(value_name(c))
+    }
+    /// The asm string of a call to inline asm.
+    pub fn inline_asm(self) -> Option<String> {
+        let c = self.called()?;
+        if unsafe { LLVMIsAInlineAsm(c) }.is_null() {
+            return None;
+        }
+        let mut len = 0usize;
+        let p = unsafe { LLVMGetInlineAsmAsmString(c, &mut len) };
+        Some(owned(p, len))
+    }
+    pub fn operand(self, i: u32) -> Option<LLVMValueRef> {
+        if (i as i32) >= unsafe { LLVMGetNumOperands(self.0) } {
+            return None;
+        }
+        let v = unsafe { LLVMGetOperand(self.0, i) };
+        (!v.is_null()).then_some(v)
+    }
+    pub fn has_uses(self) -> bool {
+        has_uses(self.0)
+    }
+    pub fn erase(self) {
+        unsafe { LLVMInstructionEraseFromParent(self.0) }
+    }
+    /// `line:col` of the instruction's debug location, when it has one.
+    pub fn line_col(self) -> Option<(u32, u32)> {
+        if unsafe { LLVMInstructionGetDebugLoc(self.0) }.is_null() {
+            return None;
+        }
+        let line = unsafe { LLVMGetDebugLocLine(self.0) };
+        let col = unsafe { LLVMGetDebugLocColumn(self.0) };
+        (line != 0).then_some((line, col))
+    }
+    /// The source file of the debug location (`dir/file`), when it has one.
+    pub fn debug_file(self) -> Option<String> {
+        if unsafe { LLVMInstructionGetDebugLoc(self.0) }.is_null() {
+            return None;
+        }
+        let (mut dl, mut fl) = (0u32, 0u32);
+        let d = unsafe { LLVMGetDebugLocDirectory(self.0, &mut dl) };
+        let f = unsafe { LLVMGetDebugLocFilename(self.0, &mut fl) };
+        let file = owned(f, fl as usize);
+        if file.is_empty() {
+            return None;
+        }
+        let dir = owned(d, dl as usize);
+        Some(if dir.is_empty() || file.starts_with('/') {
+            file
+        } else {
+            format!("{dir}/{file}")
+        })
+    }
+}
+
+/// A constant C string behind a pointer operand (`@.str`, possibly behind
+/// GEP or address-space casts), without its trailing NUL.
+pub fn constant_string(mut v: LLVMValueRef) -> Option<String> {
+    for _ in 0..8 {
+        if !unsafe { LLVMIsAConstantExpr(v) }.is_null() {
+            v = unsafe { LLVMGetOperand(v, 0) };
+            continue;
+        }
+        break;
+    }
+    if unsafe { LLVMIsAGlobalVariable(v) }.is_null() {
+        return None;
+    }
+    let init = unsafe { LLVMGetInitializer(v) };
+    if init.is_null() || unsafe { LLVMIsAConstantDataSequential(init) }.is_null() {
+        return None;
+    }
+    let mut len = 0usize;
+    let p = unsafe { LLVMGetAsString(init, &mut len) };
+    let s = owned(p, len);
+    Some(s.trim_end_matches('\0').to_string())
+}
+
+/// Does the function carry a subprogram (debug info)?
+pub fn has_debug_info(f: LLVMValueRef) -> bool {
+    !unsafe { LLVMGetSubprogram(f) }.is_null()
+}
+
+/// Text of an LLVM-owned message.
+pub fn message(p: *const std::os::raw::c_char) -> String {
+    if p.is_null() {
+        return String::new();
+    }
+    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+}
+
+/// Is anything using `v`?
+pub fn has_uses(v: LLVMValueRef) -> bool {
+    !unsafe { LLVMGetFirstUse(v) }.is_null()
+}

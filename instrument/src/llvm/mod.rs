@@ -1,0 +1,982 @@
+//! The LLVM-IR path: `kperf instrument kernel.ll|.bc|.llir` for kernels
+//! from Triton, clang CUDA or any front end that reaches LLVM IR.
+//!
+//! 1. Parse with inkwell (text or bitcode); find the kernels (`ptx_kernel`
+//!    or `!nvvm.annotations`, `amdgpu_kernel`, or host-ABI functions).
+//! 2. Find record sites ([`sites`]): markers and the automatic modes.
+//! 3. Size the profile with the same plan as the MLIR path
+//!    ([`crate::plan`]), then build the very same templates the MLIR path
+//!    splices, as LLVM functions ([`crate::mlir::snippets`]), link them in,
+//!    call them at each site and inline them.
+//! 4. The profile pointer is Triton's profile-scratch parameter for Triton
+//!    kernels, a new trailing parameter otherwise.
+//! 5. Emit LLVM IR, bitcode, PTX (LLVM's NVPTX back end), cubin (ptxas) or
+//!    AMDGPU ISA, plus the same `.kperf.json` metadata.
+
+pub mod cfg;
+pub mod compat;
+pub mod ir;
+pub mod sites;
+
+use crate::error::{InstrumentError, Result};
+use crate::mlir::snippets::{snippets_llvm_ir, SnippetNames};
+use crate::mlir::templates::{LoweringConfig, INIT_RESULTS};
+use crate::mlir::KperfContext;
+use crate::options::{Emit, InstrumentOptions, ProfileParam, RegionMode, Target};
+use crate::plan::{plan_segments, RegionTable, SiteInfo};
+use cfg::Cfg;
+use inkwell::attributes::{Attribute, AttributeLoc};
+use inkwell::builder::Builder;
+use inkwell::context::Context;
+use inkwell::llvm_sys::core as sys;
+use inkwell::llvm_sys::debuginfo as di;
+use inkwell::llvm_sys::prelude::*;
+use inkwell::memory_buffer::MemoryBuffer;
+use inkwell::module::{Linkage, Module};
+use inkwell::targets::{
+    CodeModel, FileType, InitializationConfig, RelocMode, Target as LlvmTarget, TargetMachine,
+    TargetTriple,
+};
+use inkwell::types::{BasicMetadataTypeEnum, BasicType};
+use inkwell::values::{AsValueRef, BasicMetadataValueEnum, BasicValueEnum, FunctionValue};
+use inkwell::OptimizationLevel;
+use ir::{Block, Inst};
+use kperf_dialects::abi::{Edge, Layout, RegionId};
+use kperf_dialects::meta::{InstrumentMeta, KernelMeta};
+use sites::Site;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Once;
+
+/// What the LLVM path produced.
+pub struct LlvmOutput {
+    pub bytes: Vec<u8>,
+    /// None for `--plain`.
+    pub meta: Option<InstrumentMeta>,
+}
+
+/// Calling conventions of GPU kernels (llvm/IR/CallingConv.h).
+const CC_PTX_KERNEL: u32 = 71;
+const CC_AMDGPU_KERNEL: u32 = 91;
+/// Host kernels end with block x,y,z and grid x,y,z (see `apply_host_abi`).
+const HOST_GRID_ARGS: usize = 6;
+
+/// Does this input look like LLVM IR (text or bitcode) rather than MLIR?
+pub fn is_llvm_input(path: &str, bytes: &[u8]) -> bool {
+    let ext = std::path::Path::new(path)
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("");
+    match ext {
+        "ll" | "llir" | "bc" => true,
+        "mlir" => false,
+        _ => {
+            bytes.starts_with(b"BC\xC0\xDE")
+                || bytes.starts_with(&[0xDE, 0xC0, 0x17, 0x0B])
+                || String::from_utf8_lossy(&bytes[..bytes.len().min(4096)])
+                    .lines()
+                    .any(|l| {
+                        l.starts_with("define ")
+                            || l.starts_with("target triple")
+                            || l.starts_with("; ModuleID")
+                    })
+        }
+    }
+}
+
+fn init_targets() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let c = InitializationConfig::default();
+        LlvmTarget::initialize_nvptx(&c);
+        LlvmTarget::initialize_amd_gpu(&c);
+        LlvmTarget::initialize_x86(&c);
+    });
+}
+
+/// Parse LLVM IR text or bitcode; errors carry LLVM's `file:line:col`.
+pub fn parse<'c>(ctx: &'c Context, bytes: &[u8], file: &str) -> Result<Module<'c>> {
+    let buf = MemoryBuffer::create_from_memory_range_copy(bytes, file);
+    let is_bitcode = bytes.starts_with(b"BC\xC0\xDE") || bytes.starts_with(&[0xDE, 0xC0, 0x17, 0x0B]);
+    let parsed = if is_bitcode {
+        Module::parse_bitcode_from_buffer(&buf, ctx)
+    } else {
+        ctx.create_module_from_ir(buf)
+    };
+    let first_error = match parsed {
+        Ok(m) => return Ok(m),
+        Err(e) => e.to_string(),
+    };
+    // Newer LLVMs (Triton's) print float literals LLVM 22 cannot read:
+    // retry once with them rewritten to the legacy syntax.
+    if !is_bitcode {
+        let text = String::from_utf8_lossy(bytes);
+        if let Ok(fixed) = compat::to_llvm22(&text) {
+            if fixed != text {
+                let buf = MemoryBuffer::create_from_memory_range_copy(fixed.as_bytes(), file);
+                if let Ok(m) = ctx.create_module_from_ir(buf) {
+                    return Ok(m);
+                }
+            }
+        }
+    }
+    Err(InstrumentError::Parse {
+        file: file.to_string(),
+        diagnostics: format!("not valid LLVM IR: {}", first_error.trim()),
+    })
+}
+
+/// The PTX ISA version LLVM should target for `chip`: the chip's minimum,
+/// raised to what the module's functions ask for (`"target-features"`).
+fn ptx_features(chip: &str, module: &Module) -> String {
+    let n: u32 = chip
+        .trim_start_matches("sm_")
+        .trim_end_matches(['a', 'f'])
+        .parse()
+        .unwrap_or(90);
+    // 8.6 on Hopper: Triton's inline asm uses `.shared::cta` destinations of
+    // cp.async.bulk.tensor, which need it (CUDA 12.8 drivers JIT it).
+    let mut ptx = match n {
+        100.. => 86,
+        90..=99 => 86,
+        89 => 78,
+        80..=88 => 70,
+        _ => 64,
+    };
+    for f in module.get_functions() {
+        if let Some(a) = f.get_string_attribute(AttributeLoc::Function, "target-features") {
+            for feat in a.get_string_value().to_string_lossy().split(',') {
+                if let Some(v) = feat.strip_prefix("+ptx").and_then(|v| v.parse::<u32>().ok()) {
+                    ptx = ptx.max(v);
+                }
+            }
+        }
+    }
+    format!("+ptx{ptx}")
+}
+
+/// A target machine for `target`, and the triple the module must carry.
+fn target_machine(target: &Target, module: &Module) -> Result<TargetMachine> {
+    init_targets();
+    let (triple, cpu, features) = match target {
+        Target::Nvptx { chip } => (
+            TargetTriple::create("nvptx64-nvidia-cuda"),
+            chip.clone(),
+            ptx_features(chip, module),
+        ),
+        Target::Amdgpu { chip } => (
+            TargetTriple::create("amdgcn-amd-amdhsa"),
+            chip.clone(),
+            String::new(),
+        ),
+        Target::Host => (
+            TargetMachine::get_default_triple(),
+            TargetMachine::get_host_cpu_name().to_string(),
+            TargetMachine::get_host_cpu_features().to_string(),
+        ),
+    };
+    let t = LlvmTarget::from_triple(&triple).map_err(|e| InstrumentError::Option(format!(
+        "LLVM has no back end for {}: {e}",
+        triple.as_str().to_string_lossy()
+    )))?;
+    t.create_target_machine(
+        &triple,
+        &cpu,
+        &features,
+        OptimizationLevel::Aggressive,
+        if target.is_host() { RelocMode::PIC } else { RelocMode::Default },
+        CodeModel::Default,
+    )
+    .ok_or_else(|| InstrumentError::Option(format!("LLVM cannot target {} ({cpu})", target.name())))
+}
+
+/// Check the module is for `target` and give it the target's triple and
+/// data layout when it has none.
+fn check_triple(module: &Module, target: &Target, tm: &TargetMachine, file: &str) -> Result<()> {
+    let triple = module.get_triple().as_str().to_string_lossy().into_owned();
+    let ok = match target {
+        Target::Nvptx { .. } => triple.is_empty() || triple.starts_with("nvptx"),
+        Target::Amdgpu { .. } => triple.is_empty() || triple.starts_with("amdgcn"),
+        Target::Host => !triple.starts_with("nvptx") && !triple.starts_with("amdgcn"),
+    };
+    if !ok {
+        return Err(InstrumentError::At {
+            location: file.to_string(),
+            message: format!(
+                "the module is for `{triple}`, not for --target {}",
+                target.name()
+            ),
+        });
+    }
+    if triple.is_empty() {
+        module.set_triple(&tm.get_triple());
+    }
+    if module.get_data_layout().as_str().to_bytes().is_empty() {
+        module.set_data_layout(&tm.get_target_data().get_data_layout());
+    }
+    Ok(())
+}
+
+fn is_definition(f: FunctionValue) -> bool {
+    f.count_basic_blocks() > 0
+}
+
+/// Functions listed as kernels in `!nvvm.annotations` (older NVVM IR).
+fn annotated_kernels(module: &Module) -> Vec<LLVMValueRef> {
+    let mut out = Vec::new();
+    for node in module.get_global_metadata("nvvm.annotations") {
+        let vals = node.get_node_values().unwrap_or_default();
+        let is_kernel = vals.iter().any(|v| {
+            v.is_metadata_value()
+                && v.into_metadata_value()
+                    .get_string_value()
+                    .is_some_and(|s| s == b"kernel")
+        });
+        if is_kernel {
+            if let Some(f) = vals.first().filter(|v| v.is_pointer_value()) {
+                out.push(f.as_value_ref());
+            }
+        }
+    }
+    out
+}
+
+/// The kernels of the module for `target`, in module order.
+pub fn find_kernels<'c>(module: &Module<'c>, target: &Target) -> Vec<FunctionValue<'c>> {
+    let annotated = annotated_kernels(module);
+    module
+        .get_functions()
+        .filter(|f| is_definition(*f))
+        .filter(|f| match target {
+            Target::Nvptx { .. } => {
+                f.get_call_conventions() == CC_PTX_KERNEL
+                    || annotated.contains(&f.as_value_ref())
+            }
+            Target::Amdgpu { .. } => f.get_call_conventions() == CC_AMDGPU_KERNEL,
+            Target::Host => {
+                let name = f.get_name().to_string_lossy();
+                f.get_linkage() == Linkage::External
+                    && !name.starts_with("_mlir_")
+                    && !name.starts_with("__kperf")
+                    && host_grid_params(*f)
+            }
+        })
+        .collect()
+}
+
+/// Does `f` end with the six `i64` grid parameters of the host ABI?
+fn host_grid_params(f: FunctionValue) -> bool {
+    let ps = f.get_type().get_param_types();
+    ps.len() >= HOST_GRID_ARGS
+        && ps[ps.len() - HOST_GRID_ARGS..]
+            .iter()
+            .all(|t| matches!(t, BasicMetadataTypeEnum::IntType(i) if i.get_bit_width() == 64))
+}
+
+/// Threads per CTA the kernel declares (`nvvm.reqntid`/`nvvm.maxntid`,
+/// `!nvvm.annotations`, `amdgpu-flat-work-group-size` with min = max).
+fn declared_block(module: &Module, f: FunctionValue) -> Option<[u32; 3]> {
+    let dims = |s: &str| -> Option<[u32; 3]> {
+        let nums: Vec<u32> = s
+            .split(|c: char| !c.is_ascii_digit())
+            .filter_map(|x| x.parse().ok())
+            .collect();
+        if nums.is_empty() {
+            return None;
+        }
+        let mut d = [1u32; 3];
+        for (i, v) in nums.iter().take(3).enumerate() {
+            d[i] = *v;
+        }
+        Some(d)
+    };
+    for key in ["nvvm.reqntid", "nvvm.maxntid"] {
+        if let Some(a) = f.get_string_attribute(AttributeLoc::Function, key) {
+            if let Some(d) = dims(&a.get_string_value().to_string_lossy()) {
+                return Some(d);
+            }
+        }
+    }
+    if let Some(a) = f.get_string_attribute(AttributeLoc::Function, "amdgpu-flat-work-group-size") {
+        let v = a.get_string_value().to_string_lossy().into_owned();
+        if let Some((lo, hi)) = v.split_once(',') {
+            if lo.trim() == hi.trim() {
+                return dims(hi);
+            }
+        }
+    }
+    // !nvvm.annotations: !{ptr @k, !"reqntidx", i32 128, ...}
+    let mut d = [0u32; 3];
+    for node in module.get_global_metadata("nvvm.annotations") {
+        let vals = node.get_node_values().unwrap_or_default();
+        if vals.first().map(|v| v.as_value_ref()) != Some(f.as_value_ref()) {
+            continue;
+        }
+        let mut k = 1;
+        while k + 1 < vals.len() {
+            let key = if vals[k].is_metadata_value() {
+                let md = vals[k].into_metadata_value();
+                md.get_string_value()
+                    .map(|s| String::from_utf8_lossy(s).into_owned())
+            } else {
+                None
+            };
+            let val = vals[k + 1]
+                .is_int_value()
+                .then(|| vals[k + 1].into_int_value().get_zero_extended_constant())
+                .flatten();
+            if let (Some(key), Some(val)) = (key, val) {
+                for (i, axis) in ["x", "y", "z"].iter().enumerate() {
+                    if key == format!("reqntid{axis}") || key == format!("maxntid{axis}") {
+                        d[i] = val as u32;
+                    }
+                }
+            }
+            k += 2;
+        }
+    }
+    (d[0] != 0).then(|| [d[0], d[1].max(1), d[2].max(1)])
+}
+
+fn block_shape(module: &Module, f: FunctionValue, opts: &InstrumentOptions, file: &str) -> Result<[u32; 3]> {
+    if opts.target.is_host() {
+        return Ok([1, 1, 1]);
+    }
+    let name = f.get_name().to_string_lossy().into_owned();
+    match (declared_block(module, f), opts.block) {
+        (Some(d), Some(b)) if b != d => Err(InstrumentError::Option(format!(
+            "--block {b:?} disagrees with kernel `{name}`'s declared block {d:?} ({file})"
+        ))),
+        (Some(d), _) => Ok(d),
+        (None, Some(b)) => Ok(b),
+        (None, None) => Err(InstrumentError::At {
+            location: file.to_string(),
+            message: format!(
+                "kernel `{name}` does not say its block size (no nvvm.reqntid / nvvm.maxntid / reqntid annotation): pass --block X[,Y,Z] so the profile segments can be sized"
+            ),
+        }),
+    }
+}
+
+/// Shared memory the module declares with a size (address space 3), and
+/// the names of shared arrays sized at launch (dynamic shared memory).
+fn static_shared(module: &Module) -> (u64, Vec<String>) {
+    let td = inkwell::targets::TargetData::create(
+        &module.get_data_layout().as_str().to_string_lossy(),
+    );
+    let (mut bytes, mut dynamic) = (0u64, Vec::new());
+    for g in module.get_globals() {
+        let v = g.as_value_ref();
+        let space = unsafe { sys::LLVMGetPointerAddressSpace(sys::LLVMTypeOf(v)) };
+        if space != 3 {
+            continue;
+        }
+        let ty = unsafe { sys::LLVMGlobalGetValueType(v) };
+        let size = unsafe { inkwell::llvm_sys::target::LLVMABISizeOfType(td.as_mut_ptr(), ty) };
+        if size == 0 {
+            dynamic.push(format!(
+                "@{} (sized at launch: pass --dynamic-shared)",
+                g.get_name().to_string_lossy()
+            ));
+        }
+        bytes += size;
+    }
+    (bytes, dynamic)
+}
+
+/// Is this a Triton kernel, whose last two parameters are Triton's global
+/// and profile scratch pointers?
+fn triton_profile_param(f: FunctionValue, source: &str, hint: bool) -> Option<u32> {
+    let ps = f.get_type().get_param_types();
+    let n = ps.len();
+    let global1 = |t: &BasicMetadataTypeEnum| {
+        matches!(t, BasicMetadataTypeEnum::PointerType(p) if p.get_address_space() == inkwell::AddressSpace::from(1u16))
+    };
+    let is_triton = hint || source.contains("producer: \"triton\"");
+    (is_triton && n >= 2 && global1(&ps[n - 1]) && global1(&ps[n - 2])).then(|| (n - 1) as u32)
+}
+
+/// Replace `f` by a copy with a `ptr addrspace(1)` (host: `ptr`) parameter
+/// inserted at `pos`: LLVM cannot add a parameter in place. Body,
+/// attributes, metadata and uses move over; the name stays.
+fn insert_param<'c>(ctx: &'c Context, module: &Module<'c>, f: FunctionValue<'c>, pos: u32, host: bool) -> FunctionValue<'c> {
+    let ty = f.get_type();
+    let mut params: Vec<BasicMetadataTypeEnum> = ty.get_param_types();
+    let space = if host { 0u16 } else { 1u16 };
+    params.insert(pos as usize, ctx.ptr_type(inkwell::AddressSpace::from(space)).into());
+    let new_ty = match ty.get_return_type() {
+        Some(r) => r.fn_type(&params, ty.is_var_arg()),
+        None => ctx.void_type().fn_type(&params, ty.is_var_arg()),
+    };
+    let name = f.get_name().to_string_lossy().into_owned();
+    f.as_global_value().set_name(&format!("{name}.kperf.old"));
+    let nf = module.add_function(&name, new_ty, Some(f.get_linkage()));
+    nf.set_call_conventions(f.get_call_conventions());
+    for loc in [AttributeLoc::Function, AttributeLoc::Return] {
+        for a in f.attributes(loc) {
+            nf.add_attribute(loc, a);
+        }
+    }
+    let map = |i: u32| if i >= pos { i + 1 } else { i };
+    for i in 0..f.count_params() {
+        for a in f.attributes(AttributeLoc::Param(i)) {
+            nf.add_attribute(AttributeLoc::Param(map(i)), a);
+        }
+    }
+    unsafe {
+        // Metadata (the DISubprogram among it).
+        let mut n = 0usize;
+        let entries = sys::LLVMGlobalCopyAllMetadata(f.as_value_ref(), &mut n);
+        for k in 0..n as u32 {
+            let kind = sys::LLVMValueMetadataEntriesGetKind(entries, k);
+            let md = sys::LLVMValueMetadataEntriesGetMetadata(entries, k);
+            sys::LLVMGlobalSetMetadata(nf.as_value_ref(), kind, md);
+        }
+        if !entries.is_null() {
+            sys::LLVMDisposeValueMetadataEntries(entries);
+        }
+        for bb in f.get_basic_blocks() {
+            sys::LLVMRemoveBasicBlockFromParent(bb.as_mut_ptr());
+            sys::LLVMAppendExistingBasicBlock(nf.as_value_ref(), bb.as_mut_ptr());
+        }
+        for (i, p) in f.get_param_iter().enumerate() {
+            let np = nf.get_nth_param(map(i as u32)).expect("param exists");
+            let mut len = 0usize;
+            let pn = sys::LLVMGetValueName2(p.as_value_ref(), &mut len);
+            if len > 0 {
+                sys::LLVMSetValueName2(np.as_value_ref(), pn, len);
+            }
+            sys::LLVMReplaceAllUsesWith(p.as_value_ref(), np.as_value_ref());
+        }
+        // Annotations and other references to the kernel follow it.
+        sys::LLVMReplaceAllUsesWith(f.as_value_ref(), nf.as_value_ref());
+        sys::LLVMDeleteFunction(f.as_value_ref());
+    }
+    if host {
+        nf.as_global_value().set_name(&name);
+    }
+    nf
+}
+
+/// The profile pointer may be written: drop `readnone`/`readonly` & co. that
+/// Triton puts on its (unused) profile-scratch parameter.
+fn make_param_writable(ctx: &Context, f: FunctionValue, i: u32) {
+    for a in f.attributes(AttributeLoc::Param(i)) {
+        if a.is_enum() {
+            let kind = a.get_enum_kind_id();
+            for bad in ["readnone", "readonly", "writeonly", "nofree"] {
+                if kind == Attribute::get_named_enum_kind_id(bad) {
+                    f.remove_enum_attribute(AttributeLoc::Param(i), kind);
+                }
+            }
+        }
+    }
+    let _ = ctx;
+}
+
+fn run_function_passes(f: FunctionValue, passes: &str, tm: &TargetMachine) -> Result<()> {
+    let opts = inkwell::passes::PassBuilderOptions::create();
+    let p = std::ffi::CString::new(passes).expect("no NUL in pass names");
+    let err = unsafe {
+        inkwell::llvm_sys::transforms::pass_builder::LLVMRunPassesOnFunction(
+            f.as_value_ref(),
+            p.as_ptr(),
+            tm.as_mut_ptr(),
+            opts.as_mut_ptr(),
+        )
+    };
+    check_error(err, passes)
+}
+
+fn run_module_passes(module: &Module, passes: &str, tm: &TargetMachine) -> Result<()> {
+    module
+        .run_passes(passes, tm, inkwell::passes::PassBuilderOptions::create())
+        .map_err(|e| InstrumentError::Pipeline {
+            pipeline: passes.to_string(),
+            diagnostics: e.to_string(),
+        })
+}
+
+fn check_error(err: inkwell::llvm_sys::error::LLVMErrorRef, passes: &str) -> Result<()> {
+    if err.is_null() {
+        return Ok(());
+    }
+    let msg = unsafe { inkwell::llvm_sys::error::LLVMGetErrorMessage(err) };
+    let text = ir::message(msg);
+    unsafe { inkwell::llvm_sys::error::LLVMDisposeErrorMessage(msg) };
+    Err(InstrumentError::Pipeline {
+        pipeline: passes.to_string(),
+        diagnostics: text,
+    })
+}
+
+/// Sites at one anchor in insertion order: ENDs innermost first, then
+/// STARTs outermost first, so regions nest; ties keep discovery order.
+fn order_at_anchor(sites: &mut [(usize, &Site)]) {
+    sites.sort_by_key(|(seq, s)| {
+        let depth = if s.is_start { s.depth as i64 } else { -(s.depth as i64) };
+        (s.is_start, depth, *seq)
+    });
+}
+
+/// Sites in program order (blocks in reverse post-order, instructions in
+/// order, ordered at each anchor), for region ids and parents.
+fn program_order<'s>(cfg: &Cfg, sites: &'s [Site]) -> Vec<&'s Site> {
+    let mut by_anchor: HashMap<Inst, Vec<(usize, &Site)>> = HashMap::new();
+    for (i, s) in sites.iter().enumerate() {
+        by_anchor.entry(s.before).or_default().push((i, s));
+    }
+    let mut out = Vec::new();
+    for b in &cfg.blocks {
+        for i in b.instructions() {
+            if let Some(v) = by_anchor.get_mut(&i) {
+                order_at_anchor(v);
+                out.extend(v.iter().map(|(_, s)| *s));
+            }
+        }
+    }
+    out
+}
+
+/// Set the builder's debug location before `anchor`: the anchor's own, or
+/// line 0 of the function's subprogram (the verifier requires a location
+/// on calls to inlinable functions inside functions with debug info).
+fn set_debug_location(ctx: &Context, builder: &Builder, f: FunctionValue, anchor: Inst) {
+    unsafe {
+        let b = builder.as_mut_ptr();
+        let loc = di::LLVMInstructionGetDebugLoc(anchor.0);
+        if !loc.is_null() {
+            sys::LLVMSetCurrentDebugLocation2(b, loc);
+            return;
+        }
+        let sp = di::LLVMGetSubprogram(f.as_value_ref());
+        if sp.is_null() {
+            sys::LLVMSetCurrentDebugLocation2(b, std::ptr::null_mut());
+        } else {
+            let l = di::LLVMDIBuilderCreateDebugLocation(ctx.raw(), 0, 0, sp, std::ptr::null_mut());
+            sys::LLVMSetCurrentDebugLocation2(b, l);
+        }
+    }
+}
+
+struct KernelPlan {
+    meta: KernelMeta,
+    cfg: LoweringConfig,
+}
+
+/// Instrument (or, with `plain`, only compile) LLVM IR `bytes` from `file`.
+/// `triton_hint`: a Triton metadata file was found beside the input.
+pub fn instrument_llvm(
+    kctx: &KperfContext,
+    bytes: &[u8],
+    file: &str,
+    opts: &InstrumentOptions,
+    emit: Emit,
+    plain: bool,
+    triton_hint: bool,
+) -> Result<LlvmOutput> {
+    let opts = opts.normalized();
+    match emit {
+        Emit::Kperf | Emit::KperfGpu | Emit::Mlir => {
+            return Err(InstrumentError::Option(format!(
+                "--emit {} is for MLIR input; LLVM IR input emits llvm, bc, ptx, cubin or isa",
+                match emit {
+                    Emit::Kperf => "kperf",
+                    Emit::KperfGpu => "kperfgpu",
+                    _ => "mlir",
+                }
+            )))
+        }
+        _ => {}
+    }
+    let ctx = Context::create();
+    let module = parse(&ctx, bytes, file)?;
+    let tm = target_machine(&opts.target, &module)?;
+    check_triple(&module, &opts.target, &tm, file)?;
+    if plain {
+        strip_markers(&module, &opts.target, file)?;
+        return Ok(LlvmOutput {
+            bytes: emit_module(&module, &tm, &opts.target, emit, file)?,
+            meta: None,
+        });
+    }
+    let kernels = find_kernels(&module, &opts.target);
+    if kernels.is_empty() {
+        return Err(InstrumentError::At {
+            location: file.to_string(),
+            message: match opts.target {
+                Target::Nvptx { .. } => "no kernel found: no `ptx_kernel` function and no `!nvvm.annotations` kernel".into(),
+                Target::Amdgpu { .. } => "no kernel found: no `amdgpu_kernel` function".into(),
+                Target::Host => "no kernel found: a host kernel is an external function whose last six parameters are i64 block x,y,z and grid x,y,z (what `kperf instrument --plain --target host --emit llvm` writes)".into(),
+            },
+        });
+    }
+    let source_text = if bytes.starts_with(b"BC") {
+        String::new()
+    } else {
+        String::from_utf8_lossy(bytes).into_owned()
+    };
+    let needs_edges = opts.regions.iter().any(|m| {
+        matches!(m, RegionMode::Loops | RegionMode::Iterations | RegionMode::Async)
+    });
+    let mut meta = InstrumentMeta::new_header(
+        &opts.target.name(),
+        opts.counter,
+        opts.granularity,
+        opts.buffer,
+        opts.strategy,
+    );
+    meta.source = file.to_string();
+    let mut snippet_fns: Vec<String> = Vec::new();
+    let mut instrumented: Vec<String> = Vec::new();
+    let names: Vec<String> = kernels.iter().map(|k| k.get_name().to_string_lossy().into_owned()).collect();
+    for name in names {
+        let f = module.get_function(&name).expect("kernel listed");
+        if needs_edges {
+            run_function_passes(f, "loop-simplify,break-crit-edges", &tm)?;
+        }
+        let entry = f.get_first_basic_block().expect("kernel has a body");
+        let cfg = Cfg::new(Block(entry.as_mut_ptr()));
+        let found = sites::collect(&cfg, &name, file, &opts.regions)?;
+        if found.sites.is_empty() {
+            continue;
+        }
+        sites::check_balance(&cfg, &found.sites)?;
+        let ordered = program_order(&cfg, &found.sites);
+        let table = RegionTable::build(ordered.iter().map(|s| SiteInfo {
+            name: &s.name,
+            is_start: s.is_start,
+            kind: s.kind,
+            location: &s.location,
+            pairs_with: s.pairs_with.as_deref(),
+        }))?;
+        let plan = plan_kernel(&module, f, &opts, file, &name, &table)?;
+        // The profile pointer.
+        let (f, prof_index, profile_param) = match (opts.profile_param, triton_profile_param(f, &source_text, triton_hint)) {
+            (ProfileParam::Append, _) | (ProfileParam::Auto, None) => {
+                let n = f.count_params();
+                let pos = if opts.target.is_host() { n - HOST_GRID_ARGS as u32 } else { n };
+                (insert_param(&ctx, &module, f, pos, opts.target.is_host()), pos, None)
+            }
+            (ProfileParam::Auto, Some(i)) => (f, i, Some(i)),
+            (ProfileParam::Index(i), _) => {
+                if i >= f.count_params() {
+                    return Err(InstrumentError::Option(format!(
+                        "--profile-param {i}: kernel `{name}` has {} parameters",
+                        f.count_params()
+                    )));
+                }
+                (f, i, Some(i))
+            }
+        };
+        if profile_param.is_some() {
+            make_param_writable(&ctx, f, prof_index);
+        }
+        let snippet_names = SnippetNames::new(&name);
+        let mut stores: Vec<(RegionId, Edge)> = found
+            .sites
+            .iter()
+            .map(|s| (RegionId(table.ids[&s.name] as u16), if s.is_start { Edge::Start } else { Edge::End }))
+            .collect();
+        stores.sort_by_key(|(r, e)| (r.0, *e == Edge::End));
+        stores.dedup();
+        let text = snippets_llvm_ir(kctx, &plan.cfg, &snippet_names, &stores)?;
+        let snip = ctx
+            .create_module_from_ir(MemoryBuffer::create_from_memory_range_copy(text.as_bytes(), "kperf-snippets"))
+            .map_err(|e| InstrumentError::Template {
+                template: "snippets".into(),
+                diagnostics: e.to_string(),
+            })?;
+        snip.set_triple(&module.get_triple());
+        snip.set_data_layout(&module.get_data_layout());
+        module.link_in_module(snip).map_err(|e| InstrumentError::Template {
+            template: "snippets (link)".into(),
+            diagnostics: e.to_string(),
+        })?;
+        let mut fn_names = vec![snippet_names.init(), snippet_names.read_counter(), snippet_names.finalize()];
+        fn_names.extend(stores.iter().map(|(r, e)| snippet_names.store(*r, *e)));
+        let always = ctx.create_enum_attribute(Attribute::get_named_enum_kind_id("alwaysinline"), 0);
+        for n in &fn_names {
+            let sf = module.get_function(n).ok_or_else(|| InstrumentError::Template {
+                template: n.clone(),
+                diagnostics: "missing after linking the snippets".into(),
+            })?;
+            sf.set_linkage(Linkage::Internal);
+            sf.add_attribute(AttributeLoc::Function, always);
+        }
+        snippet_fns.extend(fn_names);
+
+        insert_records(&ctx, &module, f, prof_index, &plan.cfg, &snippet_names, &found.sites, &table)?;
+        for m in &found.markers {
+            if !m.call.has_uses() {
+                m.call.erase();
+            }
+        }
+        let mut km = plan.meta;
+        km.original_arg_count = if profile_param.is_some() {
+            f.count_params()
+        } else {
+            f.count_params() - 1 - if opts.target.is_host() { HOST_GRID_ARGS as u32 } else { 0 }
+        };
+        km.profile_param = profile_param;
+        meta.shared_slots = plan.cfg.slots;
+        meta.kernels.push(km);
+        instrumented.push(name);
+    }
+    // Marker declarations nothing calls any more.
+    remove_unused_markers(&module);
+    if !instrumented.is_empty() {
+        run_module_passes(&module, "always-inline", &tm)?;
+        for n in &snippet_fns {
+            if let Some(f) = module.get_function(n) {
+                if !ir::has_uses(f.as_value_ref()) {
+                    unsafe { f.delete() };
+                }
+            }
+        }
+        for n in &instrumented {
+            if let Some(f) = module.get_function(n) {
+                // The ring counter's stack slot becomes a register; constant
+                // slots fold so straight-line stores use immediate offsets.
+                run_function_passes(f, "sroa,instsimplify", &tm)?;
+            }
+        }
+    }
+    module
+        .verify()
+        .map_err(|e| InstrumentError::Verify(e.to_string()))?;
+    Ok(LlvmOutput {
+        bytes: emit_module(&module, &tm, &opts.target, emit, file)?,
+        meta: Some(meta),
+    })
+}
+
+/// The plain baseline: the module as it is, less its markers (a marker
+/// call left in would be an undefined function for ptxas).
+fn strip_markers(module: &Module, target: &Target, file: &str) -> Result<()> {
+    for f in find_kernels(module, target) {
+        let entry = f.get_first_basic_block().expect("kernel has a body");
+        let cfg = Cfg::new(Block(entry.as_mut_ptr()));
+        let name = f.get_name().to_string_lossy().into_owned();
+        let found = sites::collect(&cfg, &name, file, &[])?;
+        for m in found.markers.iter().filter(|m| !m.call.has_uses()) {
+            m.call.erase();
+        }
+    }
+    remove_unused_markers(module);
+    Ok(())
+}
+
+fn remove_unused_markers(module: &Module) {
+    for m in [sites::MARKER_START, sites::MARKER_END] {
+        if let Some(f) = module.get_function(m) {
+            if !ir::has_uses(f.as_value_ref()) {
+                unsafe { f.delete() };
+            }
+        }
+    }
+}
+
+fn plan_kernel(
+    module: &Module,
+    f: FunctionValue,
+    opts: &InstrumentOptions,
+    file: &str,
+    name: &str,
+    table: &RegionTable,
+) -> Result<KernelPlan> {
+    let block = block_shape(module, f, opts, file)?;
+    let (shared, dynamic) = static_shared(module);
+    let plan = plan_segments(opts, name, block, shared, &dynamic)?;
+    let cfg = LoweringConfig {
+        target: opts.target.clone(),
+        counter: opts.counter,
+        granularity: opts.granularity,
+        buffer: opts.buffer,
+        strategy: opts.strategy,
+        cta_threads: if opts.target.is_host() { 1 } else { plan.cta_threads },
+        block,
+        block_1d: block[1] == 1 && block[2] == 1,
+        unit_threads: plan.unit_threads,
+        units: plan.units,
+        slots: plan.slots,
+        global_slots: plan.global_slots,
+        sampled_units: opts.sample_units.clone(),
+        sample_ctas: opts.sample_ctas.clone(),
+        smem_symbol: format!("__kperf_smem_{name}"),
+    };
+    let layout = Layout {
+        units: plan.units,
+        slots: plan.global_slots,
+    };
+    Ok(KernelPlan {
+        meta: KernelMeta {
+            name: name.to_string(),
+            original_arg_count: 0,
+            block,
+            layout,
+            sampled_units: opts.sample_units.clone(),
+            cta_sampling: opts.sample_ctas.clone(),
+            profile_param: None,
+            profile_bytes_per_cta: layout.cta_stride() as u64,
+            regions: table.regions.clone(),
+        },
+        cfg,
+    })
+}
+
+/// Locals and init at the entry, read_counter + store at each site,
+/// finalize before each return.
+#[allow(clippy::too_many_arguments)]
+fn insert_records<'c>(
+    ctx: &'c Context,
+    module: &Module<'c>,
+    f: FunctionValue<'c>,
+    prof_index: u32,
+    cfg: &LoweringConfig,
+    names: &SnippetNames,
+    sites: &[Site],
+    table: &RegionTable,
+) -> Result<()> {
+    let get = |n: &str| {
+        module.get_function(n).ok_or_else(|| InstrumentError::Template {
+            template: n.to_string(),
+            diagnostics: "snippet missing".into(),
+        })
+    };
+    let builder = ctx.create_builder();
+    let entry = f.get_first_basic_block().expect("kernel has a body");
+    let first = Block(entry.as_mut_ptr())
+        .instructions()
+        .first()
+        .copied()
+        .expect("entry block has a terminator");
+    set_debug_location(ctx, &builder, f, first);
+    builder.position_before(&unsafe { inkwell::values::InstructionValue::new(first.0) });
+    let bad = |e: inkwell::builder::BuilderError| InstrumentError::Template {
+        template: "builder".into(),
+        diagnostics: e.to_string(),
+    };
+    // Stack slots (templates::locals): the ring counter, and the host's ring.
+    let cnt = builder.build_alloca(ctx.i32_type(), "kperf.cnt").map_err(bad)?;
+    let mut init_args: Vec<BasicMetadataValueEnum> = vec![
+        f.get_nth_param(prof_index).expect("profile param").into(),
+        cnt.into(),
+    ];
+    if cfg.host_ring() {
+        let n = ctx.i32_type().const_int(cfg.units as u64 * cfg.slots as u64, false);
+        let ring = builder
+            .build_array_alloca(ctx.i64_type(), n, "kperf.ring")
+            .map_err(bad)?;
+        unsafe { sys::LLVMSetAlignment(ring.as_value_ref(), 16) };
+        init_args.push(ring.into());
+    }
+    if cfg.target.is_host() {
+        let n = f.count_params();
+        for i in n - HOST_GRID_ARGS as u32..n {
+            init_args.push(f.get_nth_param(i).expect("grid param").into());
+        }
+    }
+    let init = builder
+        .build_call(get(&names.init())?, &init_args, "kperf.init")
+        .map_err(bad)?;
+    let st = init
+        .try_as_basic_value()
+        .basic()
+        .ok_or_else(|| InstrumentError::Template {
+            template: "init".into(),
+            diagnostics: "returns nothing".into(),
+        })?
+        .into_struct_value();
+    let mut state: Vec<BasicValueEnum> = Vec::with_capacity(INIT_RESULTS);
+    for i in 0..INIT_RESULTS as u32 {
+        state.push(builder.build_extract_value(st, i, "").map_err(bad)?);
+    }
+    // rec, seg, cnt, blk, unit_idx: what a store needs (templates::store).
+    let store_state: Vec<BasicMetadataValueEnum> =
+        [0usize, 2, 3, 4, 5].iter().map(|&i| state[i].into()).collect();
+
+    let mut by_anchor: BTreeMap<usize, (Inst, Vec<(usize, &Site)>)> = BTreeMap::new();
+    let mut anchor_ids: HashMap<Inst, usize> = HashMap::new();
+    for (i, s) in sites.iter().enumerate() {
+        let next = anchor_ids.len();
+        let k = *anchor_ids.entry(s.before).or_insert(next);
+        by_anchor.entry(k).or_insert((s.before, Vec::new())).1.push((i, s));
+    }
+    let read = get(&names.read_counter())?;
+    for (_, (anchor, mut list)) in by_anchor {
+        order_at_anchor(&mut list);
+        set_debug_location(ctx, &builder, f, anchor);
+        builder.position_before(&unsafe { inkwell::values::InstructionValue::new(anchor.0) });
+        for (_, s) in list {
+            let id = RegionId(table.ids[&s.name] as u16);
+            let edge = if s.is_start { Edge::Start } else { Edge::End };
+            let clock = builder
+                .build_call(read, &[], "kperf.clock")
+                .map_err(bad)?
+                .try_as_basic_value()
+                .expect_basic("read_counter returns the counter");
+            let mut args = store_state.clone();
+            args.push(clock.into());
+            builder
+                .build_call(get(&names.store(id, edge))?, &args, "")
+                .map_err(bad)?;
+        }
+    }
+    let finalize = get(&names.finalize())?;
+    let all_state: Vec<BasicMetadataValueEnum> = state.iter().map(|v| (*v).into()).collect();
+    for bb in f.get_basic_blocks() {
+        let Some(t) = Block(bb.as_mut_ptr()).terminator().filter(|t| t.is_return()) else {
+            continue;
+        };
+        set_debug_location(ctx, &builder, f, t);
+        builder.position_before(&unsafe { inkwell::values::InstructionValue::new(t.0) });
+        builder.build_call(finalize, &all_state, "").map_err(bad)?;
+    }
+    Ok(())
+}
+
+/// Write the module as `emit` asks.
+fn emit_module(module: &Module, tm: &TargetMachine, target: &Target, emit: Emit, file: &str) -> Result<Vec<u8>> {
+    match emit {
+        Emit::Llvm => Ok(module.print_to_string().to_bytes().to_vec()),
+        Emit::Bitcode => Ok(module.write_bitcode_to_memory().as_slice().to_vec()),
+        Emit::Ptx | Emit::Cubin => {
+            let Target::Nvptx { chip } = target else {
+                return Err(InstrumentError::Option("--emit ptx/cubin needs --target nvptx:<sm>".into()));
+            };
+            let ptx = tm
+                .write_to_memory_buffer(module, FileType::Assembly)
+                .map_err(|e| InstrumentError::Tool {
+                    tool: "LLVM NVPTX back end".into(),
+                    message: e.to_string(),
+                })?
+                .as_slice()
+                .to_vec();
+            if emit == Emit::Ptx {
+                Ok(ptx)
+            } else {
+                crate::tools::ptxas_cubin(&String::from_utf8_lossy(&ptx), chip).map_err(|e| match e {
+                    InstrumentError::Tool { tool, message } => InstrumentError::Tool {
+                        tool,
+                        message: format!("{message} (assembling the PTX of {file})"),
+                    },
+                    other => other,
+                })
+            }
+        }
+        Emit::Isa => {
+            if !matches!(target, Target::Amdgpu { .. }) {
+                return Err(InstrumentError::Option("--emit isa needs --target amdgpu:<gfx>".into()));
+            }
+            Ok(tm
+                .write_to_memory_buffer(module, FileType::Assembly)
+                .map_err(|e| InstrumentError::Tool {
+                    tool: "LLVM AMDGPU back end".into(),
+                    message: e.to_string(),
+                })?
+                .as_slice()
+                .to_vec())
+        }
+        Emit::Kperf | Emit::KperfGpu | Emit::Mlir => unreachable!("rejected before parsing"),
+    }
+}

@@ -1,0 +1,588 @@
+//! Where records go in an LLVM IR kernel: region markers (calls to
+//! `kperf_region_start/end`, inline-asm comments `// kperf:start name`) and
+//! the automatic modes (kernel, natural loops and their iterations,
+//! `calls=<glob>`, `asm=<regex>`, async issue/wait pairs).
+//!
+//! Every site is "a record right before instruction X". Edges of the CFG
+//! are reached without splitting them: the module is first put in
+//! loop-simplify form with critical edges broken, so every edge u→v either
+//! leaves a block with one successor (code goes before u's terminator) or
+//! enters a block with one predecessor (code goes at v's top).
+
+use super::cfg::{Cfg, Loop};
+use super::ir::{constant_string, Block, Inst};
+use crate::error::{InstrumentError, Result};
+use crate::options::RegionMode;
+use globset::Glob;
+use inkwell::llvm_sys::prelude::LLVMValueRef;
+use kperf_dialects::meta::RegionKind;
+use regex::Regex;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::OnceLock;
+
+/// The marker functions a front end declares (CUDA: `extern "C" __device__`).
+pub const MARKER_START: &str = "kperf_region_start";
+pub const MARKER_END: &str = "kperf_region_end";
+
+/// One record to insert.
+#[derive(Clone, Debug)]
+pub struct Site {
+    /// The record goes right before this instruction.
+    pub before: Inst,
+    pub name: String,
+    pub is_start: bool,
+    pub kind: RegionKind,
+    pub location: String,
+    /// Nesting depth: at one anchor, ENDs go innermost first and STARTs
+    /// outermost first, so regions nest.
+    pub depth: u32,
+    /// For an async wait region: its issue region.
+    pub pairs_with: Option<String>,
+}
+
+/// A marker call to delete once its record is in place.
+pub struct Marker {
+    pub call: Inst,
+}
+
+/// What a kernel gets: its sites (in no particular order) and its markers.
+pub struct Found {
+    pub sites: Vec<Site>,
+    pub markers: Vec<Marker>,
+}
+
+fn marker_asm() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| Regex::new(r"//\s*kperf:(start|end)\s+([^\s;]+)").expect("valid regex"))
+}
+
+/// Async issue and wait patterns, over inline-asm text and callee names.
+fn async_issue() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        Regex::new(concat!(
+            r"cp\.async\.bulk\.tensor\.\dd\.shared|cp\.async\.bulk\.shared|",
+            r"cp\.async\.c[ag]\.shared|wgmma\.mma_async|",
+            r"llvm\.nvvm\.cp\.async\.bulk\.tensor\.g2s|llvm\.nvvm\.cp\.async\.bulk\.global\.to\.shared|",
+            r"llvm\.nvvm\.cp\.async\.c[ag]\.shared|llvm\.nvvm\.wgmma\.mma\.async"
+        ))
+        .expect("valid regex")
+    })
+}
+
+fn async_wait() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        Regex::new(concat!(
+            r"mbarrier\.try_wait|mbarrier\.test_wait|cp\.async\.wait_group|cp\.async\.wait_all|",
+            r"cp\.async\.bulk\.wait_group|wgmma\.wait_group|",
+            r"llvm\.nvvm\.mbarrier\.try\.wait|llvm\.nvvm\.mbarrier\.test\.wait|",
+            r"llvm\.nvvm\.cp\.async\.wait\.(group|all)|llvm\.nvvm\.cp\.async\.bulk\.wait\.group|",
+            r"llvm\.nvvm\.wgmma\.wait\.group"
+        ))
+        .expect("valid regex")
+    })
+}
+
+/// What an instruction does, as the async mode sees it: the text to match
+/// (asm string or callee name).
+fn call_text(i: Inst) -> Option<String> {
+    i.inline_asm().or_else(|| i.callee_name())
+}
+
+/// The token of `text` around the match of `re`: `wgmma` in
+/// `wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {...}` names the
+/// whole mnemonic.
+fn matched_token(text: &str, m: regex::Match) -> String {
+    let is_tok = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | ':');
+    let start = text[..m.start()]
+        .rfind(|c: char| !is_tok(c))
+        .map_or(0, |p| p + 1);
+    let end = text[m.end()..]
+        .find(|c: char| !is_tok(c))
+        .map_or(text.len(), |p| m.end() + p);
+    text[start..end].trim_matches(['.', ':']).to_string()
+}
+
+pub struct Collector<'a> {
+    pub cfg: &'a Cfg,
+    pub function: String,
+    pub file: String,
+    counts: HashMap<String, usize>,
+    sites: Vec<Site>,
+    markers: Vec<Marker>,
+}
+
+impl<'a> Collector<'a> {
+    pub fn new(cfg: &'a Cfg, function: &str, file: &str) -> Self {
+        Collector {
+            cfg,
+            function: function.to_string(),
+            file: file.to_string(),
+            counts: HashMap::new(),
+            sites: Vec::new(),
+            markers: Vec::new(),
+        }
+    }
+
+    pub fn finish(self) -> Found {
+        Found {
+            sites: self.sites,
+            markers: self.markers,
+        }
+    }
+
+    /// `file:line:col` of an instruction: its debug location, or the
+    /// function and block in the input file.
+    pub fn location(&self, i: Inst) -> String {
+        match (i.debug_file(), i.line_col()) {
+            (Some(f), Some((l, c))) => format!("{f}:{l}:{c}"),
+            (None, Some((l, c))) => format!("{}:{l}:{c}", self.file),
+            _ => self.block_location(i.block()),
+        }
+    }
+
+    fn block_location(&self, b: Block) -> String {
+        let name = b.name();
+        let label = if name.is_empty() {
+            format!("block {}", self.cfg.index.get(&b).copied().unwrap_or(0))
+        } else {
+            format!("%{name}")
+        };
+        format!("{}: @{} {label}", self.file, self.function)
+    }
+
+    /// Short `line:col` for automatic region names (the file is the same
+    /// for the whole kernel).
+    fn short_location(&self, b: Block) -> String {
+        for i in b.instructions() {
+            if let Some((l, c)) = i.line_col() {
+                return format!("{l}:{c}");
+            }
+        }
+        let name = b.name();
+        if name.is_empty() {
+            format!("bb{}", self.cfg.index.get(&b).copied().unwrap_or(0))
+        } else {
+            name
+        }
+    }
+
+    fn site_name(&mut self, base: &str) -> String {
+        let n = self.counts.entry(base.to_string()).or_default();
+        *n += 1;
+        if *n == 1 {
+            base.to_string()
+        } else {
+            format!("{base}#{}", *n - 1)
+        }
+    }
+
+    fn push(&mut self, before: Inst, name: &str, is_start: bool, kind: RegionKind, depth: u32) {
+        let location = self.location(before);
+        self.sites.push(Site {
+            before,
+            name: name.to_string(),
+            is_start,
+            kind,
+            location,
+            depth,
+            pairs_with: None,
+        });
+    }
+
+    /// Where code on edge u→v goes (see the module comment).
+    fn edge_anchor(&self, u: usize, v: usize) -> Result<Inst> {
+        let cfg = self.cfg;
+        let at = if cfg.succs[u].len() == 1 {
+            cfg.blocks[u].terminator()
+        } else if cfg.preds[v].len() == 1 {
+            cfg.blocks[v].first_insertion_point()
+        } else {
+            None
+        };
+        at.ok_or_else(|| InstrumentError::At {
+            location: self.block_location(cfg.blocks[u]),
+            message: format!(
+                "cannot place a record on the edge to {} (critical edge left after break-crit-edges)",
+                self.block_location(cfg.blocks[v])
+            ),
+        })
+    }
+
+    /// Markers: calls to the marker functions and inline-asm comments.
+    /// Repeats of the same marker in one block (Triton emits one inline asm
+    /// per tensor element) count once.
+    pub fn markers(&mut self) -> Result<()> {
+        for b in self.cfg.blocks.clone() {
+            let mut last: HashMap<String, bool> = HashMap::new();
+            for i in b.instructions() {
+                let Some((name, is_start)) = self.marker_of(i)? else {
+                    continue;
+                };
+                self.markers.push(Marker { call: i });
+                if last.get(&name) == Some(&is_start) {
+                    continue;
+                }
+                last.insert(name.clone(), is_start);
+                self.push(i, &name, is_start, RegionKind::Explicit, 1000);
+            }
+        }
+        Ok(())
+    }
+
+    fn marker_of(&self, i: Inst) -> Result<Option<(String, bool)>> {
+        if let Some(asm) = i.inline_asm() {
+            return Ok(marker_asm()
+                .captures(&asm)
+                .map(|c| (c[2].to_string(), &c[1] == "start")));
+        }
+        let Some(callee) = i.callee_name() else {
+            return Ok(None);
+        };
+        let is_start = match callee.as_str() {
+            MARKER_START => true,
+            MARKER_END => false,
+            _ => return Ok(None),
+        };
+        let name = i
+            .operand(0)
+            .and_then(constant_string)
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| InstrumentError::At {
+                location: self.location(i),
+                message: format!(
+                    "{callee} needs a constant, non-empty string naming the region"
+                ),
+            })?;
+        Ok(Some((name, is_start)))
+    }
+
+    /// `kernel`: the whole body, START at the entry, END before every return.
+    pub fn kernel(&mut self) {
+        let entry = self.cfg.blocks[0];
+        let Some(first) = entry.first_insertion_point() else {
+            return;
+        };
+        self.push(first, "kernel", true, RegionKind::Kernel, 0);
+        for b in self.cfg.blocks.clone() {
+            if let Some(t) = b.terminator().filter(|t| t.is_return()) {
+                self.push(t, "kernel", false, RegionKind::Kernel, 0);
+            }
+        }
+    }
+
+    /// `loops` and `iterations`: a loop region from each entering edge to
+    /// each exit edge; an iteration region from the header's top to each
+    /// back edge and each exit edge.
+    pub fn loops(&mut self, loops: &[Loop], whole: bool, iterations: bool) -> Result<()> {
+        for l in loops {
+            let header = self.cfg.blocks[l.header];
+            let at = self.short_location(header);
+            let loop_name = self.site_name(&format!("loop@{at}"));
+            let iter_name = self.site_name(&format!("iter@{at}"));
+            let (ld, id) = (2 * l.depth, 2 * l.depth + 1);
+            let entering: Vec<usize> = self.cfg.preds[l.header]
+                .iter()
+                .copied()
+                .filter(|p| !l.body.contains(p))
+                .collect();
+            let exits: Vec<(usize, usize)> = l
+                .body
+                .iter()
+                .flat_map(|&u| self.cfg.succs[u].iter().map(move |&v| (u, v)))
+                .filter(|(_, v)| !l.body.contains(v))
+                .collect();
+            if whole {
+                for &p in &entering {
+                    let a = self.edge_anchor(p, l.header)?;
+                    self.push(a, &loop_name, true, RegionKind::Loop, ld);
+                }
+                for &(u, v) in &exits {
+                    let a = self.edge_anchor(u, v)?;
+                    self.push(a, &loop_name, false, RegionKind::Loop, ld);
+                }
+            }
+            if iterations {
+                let top = header.first_insertion_point().ok_or_else(|| {
+                    InstrumentError::At {
+                        location: self.block_location(header),
+                        message: "loop header without instructions".into(),
+                    }
+                })?;
+                self.push(top, &iter_name, true, RegionKind::Iteration, id);
+                for &t in &l.latches {
+                    let a = self.edge_anchor(t, l.header)?;
+                    self.push(a, &iter_name, false, RegionKind::Iteration, id);
+                }
+                for &(u, v) in &exits {
+                    let a = self.edge_anchor(u, v)?;
+                    self.push(a, &iter_name, false, RegionKind::Iteration, id);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `calls=<glob>`: bracket each direct call whose callee matches.
+    pub fn calls(&mut self, glob: &str) -> Result<()> {
+        let m = Glob::new(glob)
+            .map_err(|e| InstrumentError::Option(format!("bad calls glob `{glob}`: {e}")))?
+            .compile_matcher();
+        for b in self.cfg.blocks.clone() {
+            for i in b.instructions() {
+                let Some(callee) = i.callee_name() else {
+                    continue;
+                };
+                if callee == MARKER_START || callee == MARKER_END || !m.is_match(&callee) {
+                    continue;
+                }
+                let name = self.site_name(&format!("call:{callee}"));
+                self.bracket(i, &name);
+            }
+        }
+        Ok(())
+    }
+
+    /// `asm=<regex>`: bracket each inline asm whose text matches.
+    pub fn asm(&mut self, pattern: &str) -> Result<()> {
+        let re = Regex::new(pattern)
+            .map_err(|e| InstrumentError::Option(format!("bad asm regex `{pattern}`: {e}")))?;
+        for b in self.cfg.blocks.clone() {
+            for i in b.instructions() {
+                let Some(asm) = i.inline_asm() else {
+                    continue;
+                };
+                if marker_asm().is_match(&asm) {
+                    continue;
+                }
+                let Some(m) = re.find(&asm) else {
+                    continue;
+                };
+                let token = matched_token(&asm, m);
+                let name = self.site_name(&format!("asm:{token}"));
+                self.bracket(i, &name);
+            }
+        }
+        Ok(())
+    }
+
+    /// START before `i`, END right after it.
+    fn bracket(&mut self, i: Inst, name: &str) {
+        self.push(i, name, true, RegionKind::Op, 1001);
+        if let Some(n) = i.next() {
+            self.push(n, name, false, RegionKind::Op, 1001);
+        }
+    }
+
+    /// `async`: START(issue) before an async issue, END(issue) before the
+    /// first wait that follows it, START(wait) right after that wait (after
+    /// the whole spin loop when the wait sits in one). Replay measures the
+    /// wait as CLK(START wait) − CLK(END issue).
+    pub fn async_pairs(&mut self, loops: &[Loop]) -> Result<()> {
+        for b in self.cfg.blocks.clone() {
+            for i in b.instructions() {
+                let Some(text) = call_text(i) else { continue };
+                let Some(m) = async_issue().find(&text) else {
+                    continue;
+                };
+                let Some(wait) = self.following_wait(i, loops) else {
+                    continue;
+                };
+                let token = matched_token(&text, m);
+                let base = self.site_name(&format!("async:{token}"));
+                let wait_name = format!("wait:{}", base.trim_start_matches("async:"));
+                self.push(i, &base, true, RegionKind::AsyncIssue, 1002);
+                let (ends, after) = match wait {
+                    Wait::At(w) => (vec![w], w.next().into_iter().collect::<Vec<_>>()),
+                    Wait::Loop(l) => {
+                        let l = &loops[l];
+                        let mut ends = Vec::new();
+                        for p in self.cfg.preds[l.header].clone() {
+                            if !l.body.contains(&p) {
+                                ends.push(self.edge_anchor(p, l.header)?);
+                            }
+                        }
+                        let mut after = Vec::new();
+                        for &u in &l.body {
+                            for &v in &self.cfg.succs[u] {
+                                if !l.body.contains(&v) {
+                                    after.push(self.edge_anchor(u, v)?);
+                                }
+                            }
+                        }
+                        (ends, after)
+                    }
+                };
+                for e in ends {
+                    self.push(e, &base, false, RegionKind::AsyncIssue, 1002);
+                }
+                for a in after {
+                    let location = self.location(a);
+                    self.sites.push(Site {
+                        before: a,
+                        name: wait_name.clone(),
+                        is_start: true,
+                        kind: RegionKind::AsyncWait,
+                        location,
+                        depth: 1002,
+                        pairs_with: Some(base.clone()),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The first wait after `issue`, following the straight-line path (its
+    /// block, then unconditional successors). A wait inside a loop that
+    /// issues nothing (a spin loop around `mbarrier.try_wait`) is that loop.
+    fn following_wait(&self, issue: Inst, loops: &[Loop]) -> Option<Wait> {
+        let cfg = self.cfg;
+        let home = *cfg.index.get(&issue.block())?;
+        let mut cur = issue.next();
+        let mut visited: BTreeSet<usize> = BTreeSet::from([home]);
+        for _ in 0..256 {
+            let i = cur?;
+            if let Some(t) = call_text(i) {
+                if async_wait().is_match(&t) {
+                    let b = *cfg.index.get(&i.block())?;
+                    return Some(self.wait_unit(i, b, home, loops));
+                }
+            }
+            cur = match i.next() {
+                Some(n) => Some(n),
+                None => {
+                    let b = *cfg.index.get(&i.block())?;
+                    let [s] = cfg.succs[b].as_slice() else {
+                        return None;
+                    };
+                    if !visited.insert(*s) {
+                        return None;
+                    }
+                    cfg.blocks[*s].instructions().first().copied()
+                }
+            };
+        }
+        None
+    }
+
+    fn wait_unit(&self, wait: Inst, block: usize, home: usize, loops: &[Loop]) -> Wait {
+        // The innermost loop around the wait that does not hold the issue.
+        let spin = loops
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.body.contains(&block) && !l.body.contains(&home))
+            .max_by_key(|(_, l)| l.depth);
+        if let Some((k, l)) = spin {
+            let issues_inside = l.body.iter().any(|&b| {
+                self.cfg.blocks[b]
+                    .instructions()
+                    .into_iter()
+                    .any(|i| call_text(i).is_some_and(|t| async_issue().is_match(&t)))
+            });
+            if !issues_inside {
+                return Wait::Loop(k);
+            }
+        }
+        Wait::At(wait)
+    }
+}
+
+enum Wait {
+    At(Inst),
+    /// Index into the loops slice.
+    Loop(usize),
+}
+
+/// Run every requested mode over one kernel.
+pub fn collect(
+    cfg: &Cfg,
+    function: &str,
+    file: &str,
+    modes: &[RegionMode],
+) -> Result<Found> {
+    let mut c = Collector::new(cfg, function, file);
+    c.markers()?;
+    let loops = cfg.loops();
+    let want = |m: &RegionMode| modes.contains(m);
+    if want(&RegionMode::Kernel) {
+        c.kernel();
+    }
+    let (whole, iters) = (want(&RegionMode::Loops), want(&RegionMode::Iterations));
+    if whole || iters {
+        c.loops(&loops, whole, iters)?;
+    }
+    for m in modes {
+        match m {
+            RegionMode::Ops(g) | RegionMode::Calls(g) => c.calls(g)?,
+            RegionMode::Asm(r) => c.asm(r)?,
+            _ => {}
+        }
+    }
+    if want(&RegionMode::Async) {
+        c.async_pairs(&loops)?;
+    }
+    Ok(c.finish())
+}
+
+/// Check explicit regions before anything is inserted: every name has both
+/// a start and an end, and every end is dominated by a start.
+pub fn check_balance(cfg: &Cfg, sites: &[Site]) -> Result<()> {
+    let pos = |i: Inst| -> (usize, usize) {
+        let b = cfg.index[&i.block()];
+        let k = i
+            .block()
+            .instructions()
+            .iter()
+            .position(|x| *x == i)
+            .unwrap_or(0);
+        (b, k)
+    };
+    let mut names: Vec<&str> = sites.iter().map(|s| s.name.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    for name in names {
+        let of = |start: bool| -> Vec<&Site> {
+            sites
+                .iter()
+                .filter(|s| s.name == name && s.is_start == start)
+                .collect()
+        };
+        let (starts, ends) = (of(true), of(false));
+        if starts.iter().all(|s| s.kind == RegionKind::AsyncWait) {
+            continue;
+        }
+        let unbalanced = |s: &Site, problem: &str| InstrumentError::Unbalanced {
+            region: name.to_string(),
+            location: s.location.clone(),
+            problem: problem.to_string(),
+        };
+        if ends.is_empty() {
+            return Err(unbalanced(starts[0], "start without an end (kperf_region_end / `// kperf:end` missing)"));
+        }
+        if starts.is_empty() {
+            return Err(unbalanced(ends[0], "end without a start (kperf_region_start / `// kperf:start` missing)"));
+        }
+        for e in &ends {
+            let (eb, ek) = pos(e.before);
+            let covered = starts.iter().any(|s| {
+                let (sb, sk) = pos(s.before);
+                if sb == eb {
+                    sk <= ek
+                } else {
+                    cfg.dominates(sb, eb)
+                }
+            });
+            if !covered {
+                return Err(unbalanced(e, "end not dominated by a start of the same region"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The value behind a marker's name, for tests and diagnostics.
+pub fn marker_name_of(v: LLVMValueRef) -> Option<String> {
+    constant_string(v)
+}

@@ -1,0 +1,233 @@
+//! Decisions both instrumentation paths (MLIR and LLVM IR) make the same
+//! way: how many units and ring slots a kernel's profile gets, and which id
+//! and parent each region gets. Keeping them here is what makes the two
+//! paths produce the same buffer for the same kernel.
+
+use crate::error::{InstrumentError, Result};
+use crate::options::InstrumentOptions;
+use kperf_dialects::abi::{RegionId, Strategy, MAX_REGION_ID};
+use kperf_dialects::meta::{BufferKind, RegionKind, RegionMeta};
+use std::collections::HashMap;
+
+/// The shape of one kernel's profile: units per CTA and slots per unit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SegmentPlan {
+    pub cta_threads: u32,
+    pub unit_threads: u32,
+    /// Segments per CTA block (sampled units only).
+    pub units: u32,
+    /// Ring slots per unit (a power of two).
+    pub slots: u32,
+    /// Slots per unit in the global block (== slots for circular).
+    pub global_slots: u32,
+}
+
+/// Size the segments of `kernel` (block shape `block`, `static_shared` bytes
+/// of its own shared memory, `not_sized` naming shared buffers whose size is
+/// unknown) for `opts`: the user's slot count, or the largest that fits the
+/// shared memory the kernel leaves free.
+pub fn plan_segments(
+    opts: &InstrumentOptions,
+    kernel: &str,
+    block: [u32; 3],
+    static_shared: u64,
+    not_sized: &[String],
+) -> Result<SegmentPlan> {
+    let cta_threads = block.iter().product::<u32>();
+    let unit_threads = opts.target.unit_threads(opts.granularity, cta_threads);
+    let all_units = if opts.target.is_host() {
+        1
+    } else {
+        cta_threads.div_ceil(unit_threads)
+    };
+    for u in &opts.sample_units {
+        if *u >= all_units {
+            return Err(InstrumentError::Option(format!(
+                "sampled unit {u} does not exist: a CTA of {cta_threads} threads has {all_units} {} units",
+                opts.granularity.name()
+            )));
+        }
+    }
+    let units = if opts.sample_units.is_empty() {
+        all_units
+    } else {
+        opts.sample_units.len() as u32
+    };
+    // Shared memory left for the segments: the device's capacity less what
+    // the kernel uses statically and the dynamic shared memory it launches with.
+    let capacity = opts.target.shared_capacity(opts.shared_capacity) as u64;
+    let used = static_shared + opts.dynamic_shared as u64;
+    let available = capacity.saturating_sub(used);
+    let on_device_shared = opts.buffer == BufferKind::Shared && !opts.target.is_host();
+    let budget = if on_device_shared {
+        (opts.shared_budget as u64).min(available)
+    } else {
+        opts.shared_budget as u64
+    };
+    let slots = choose_slots(opts, units, budget)?;
+    let global_slots = match opts.strategy {
+        Strategy::Circular => slots,
+        // Even, so every CTA block stays 16-byte aligned (abi::RECORDS_ALIGN).
+        Strategy::Flush => opts
+            .flush_slots
+            .unwrap_or(slots * 16)
+            .max(slots)
+            .next_multiple_of(2),
+    };
+    if on_device_shared {
+        let needed = units as u64 * slots as u64 * 8;
+        if needed > available {
+            let mut detail = format!(
+                "{units} units × {slots} slots × 8 bytes for kernel `{kernel}`; the device has {capacity}, the kernel uses {static_shared} statically and {} dynamically (--dynamic-shared)",
+                opts.dynamic_shared
+            );
+            if !not_sized.is_empty() {
+                detail.push_str(&format!("; not counted: {}", not_sized.join(", ")));
+            }
+            detail.push_str("; use fewer --slots, --sample-units, or --buffer global");
+            return Err(InstrumentError::SharedMemory {
+                needed,
+                available,
+                detail,
+            });
+        }
+    }
+    Ok(SegmentPlan {
+        cta_threads,
+        unit_threads,
+        units,
+        slots,
+        global_slots,
+    })
+}
+
+/// Pick the slot count: the user's, or the largest power of two whose
+/// segments fit `budget` bytes (at least 8, at most 1024).
+fn choose_slots(opts: &InstrumentOptions, units: u32, budget: u64) -> Result<u32> {
+    if let Some(s) = opts.slots {
+        if s < 2 || !s.is_power_of_two() {
+            return Err(InstrumentError::Option(format!(
+                "--slots {s}: the ring needs a power of two, at least 2"
+            )));
+        }
+        return Ok(s);
+    }
+    let per_unit = budget / (units.max(1) as u64 * 8);
+    let mut s = 1u32;
+    while (s as u64) * 2 <= per_unit && s < 1024 {
+        s *= 2;
+    }
+    Ok(s.max(8))
+}
+
+/// One record site in program order, as either path found it.
+#[derive(Clone, Debug)]
+pub struct SiteInfo<'a> {
+    pub name: &'a str,
+    pub is_start: bool,
+    pub kind: RegionKind,
+    pub location: &'a str,
+    /// For an async wait: the issue region it measures against.
+    pub pairs_with: Option<&'a str>,
+}
+
+/// Region ids in order of first appearance and lexical parents (by a stack
+/// of open regions over the sites in program order).
+#[derive(Clone, Debug, Default)]
+pub struct RegionTable {
+    pub ids: HashMap<String, u32>,
+    pub regions: Vec<RegionMeta>,
+}
+
+impl RegionTable {
+    pub fn build<'a>(sites: impl IntoIterator<Item = SiteInfo<'a>>) -> Result<RegionTable> {
+        let mut t = RegionTable::default();
+        let mut stack: Vec<String> = Vec::new();
+        let mut pairs: Vec<(u32, String)> = Vec::new();
+        for s in sites {
+            let next = t.ids.len() as u32;
+            let id = *t.ids.entry(s.name.to_string()).or_insert(next);
+            if id > MAX_REGION_ID {
+                return Err(InstrumentError::At {
+                    location: s.location.to_string(),
+                    message: format!("more than {} regions", MAX_REGION_ID + 1),
+                });
+            }
+            if id == next {
+                let parent = if s.is_start {
+                    stack.last().map(|p| t.ids[p])
+                } else {
+                    None
+                };
+                t.regions.push(RegionMeta {
+                    id: RegionId(id as u16),
+                    name: s.name.to_string(),
+                    kind: s.kind,
+                    parent: parent.map(|p| RegionId(p as u16)),
+                    location: s.location.to_string(),
+                    pairs_with: None,
+                });
+                if let Some(p) = s.pairs_with {
+                    pairs.push((id, p.to_string()));
+                }
+            }
+            if s.is_start && s.kind != RegionKind::AsyncWait {
+                stack.push(s.name.to_string());
+            } else if !s.is_start {
+                if let Some(pos) = stack.iter().rposition(|n| n == s.name) {
+                    stack.truncate(pos);
+                }
+            }
+        }
+        for (id, p) in pairs {
+            if let Some(pid) = t.ids.get(&p) {
+                t.regions[id as usize].pairs_with = Some(RegionId(*pid as u16));
+            }
+        }
+        Ok(t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn site<'a>(name: &'a str, is_start: bool) -> SiteInfo<'a> {
+        SiteInfo {
+            name,
+            is_start,
+            kind: RegionKind::Explicit,
+            location: "k.ll:1:1",
+            pairs_with: None,
+        }
+    }
+
+    #[test]
+    fn ids_follow_first_appearance_and_parents_the_open_stack() {
+        let t = RegionTable::build([
+            site("kernel", true),
+            site("loop", true),
+            site("body", true),
+            site("body", false),
+            site("loop", false),
+            site("tail", true),
+            site("tail", false),
+            site("kernel", false),
+        ])
+        .unwrap();
+        let got: Vec<(&str, u16, Option<u16>)> = t
+            .regions
+            .iter()
+            .map(|r| (r.name.as_str(), r.id.0, r.parent.map(|p| p.0)))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("kernel", 0, None),
+                ("loop", 1, Some(0)),
+                ("body", 2, Some(1)),
+                ("tail", 3, Some(0)),
+            ]
+        );
+    }
+}
