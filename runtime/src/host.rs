@@ -65,7 +65,7 @@ pub struct HostRun {
 static EPOCH: OnceLock<Instant> = OnceLock::new();
 
 /// The host's "global timer": monotonic nanoseconds since the first use.
-extern "C" fn kperf_host_now_ns() -> u64 {
+pub(crate) extern "C" fn kperf_host_now_ns() -> u64 {
     EPOCH.get_or_init(Instant::now).elapsed().as_nanos() as u64
 }
 
@@ -74,7 +74,7 @@ extern "C" {
 }
 
 /// The host's "SM id": the CPU the calling thread runs on.
-extern "C" fn kperf_host_cpu() -> u32 {
+pub(crate) extern "C" fn kperf_host_cpu() -> u32 {
     unsafe { sched_getcpu() }.max(0) as u32
 }
 
@@ -85,7 +85,8 @@ struct SendPtr(*mut u8);
 unsafe impl Send for SendPtr {}
 unsafe impl Sync for SendPtr {}
 
-type Packed = unsafe extern "C" fn(*mut *mut c_void);
+/// A kernel called with one pointer per argument word.
+pub type Packed = unsafe extern "C" fn(*mut *mut c_void);
 
 /// JIT `module` (already lowered to the LLVM dialect) and run `kernel` over
 /// the spec's grid. `params` are the kernel's original parameters; `meta`
@@ -98,11 +99,6 @@ pub fn run_host(
     spec: &LaunchSpec,
     threads: usize,
 ) -> Result<HostRun, RuntimeError> {
-    let (mut buffers, scalars) = prepare_args(kernel, params, spec)?;
-    let profile_bytes = meta.map(|m| m.buffer_bytes(spec.grid_ctas())).unwrap_or(0) as usize;
-    // u128 storage: CTA blocks are written with 16-byte vector stores.
-    let mut profile = vec![0u128; profile_bytes.div_ceil(16)];
-
     let engine = ExecutionEngine::new(module, 3, &[], false, false);
     unsafe {
         engine.register_symbol("kperf_host_now_ns", kperf_host_now_ns as *mut ());
@@ -116,6 +112,25 @@ pub fn run_host(
         )));
     }
     let f: Packed = unsafe { std::mem::transmute::<*mut (), Packed>(f) };
+    let run = run_packed(f, kernel, params, meta, spec, threads);
+    drop(engine);
+    run
+}
+
+/// Run a JIT-compiled kernel over the spec's grid: `f` takes one pointer
+/// per argument word (the packed calling convention both JITs use).
+pub fn run_packed(
+    f: Packed,
+    kernel: &str,
+    params: &[Param],
+    meta: Option<&KernelMeta>,
+    spec: &LaunchSpec,
+    threads: usize,
+) -> Result<HostRun, RuntimeError> {
+    let (mut buffers, scalars) = prepare_args(kernel, params, spec)?;
+    let profile_bytes = meta.map(|m| m.buffer_bytes(spec.grid_ctas())).unwrap_or(0) as usize;
+    // u128 storage: CTA blocks are written with 16-byte vector stores.
+    let mut profile = vec![0u128; profile_bytes.div_ceil(16)];
     let _ = kperf_host_now_ns();
 
     // The per-call argument words: memref descriptors, scalars, profile
@@ -173,7 +188,6 @@ pub fn run_host(
         }
     });
     let wall_ns = start.elapsed().as_nanos() as u64;
-    drop(engine);
     let profile_u8: Vec<u8> = profile
         .iter()
         .flat_map(|w| w.to_le_bytes())

@@ -12,6 +12,7 @@ pub mod cuda;
 pub mod decode;
 pub mod error;
 pub mod host;
+pub mod host_llvm;
 pub mod kprof;
 pub mod launch_error;
 pub mod profile;

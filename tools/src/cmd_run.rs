@@ -1,7 +1,7 @@
 //! `kperf run`: instrument on the fly, launch, write the raw profile.
 
 use crate::cmd_instrument::{write_atomically, LoweringArgs};
-use crate::host_job::{default_threads, run_host_job};
+use crate::host_job::{default_threads, run_host_job, run_host_job_llvm};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use kperf_instrument::Target;
@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct RunArgs {
-    /// Kernel (.mlir); instrumented on the fly unless --no-instrument
+    /// Kernel (.mlir, or host-ABI LLVM IR .ll/.bc); instrumented on the fly unless --no-instrument
     pub input: PathBuf,
     /// Launch spec (TOML): kernel, grid, block, args
     #[arg(long)]
@@ -52,8 +52,8 @@ pub fn run(a: RunArgs) -> Result<()> {
         .map(DeviceProfile::load)
         .transpose()?;
     let file = a.input.display().to_string();
-    let source =
-        std::fs::read_to_string(&a.input).with_context(|| format!("cannot read {file}"))?;
+    let bytes = std::fs::read(&a.input).with_context(|| format!("cannot read {file}"))?;
+    let is_llvm = kperf_instrument::llvm::is_llvm_input(&file, &bytes);
     let threads = a.threads.unwrap_or_else(default_threads);
     // A module `kperf instrument` already lowered carries its metadata beside it.
     let meta_file = crate::cmd_instrument::meta_path(&a.input);
@@ -64,15 +64,29 @@ pub fn run(a: RunArgs) -> Result<()> {
         ),
         Err(_) => None,
     };
-    let job = run_host_job(
-        &source,
-        &file,
-        &opts,
-        &spec,
-        !a.no_instrument,
-        threads,
-        previous_meta,
-    )?;
+    let job = if is_llvm {
+        run_host_job_llvm(
+            &bytes,
+            &file,
+            &opts,
+            &spec,
+            !a.no_instrument,
+            threads,
+            previous_meta,
+        )?
+    } else {
+        let source = String::from_utf8(bytes)
+            .with_context(|| format!("{file}: not UTF-8 text (MLIR is text)"))?;
+        run_host_job(
+            &source,
+            &file,
+            &opts,
+            &spec,
+            !a.no_instrument,
+            threads,
+            previous_meta,
+        )?
+    };
     let run = &job.run;
     eprintln!(
         "kperf: ran `{}` on the host: grid {:?}, {} CTA(s) on {} thread(s) in {:.3} ms",

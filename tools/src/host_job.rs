@@ -68,6 +68,73 @@ pub fn run_host_job(
     })
 }
 
+/// The same job for LLVM IR input (host-ABI `.ll`/`.bc`): instrument it
+/// through the LLVM path unless it is already instrumented (metadata
+/// beside it) or `instrument` is false, then JIT it with MCJIT.
+pub fn run_host_job_llvm(
+    bytes: &[u8],
+    file: &str,
+    opts: &InstrumentOptions,
+    spec: &LaunchSpec,
+    instrument: bool,
+    threads: usize,
+    previous_meta: Option<InstrumentMeta>,
+) -> Result<HostJob> {
+    let mut host_opts = opts.clone();
+    host_opts.target = kperf_instrument::Target::Host;
+    let (ir, meta) = match previous_meta {
+        Some(m) => (bytes.to_vec(), Some(m)),
+        None if instrument => {
+            let kctx = KperfContext::new()?;
+            let out = kperf_instrument::llvm::instrument_llvm(
+                &kctx,
+                bytes,
+                file,
+                &host_opts,
+                kperf_instrument::Emit::Llvm,
+                false,
+                false,
+            )?;
+            (out.bytes, out.meta)
+        }
+        None => (bytes.to_vec(), None),
+    };
+    let want = spec.kernel.as_deref();
+    let kmeta = match (&meta, want) {
+        (Some(m), Some(k)) => Some(
+            m.kernel(k)
+                .cloned()
+                .with_context(|| format!("kernel `{k}` has no regions to record"))?,
+        ),
+        (Some(m), None) => match m.kernels.as_slice() {
+            [one] => Some(one.clone()),
+            _ => bail!("{file}: several instrumented kernels; name one in the spec (`kernel = ...`)"),
+        },
+        (None, _) => None,
+    };
+    let (run, name) = kperf_runtime::host_llvm::run_host_llvm(
+        &ir,
+        file,
+        want,
+        kmeta.as_ref(),
+        spec,
+        threads,
+    )?;
+    let (info, cta_stride) = match (meta, kmeta) {
+        (Some(meta), Some(km)) => {
+            let stride = km.layout.cta_stride();
+            (Some(RunInfo::for_kernel(&meta, km, spec.grid, [1, 1, 1])), stride)
+        }
+        _ => (None, 0),
+    };
+    Ok(HostJob {
+        run,
+        kernel: name,
+        info,
+        cta_stride,
+    })
+}
+
 pub fn default_threads() -> usize {
     std::thread::available_parallelism()
         .map(|n| n.get())

@@ -304,18 +304,34 @@ impl<'a> Collector<'a> {
                 }
             }
             if iterations {
-                let top = header.first_insertion_point().ok_or_else(|| {
-                    InstrumentError::At {
-                        location: self.block_location(header),
-                        message: "loop header without instructions".into(),
+                // A loop not rotated by LLVM (a `for` whose header only tests
+                // the condition) runs its header once more than its body: an
+                // iteration then starts on the header's edges into the body,
+                // and the header's own exit ends nothing. Otherwise an
+                // iteration is one pass from the header's top.
+                let test_first = exits.iter().any(|(u, _)| *u == l.header)
+                    && !l.latches.contains(&l.header);
+                if test_first {
+                    for &v in &self.cfg.succs[l.header] {
+                        if l.body.contains(&v) {
+                            let a = self.edge_anchor(l.header, v)?;
+                            self.push(a, &iter_name, true, RegionKind::Iteration, id);
+                        }
                     }
-                })?;
-                self.push(top, &iter_name, true, RegionKind::Iteration, id);
+                } else {
+                    let top = header.first_insertion_point().ok_or_else(|| {
+                        InstrumentError::At {
+                            location: self.block_location(header),
+                            message: "loop header without instructions".into(),
+                        }
+                    })?;
+                    self.push(top, &iter_name, true, RegionKind::Iteration, id);
+                }
                 for &t in &l.latches {
                     let a = self.edge_anchor(t, l.header)?;
                     self.push(a, &iter_name, false, RegionKind::Iteration, id);
                 }
-                for &(u, v) in &exits {
+                for &(u, v) in exits.iter().filter(|(u, _)| !test_first || *u != l.header) {
                     let a = self.edge_anchor(u, v)?;
                     self.push(a, &iter_name, false, RegionKind::Iteration, id);
                 }

@@ -518,6 +518,12 @@ pub fn compile_plain(
     if !opts.target.is_host() && has_op(module_op(&module), "gpu.launch") {
         kctx.run_pipeline(&mut module, "gpu-kernel-outlining")?;
     }
+    if opts.target.is_host() {
+        // The same host ABI as instrumented kernels (grid ids as arguments).
+        for k in regions::find_kernels(module_op(&module), &opts.target) {
+            apply_host_abi(kctx, k)?;
+        }
+    }
     emit_module(kctx, &mut module, opts, emit)
 }
 

@@ -1,0 +1,162 @@
+//! The host target for LLVM IR: JIT a host-ABI module (what `kperf
+//! instrument --target host` writes from a `.ll`) with LLVM's MCJIT through
+//! inkwell, and run it over the grid with the same loop as the MLIR JIT.
+//!
+//! MCJIT calls functions by address, so a small wrapper with the packed
+//! convention (`void(ptr args)`, one pointer per argument word) is added to
+//! the module: it loads each argument and calls the kernel.
+
+use crate::host::{kperf_host_cpu, kperf_host_now_ns, run_packed, HostRun, Packed, Param};
+use crate::launch_error::LaunchError as RuntimeError;
+use crate::spec::{DType, LaunchSpec};
+use inkwell::context::Context;
+use inkwell::memory_buffer::MemoryBuffer;
+use inkwell::module::Module;
+use inkwell::targets::{InitializationConfig, Target};
+use inkwell::types::BasicMetadataTypeEnum;
+use inkwell::values::{BasicMetadataValueEnum, FunctionValue};
+use inkwell::{AddressSpace, OptimizationLevel};
+use kperf_dialects::meta::KernelMeta;
+
+/// Host kernels end with block x,y,z and grid x,y,z (`i64`).
+const GRID_ARGS: u32 = 6;
+
+fn launch(msg: impl Into<String>) -> RuntimeError {
+    RuntimeError::Launch(msg.into())
+}
+
+/// The host runner's view of an LLVM parameter type.
+fn param_of(t: &BasicMetadataTypeEnum) -> Option<Param> {
+    Some(match t {
+        BasicMetadataTypeEnum::PointerType(_) => Param::Pointer,
+        BasicMetadataTypeEnum::IntType(i) if i.get_bit_width() == 32 => Param::Scalar(DType::I32),
+        BasicMetadataTypeEnum::IntType(i) if i.get_bit_width() == 64 => Param::Scalar(DType::I64),
+        BasicMetadataTypeEnum::FloatType(f) => {
+            let ctx = f.get_context();
+            if *f == ctx.f32_type() {
+                Param::Scalar(DType::F32)
+            } else if *f == ctx.f64_type() {
+                Param::Scalar(DType::F64)
+            } else {
+                return None;
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// Add `__kperf_packed_<kernel>(ptr args)`: load every argument from its
+/// word and call the kernel.
+fn packed_wrapper<'c>(
+    ctx: &'c Context,
+    module: &Module<'c>,
+    kernel: FunctionValue<'c>,
+) -> Result<String, RuntimeError> {
+    let name = format!("__kperf_packed_{}", kernel.get_name().to_string_lossy());
+    let ptr = ctx.ptr_type(AddressSpace::default());
+    let w = module.add_function(&name, ctx.void_type().fn_type(&[ptr.into()], false), None);
+    let b = ctx.create_builder();
+    b.position_at_end(ctx.append_basic_block(w, "entry"));
+    let args = w.get_nth_param(0).expect("one param").into_pointer_value();
+    let err = |e: inkwell::builder::BuilderError| launch(format!("JIT wrapper: {e}"));
+    let mut call_args: Vec<BasicMetadataValueEnum> = Vec::new();
+    for (i, p) in kernel.get_param_iter().enumerate() {
+        let idx = ctx.i64_type().const_int(i as u64, false);
+        // SAFETY: in-bounds by construction: the caller passes one word per parameter.
+        let slot = unsafe { b.build_gep(ptr, args, &[idx], "") }.map_err(err)?;
+        let word = b.build_load(ptr, slot, "").map_err(err)?.into_pointer_value();
+        let v = b.build_load(p.get_type(), word, "").map_err(err)?;
+        call_args.push(v.into());
+    }
+    b.build_call(kernel, &call_args, "").map_err(err)?;
+    b.build_return(None).map_err(err)?;
+    Ok(name)
+}
+
+/// JIT host-ABI LLVM IR and run `kernel` (or the only kernel) over the
+/// spec's grid. `meta` is present when the module is instrumented; its
+/// profile parameter then sits before the six grid parameters.
+pub fn run_host_llvm(
+    ir: &[u8],
+    file: &str,
+    kernel: Option<&str>,
+    meta: Option<&KernelMeta>,
+    spec: &LaunchSpec,
+    threads: usize,
+) -> Result<(HostRun, String), RuntimeError> {
+    Target::initialize_x86(&InitializationConfig::default());
+    Target::initialize_native(&InitializationConfig::default())
+        .map_err(|e| launch(format!("LLVM native target: {e}")))?;
+    let ctx = Context::create();
+    let buf = MemoryBuffer::create_from_memory_range_copy(ir, file);
+    let module = if ir.starts_with(b"BC") {
+        Module::parse_bitcode_from_buffer(&buf, &ctx)
+    } else {
+        ctx.create_module_from_ir(buf)
+    }
+    .map_err(|e| launch(format!("{file}: not valid LLVM IR: {e}")))?;
+    let want = kernel.or(meta.map(|m| m.name.as_str()));
+    let candidates: Vec<FunctionValue> = module
+        .get_functions()
+        .filter(|f| f.count_basic_blocks() > 0 && f.count_params() >= GRID_ARGS)
+        .filter(|f| {
+            let n = f.get_name().to_string_lossy();
+            !n.starts_with("_mlir_") && !n.starts_with("__kperf")
+        })
+        .collect();
+    let f = match want {
+        Some(w) => candidates
+            .iter()
+            .copied()
+            .find(|f| f.get_name().to_string_lossy() == w)
+            .ok_or_else(|| launch(format!("{file}: no host kernel `{w}`")))?,
+        None => match candidates.as_slice() {
+            [one] => *one,
+            [] => return Err(launch(format!("{file}: no host kernel (a function ending with six i64 grid parameters)"))),
+            many => {
+                return Err(launch(format!(
+                    "{file}: several kernels ({}); name one in the spec (`kernel = ...`)",
+                    many.iter()
+                        .map(|f| f.get_name().to_string_lossy().into_owned())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )))
+            }
+        },
+    };
+    let name = f.get_name().to_string_lossy().into_owned();
+    let types = f.get_type().get_param_types();
+    let extra = GRID_ARGS + meta.is_some() as u32;
+    let own = &types[..types.len() - extra as usize];
+    let params: Vec<Param> = own
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            param_of(t).ok_or_else(|| {
+                launch(format!(
+                    "kernel `{name}` parameter {i} has type {t:?}, which the host runner does not support"
+                ))
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    let wrapper = packed_wrapper(&ctx, &module, f)?;
+    let engine = module
+        .create_jit_execution_engine(OptimizationLevel::Aggressive)
+        .map_err(|e| launch(format!("JIT: {e}")))?;
+    for (sym, addr) in [
+        ("kperf_host_now_ns", kperf_host_now_ns as *const () as usize),
+        ("kperf_host_cpu", kperf_host_cpu as *const () as usize),
+    ] {
+        if let Some(decl) = module.get_function(sym) {
+            engine.add_global_mapping(&decl, addr);
+        }
+    }
+    let addr = engine
+        .get_function_address(&wrapper)
+        .map_err(|e| launch(format!("JIT: `{wrapper}`: {e}")))?;
+    // SAFETY: the wrapper has the packed signature built above.
+    let packed: Packed = unsafe { std::mem::transmute::<usize, Packed>(addr) };
+    let run = run_packed(packed, &name, &params, meta, spec, threads)?;
+    drop(engine);
+    Ok((run, name))
+}
