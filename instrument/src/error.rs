@@ -5,6 +5,8 @@
 pub enum InstrumentError {
     #[error("{file}: not valid MLIR:\n{diagnostics}")]
     Parse { file: String, diagnostics: String },
+    #[error("{file}: not valid LLVM IR: {diagnostics}")]
+    ParseLlvm { file: String, diagnostics: String },
     #[error("{location}: region `{region}`: {problem}")]
     Unbalanced {
         region: String,

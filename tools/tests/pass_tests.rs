@@ -1,5 +1,6 @@
-//! Pass tests as data: every `tests/mlir/*.mlir` file says how to run kperf
-//! on itself and what must come out, in comments:
+//! Pass tests as data: every `tests/mlir/*.mlir` and `tests/llvm/*.ll` file
+//! says how to run kperf on itself and what must come out, in comments
+//! (`//` in MLIR, `;` in LLVM IR):
 //!
 //! - `// RUN: kperf <args>` — `%s` is the file; output goes to stdout.
 //! - `// CHECK...:` — FileCheck directives (LLVM 22's FileCheck) on the output.
@@ -12,8 +13,8 @@ use std::process::{Command, Stdio};
 
 const FILECHECK: &str = "/usr/lib/llvm-22/bin/FileCheck";
 
-fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/mlir")
+fn corpus(dir: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests").join(dir)
 }
 
 struct Case {
@@ -30,6 +31,15 @@ fn parse_case(path: &Path) -> Case {
     let mut has_checks = false;
     for line in text.lines() {
         let l = line.trim_start();
+        // LLVM IR comments start with `;`: read them as the MLIR form.
+        let owned;
+        let l = match l.strip_prefix(';') {
+            Some(rest) => {
+                owned = format!("//{rest}");
+                owned.as_str()
+            }
+            None => l,
+        };
         if let Some(run) = l.strip_prefix("// RUN: kperf ") {
             args = run
                 .split_whitespace()
@@ -65,7 +75,7 @@ fn parse_case(path: &Path) -> Case {
     }
 }
 
-fn run_case(c: &Case) -> Result<(), String> {
+fn run_case(c: &Case, dir: &Path) -> Result<(), String> {
     let out_dir = std::env::temp_dir().join(format!("kperf-pass-{}", std::process::id()));
     std::fs::create_dir_all(&out_dir).map_err(|e| e.to_string())?;
     let stem = c
@@ -86,9 +96,9 @@ fn run_case(c: &Case) -> Result<(), String> {
     let output = Command::new(env!("CARGO_BIN_EXE_kperf"))
         .args(
             args.iter()
-                .map(|a| a.replace(&format!("{}/", corpus().display()), "")),
+                .map(|a| a.replace(&format!("{}/", dir.display()), "")),
         )
-        .current_dir(corpus())
+        .current_dir(dir)
         .output()
         .map_err(|e| format!("cannot run kperf: {e}"))?;
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -142,19 +152,19 @@ fn run_case(c: &Case) -> Result<(), String> {
     Ok(())
 }
 
-#[test]
-fn mlir_pass_tests() {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(corpus())
-        .expect("tests/mlir exists")
+fn run_corpus(dir: &str, ext: &str, at_least: usize) {
+    let dir = corpus(dir);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "mlir"))
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
         .collect();
     files.sort();
-    assert!(files.len() >= 20, "pass-test corpus went missing");
+    assert!(files.len() >= at_least, "pass-test corpus went missing");
     let mut failures = Vec::new();
     for f in &files {
         let case = parse_case(f);
-        if let Err(e) = run_case(&case) {
+        if let Err(e) = run_case(&case, &dir) {
             failures.push(format!("--- {}\n{e}", f.display()));
         }
     }
@@ -166,4 +176,14 @@ fn mlir_pass_tests() {
         files.len(),
         failures.join("\n")
     );
+}
+
+#[test]
+fn mlir_pass_tests() {
+    run_corpus("mlir", "mlir", 20);
+}
+
+#[test]
+fn llvm_pass_tests() {
+    run_corpus("llvm", "ll", 8);
 }

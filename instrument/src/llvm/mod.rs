@@ -119,9 +119,9 @@ pub fn parse<'c>(ctx: &'c Context, bytes: &[u8], file: &str) -> Result<Module<'c
             }
         }
     }
-    Err(InstrumentError::Parse {
+    Err(InstrumentError::ParseLlvm {
         file: file.to_string(),
-        diagnostics: format!("not valid LLVM IR: {}", first_error.trim()),
+        diagnostics: first_error.trim().to_string(),
     })
 }
 

@@ -14,7 +14,6 @@ use super::ir::{constant_string, Block, Inst};
 use crate::error::{InstrumentError, Result};
 use crate::options::RegionMode;
 use globset::Glob;
-use inkwell::llvm_sys::prelude::LLVMValueRef;
 use kperf_dialects::meta::RegionKind;
 use regex::Regex;
 use std::collections::{BTreeSet, HashMap};
@@ -566,7 +565,7 @@ pub fn check_balance(cfg: &Cfg, sites: &[Site]) -> Result<()> {
                 .collect()
         };
         let (starts, ends) = (of(true), of(false));
-        if starts.iter().all(|s| s.kind == RegionKind::AsyncWait) {
+        if !starts.is_empty() && starts.iter().all(|s| s.kind == RegionKind::AsyncWait) {
             continue;
         }
         let unbalanced = |s: &Site, problem: &str| InstrumentError::Unbalanced {
@@ -596,9 +595,4 @@ pub fn check_balance(cfg: &Cfg, sites: &[Site]) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// The value behind a marker's name, for tests and diagnostics.
-pub fn marker_name_of(v: LLVMValueRef) -> Option<String> {
-    constant_string(v)
 }
