@@ -216,8 +216,8 @@ Instrumenter = Callable[[Path, Path, str, str, list], None]
 def _run_kperf_cli(kperf: str) -> Instrumenter:
 
     def run(inp: Path, out: Path, target: str, regions: str, extra: list) -> None:
-        cmd = [*shlex.split(kperf), "instrument", str(inp), "--target", target, "--regions", regions, *extra, "-o",
-               str(out)]
+        cmd = [*shlex.split(kperf), "instrument", str(inp), "--target", target, "--regions", regions, "--emit", "llvm",
+               "--profile-param", "auto", *extra, "-o", str(out)]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
             raise RuntimeError(f"kperf instrument failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr}")
@@ -296,6 +296,14 @@ class KperfHook:
         out = self.work_dir / f"{name}.llir.instrumented"
         meta_path = Path(str(out) + ".kperf.json")
         inp.write_text(llir_to_llvm22(llir))
+        # Triton's metadata beside the IR, as TRITON_KERNEL_DUMP writes it:
+        # kperf sizes the ring from the warps and the dynamic shared memory.
+        if "num_warps" in metadata:
+            inp.with_suffix(".json").write_text(json.dumps({
+                "name": name,
+                "num_warps": int(metadata["num_warps"]),
+                "shared": int(metadata.get("shared", 0)),
+            }))
         for stale in (out, meta_path):
             stale.unlink(missing_ok=True)
         self._instrument(inp, out, target, self.regions, list(self.extra_args))

@@ -113,4 +113,11 @@ for f in "$root"/corpus/triton/*.llir "$root"/corpus/cuda/*.ll; do
     || { cat "$tmp/log" >&2; die "ptxas rejects llc-22's PTX for $n"; }
   say "llc-22 $n: ok; its PTX through ptxas${reloc:+ -c}: $(ptxas_summary "$tmp/log")"
 done
+# Triton takes kperf's instrumented IR back (needs a built kperf binary).
+if [ -x "$root/target/debug/kperf" ]; then
+  TRITON_DEFAULT_FP_FUSION=1 "$venv/bin/python" "$root/scripts/triton_roundtrip.py" "$root/target/debug/kperf" \
+    || die "Triton rejected kperf's instrumented IR"
+else
+  say "skipping the Triton round trip: build kperf first (cargo build -p kperf)"
+fi
 say "done"

@@ -259,6 +259,12 @@ fn run_llvm(
         if opts.dynamic_shared == 0 {
             opts.dynamic_shared = t.shared;
         }
+        // Triton opts in to more than 48 KiB of shared memory only when its
+        // own dynamic size exceeds 48 KiB (driver.c:loadBinary): below that,
+        // ring + dynamic must fit the default 48 KiB.
+        if t.shared <= 48 * 1024 && opts.shared_capacity == 0 {
+            opts.shared_capacity = 48 * 1024;
+        }
         eprintln!(
             "kperf: Triton metadata {}: {} warps, {} bytes of dynamic shared memory",
             t.path.display(),

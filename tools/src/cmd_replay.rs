@@ -34,6 +34,62 @@ pub struct ReplayArgs {
     /// The input is a Triton Proton host dump
     #[arg(long)]
     pub proton: bool,
+    /// The input is a raw profile buffer as the kernel wrote it (e.g.
+    /// Triton's profile scratch saved to a file), described by --meta
+    #[arg(long, requires = "meta")]
+    pub raw: bool,
+    /// With --raw: the `.kperf.json` written by `kperf instrument`
+    #[arg(long)]
+    pub meta: Option<PathBuf>,
+    /// With --raw: the launch grid (X[,Y,Z]); default: one row of as many
+    /// CTAs as the buffer holds
+    #[arg(long)]
+    pub grid: Option<String>,
+    /// With --raw: the kernel, when the metadata describes several
+    #[arg(long)]
+    pub kernel: Option<String>,
+}
+
+/// Wrap a raw buffer and its metadata into a `.kprof` beside it, so the
+/// ordinary reader (with its checks) replays it.
+fn wrap_raw(a: &ReplayArgs) -> Result<PathBuf> {
+    let meta_path = a.meta.as_ref().context("--raw needs --meta <out>.kperf.json")?;
+    let meta: kperf_dialects::meta::InstrumentMeta = serde_json::from_slice(
+        &std::fs::read(meta_path).with_context(|| format!("cannot read {}", meta_path.display()))?,
+    )
+    .with_context(|| format!("{} is not kperf metadata", meta_path.display()))?;
+    let km = match (&a.kernel, meta.kernels.as_slice()) {
+        (Some(k), _) => meta
+            .kernel(k)
+            .cloned()
+            .with_context(|| format!("{} does not describe kernel `{k}`", meta_path.display()))?,
+        (None, [one]) => one.clone(),
+        (None, _) => anyhow::bail!(
+            "{} describes several kernels; name one with --kernel",
+            meta_path.display()
+        ),
+    };
+    let buffer = std::fs::read(&a.profile)
+        .with_context(|| format!("cannot read {}", a.profile.display()))?;
+    let stride = km.layout.cta_stride();
+    anyhow::ensure!(stride > 0, "{}: empty layout", meta_path.display());
+    let grid = match &a.grid {
+        Some(g) => {
+            let v = kperf_instrument::options::parse_u32_list(g, "grid dimension")?;
+            anyhow::ensure!(!v.is_empty() && v.len() <= 3, "--grid takes 1 to 3 numbers");
+            let mut d = [1u32; 3];
+            d[..v.len()].copy_from_slice(&v);
+            d
+        }
+        None => [(buffer.len() / stride).max(1) as u32, 1, 1],
+    };
+    let info = kperf_runtime::profile::RunInfo::for_kernel(&meta, km.clone(), grid, km.block);
+    let mut out = a.profile.as_os_str().to_owned();
+    out.push(".kprof");
+    let out = PathBuf::from(out);
+    kperf_runtime::write_kprof(&out, &info, stride, &buffer)?;
+    eprintln!("kperf: wrapped {} as {}", a.profile.display(), out.display());
+    Ok(out)
 }
 
 #[derive(Args)]
@@ -87,7 +143,8 @@ pub fn replay(a: ReplayArgs) -> Result<()> {
     let opts = options(a.no_correction, a.record_cost, a.ticks_per_ns, &a.group_by)?;
     // The trace streams into a temporary file that replaces the output only on success.
     let tmp = a.output.with_extension("json.tmp");
-    let report = match load(&a.profile, a.proton, &opts, Some(&tmp)) {
+    let profile = if a.raw { wrap_raw(&a)? } else { a.profile.clone() };
+    let report = match load(&profile, a.proton, &opts, Some(&tmp)) {
         Ok(r) => r,
         Err(e) => {
             let _ = std::fs::remove_file(&tmp);
