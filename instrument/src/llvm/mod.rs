@@ -935,6 +935,27 @@ fn insert_records<'c>(
     Ok(())
 }
 
+/// LLVM 22 marks the PTX target `, debug` for any debug info, including
+/// Triton's line tables only; ptxas then compiles for debugging (it ignores
+/// `setmaxnreg`, and register use changes). Without full debug info the mark
+/// goes: line info (`.loc`) stays, as with Triton's own PTX.
+fn line_tables_only_target(module: &Module, ptx: Vec<u8>) -> Vec<u8> {
+    let ir = module.print_to_string().to_string();
+    if ir.contains("emissionKind: FullDebug") {
+        return ptx;
+    }
+    let text = String::from_utf8_lossy(&ptx);
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        if line.starts_with(".target ") {
+            out.push_str(&line.replace(", debug", ""));
+        } else {
+            out.push_str(line);
+        }
+    }
+    out.into_bytes()
+}
+
 /// Write the module as `emit` asks.
 fn emit_module(module: &Module, tm: &TargetMachine, target: &Target, emit: Emit, file: &str) -> Result<Vec<u8>> {
     match emit {
@@ -952,6 +973,7 @@ fn emit_module(module: &Module, tm: &TargetMachine, target: &Target, emit: Emit,
                 })?
                 .as_slice()
                 .to_vec();
+            let ptx = line_tables_only_target(module, ptx);
             if emit == Emit::Ptx {
                 Ok(ptx)
             } else {
