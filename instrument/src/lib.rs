@@ -8,6 +8,7 @@
 //! follow the buffer ABI in kperf-dialects, and emits MLIR, LLVM IR, PTX,
 //! cubin or AMDGPU ISA together with the `.kperf.json` metadata.
 
+pub mod cost;
 pub mod error;
 pub mod llvm;
 pub mod mlir;

@@ -97,6 +97,9 @@ pub enum RegionMode {
     Calls(String),
     /// LLVM IR: bracket every inline asm whose text matches the regex.
     Asm(String),
+    /// `n` nested empty regions at the kernel's entry (2n records in
+    /// straight-line code): what `kperf cost` measures a record's cost with.
+    Probe(u32),
     Async,
 }
 
@@ -120,6 +123,13 @@ impl RegionMode {
         for item in items.iter().map(|x| x.trim()).filter(|x| !x.is_empty()) {
             if let Some(glob) = item.strip_prefix("calls=").filter(|g| !g.is_empty()) {
                 out.push(RegionMode::Calls(glob.to_string()));
+                continue;
+            }
+            if let Some(n) = item.strip_prefix("probe=") {
+                let n = n.parse().map_err(|_| {
+                    InstrumentError::Option(format!("probe=<n>: `{n}` is not a count"))
+                })?;
+                out.push(RegionMode::Probe(n));
                 continue;
             }
             if let Some(re) = item.strip_prefix("asm=").filter(|g| !g.is_empty()) {

@@ -185,6 +185,37 @@ pub fn triton_metadata_beside(input: &Path) -> Option<TritonMetadata> {
     })
 }
 
+/// Size the profile from Triton's metadata beside the input, when there is
+/// one (see docs/triton.md).
+pub fn apply_triton_metadata(
+    input: &Path,
+    opts: &mut InstrumentOptions,
+    say: bool,
+) -> Option<TritonMetadata> {
+    let t = triton_metadata_beside(input)?;
+    if opts.block.is_none() {
+        opts.block = Some([t.num_warps * 32, 1, 1]);
+    }
+    if opts.dynamic_shared == 0 {
+        opts.dynamic_shared = t.shared;
+    }
+    // Triton opts in to more than 48 KiB of shared memory only when its
+    // own dynamic size exceeds 48 KiB (driver.c:loadBinary): below that,
+    // ring + dynamic must fit the default 48 KiB.
+    if t.shared <= 48 * 1024 && opts.shared_capacity == 0 {
+        opts.shared_capacity = 48 * 1024;
+    }
+    if say {
+        eprintln!(
+            "kperf: Triton metadata {}: {} warps, {} bytes of dynamic shared memory",
+            t.path.display(),
+            t.num_warps,
+            t.shared
+        );
+    }
+    Some(t)
+}
+
 fn default_llvm_emit(t: &Target) -> Emit {
     match t {
         Target::Nvptx { .. } => Emit::Ptx,
@@ -251,27 +282,7 @@ fn run_llvm(
     file: &str,
     kctx: &KperfContext,
 ) -> Result<()> {
-    let triton = triton_metadata_beside(&a.input);
-    if let Some(t) = &triton {
-        if opts.block.is_none() {
-            opts.block = Some([t.num_warps * 32, 1, 1]);
-        }
-        if opts.dynamic_shared == 0 {
-            opts.dynamic_shared = t.shared;
-        }
-        // Triton opts in to more than 48 KiB of shared memory only when its
-        // own dynamic size exceeds 48 KiB (driver.c:loadBinary): below that,
-        // ring + dynamic must fit the default 48 KiB.
-        if t.shared <= 48 * 1024 && opts.shared_capacity == 0 {
-            opts.shared_capacity = 48 * 1024;
-        }
-        eprintln!(
-            "kperf: Triton metadata {}: {} warps, {} bytes of dynamic shared memory",
-            t.path.display(),
-            t.num_warps,
-            t.shared
-        );
-    }
+    let triton = apply_triton_metadata(&a.input, opts, true);
     let emit = match &a.emit {
         Some(e) => Emit::parse(e)?,
         None => default_llvm_emit(&opts.target),

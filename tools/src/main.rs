@@ -6,6 +6,7 @@
 
 mod cmd_annotate;
 mod cmd_calibrate;
+mod cmd_cost;
 mod cmd_instrument;
 mod cmd_opt;
 mod cmd_replay;
@@ -65,6 +66,14 @@ enum Cmd {
     /// profile (JSON) that `kperf run --calibration` stores with a profile,
     /// so replay subtracts the calibrated cost instead of an estimate.
     Calibrate(cmd_calibrate::CalibrateArgs),
+    /// What instrumentation costs a kernel, proven in SASS.
+    ///
+    /// Assembles the plain and instrumented kernel with ptxas, disassembles
+    /// both with cuobjdump, and reports SASS added in total and per record
+    /// (clock reads, stores, index arithmetic, predicates), the fixed cost of
+    /// init and finalize, registers, spills, stack and shared memory before
+    /// and after, and whether records landed in loops.
+    Cost(cmd_cost::CostArgs),
 }
 
 fn main() {
@@ -76,6 +85,7 @@ fn main() {
         Cmd::Replay(a) => cmd_replay::replay(a),
         Cmd::Report(a) => cmd_replay::report(a),
         Cmd::Calibrate(a) => cmd_calibrate::run(a),
+        Cmd::Cost(a) => cmd_cost::run(a),
         Cmd::Annotate(a) => cmd_annotate::run(a),
     };
     if let Err(e) = r {

@@ -339,6 +339,27 @@ impl<'a> Collector<'a> {
         Ok(())
     }
 
+    /// `probe=<n>`: n nested empty regions at the entry, all STARTs before
+    /// the entry's first instruction, all ENDs before its second.
+    pub fn probes(&mut self, n: u32) {
+        let entry = self.cfg.blocks[0];
+        let insts = entry.instructions();
+        let Some(&first) = insts.iter().find(|i| i.opcode() != inkwell::llvm_sys::LLVMOpcode::LLVMPHI) else {
+            return;
+        };
+        // A body of a lone terminator has no second anchor: no probes.
+        let Some(second) = first.next() else {
+            return;
+        };
+        let (start_at, end_at) = (first, second);
+        for i in 0..n {
+            self.push(start_at, &format!("probe#{i}"), true, RegionKind::Explicit, 2000 + i);
+        }
+        for i in 0..n {
+            self.push(end_at, &format!("probe#{i}"), false, RegionKind::Explicit, 2000 + i);
+        }
+    }
+
     /// `calls=<glob>`: bracket each direct call whose callee matches.
     pub fn calls(&mut self, glob: &str) -> Result<()> {
         let m = Glob::new(glob)
@@ -532,6 +553,7 @@ pub fn collect(
         match m {
             RegionMode::Ops(g) | RegionMode::Calls(g) => c.calls(g)?,
             RegionMode::Asm(r) => c.asm(r)?,
+            RegionMode::Probe(n) => c.probes(*n),
             _ => {}
         }
     }

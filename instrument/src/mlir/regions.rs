@@ -252,6 +252,23 @@ pub fn insert_regions(ctx: MlirContext, f: Op, modes: &[RegionMode]) -> Result<(
                 }
             }
             RegionMode::Async => insert_async(ctx, &body, &mut counts)?,
+            RegionMode::Probe(n) => {
+                let entry = f.regions()[0]
+                    .first_block()
+                    .expect("kernel has a body (checked by find_kernels)");
+                let first = entry.first_op().ok_or_else(|| InstrumentError::At {
+                    location: f.loc_string(),
+                    message: "kernel body is empty".into(),
+                })?;
+                for i in 0..*n {
+                    let name = format!("probe#{i}");
+                    insert_before(first, rec(f, &name, true, RegionKind::Explicit));
+                }
+                for i in (0..*n).rev() {
+                    let name = format!("probe#{i}");
+                    insert_before(first, rec(f, &name, false, RegionKind::Explicit));
+                }
+            }
             RegionMode::Calls(_) | RegionMode::Asm(_) => {
                 return Err(InstrumentError::Option(
                     "calls=<glob> and asm=<regex> apply to LLVM IR input; in MLIR, bracket ops with ops=<glob> (e.g. ops=llvm.call, ops=llvm.inline_asm)".into(),

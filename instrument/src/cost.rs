@@ -1,0 +1,446 @@
+//! What instrumentation costs a kernel, read from the SASS ptxas makes of
+//! it: `kperf cost`.
+//!
+//! Four compiles of the same kernel with the same options:
+//! - plain: no instrumentation (the baseline);
+//! - instrumented: the user's regions;
+//! - kernel-only: one region around the body (2 records + init + finalize);
+//! - probed: kernel-only plus `probe=N` (2N more records in straight-line
+//!   code at the entry).
+//!
+//! Per record = (probed − kernel-only) / 2N, by instruction class; fixed
+//! (init + finalize) = kernel-only − plain − 2 × per record. Registers,
+//! spills, stack and shared memory come from `ptxas -v`; SASS from
+//! `cuobjdump -sass`. NOPs are not counted.
+
+use crate::error::{InstrumentError, Result};
+use crate::tools::{run_tool, scratch_dir};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// `ptxas -v` figures of one kernel.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct PtxasInfo {
+    pub registers: u32,
+    pub spill_store_bytes: u32,
+    pub spill_load_bytes: u32,
+    pub stack_frame_bytes: u32,
+    pub shared_bytes: u32,
+    pub local_bytes: u32,
+}
+
+/// What an instruction is, for the cost breakdown.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InstClass {
+    /// CS2R/S2R/S2UR of SR_CLOCKLO/HI or the global timer.
+    ClockRead,
+    /// Stores to shared or global memory (not spills).
+    Store,
+    /// Loads (the finalize copy reads the ring back).
+    Load,
+    /// Integer address/index arithmetic and moves (IADD3, IMAD, LEA, LOP3, SHF, MOV, …).
+    IndexArith,
+    /// Predicate computation (ISETP, PLOP3, P2R, R2P, VOTE, …).
+    Predicate,
+    /// Barriers and branches.
+    Control,
+    /// Everything else.
+    Other,
+}
+
+impl InstClass {
+    pub const ALL: [InstClass; 7] = [
+        InstClass::ClockRead,
+        InstClass::Store,
+        InstClass::Load,
+        InstClass::IndexArith,
+        InstClass::Predicate,
+        InstClass::Control,
+        InstClass::Other,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            InstClass::ClockRead => "clock reads",
+            InstClass::Store => "stores",
+            InstClass::Load => "loads",
+            InstClass::IndexArith => "index arith",
+            InstClass::Predicate => "predicates",
+            InstClass::Control => "control",
+            InstClass::Other => "other",
+        }
+    }
+}
+
+/// One SASS instruction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SassInst {
+    pub addr: u64,
+    pub predicated: bool,
+    pub opcode: String,
+    pub text: String,
+}
+
+impl SassInst {
+    pub fn class(&self) -> InstClass {
+        let op = self.opcode.as_str();
+        let base = op.split('.').next().unwrap_or(op);
+        if self.text.contains("SR_CLOCK") || self.text.contains("SR_GLOBALTIMER") {
+            return InstClass::ClockRead;
+        }
+        match base {
+            "STS" | "STG" | "ST" | "STSM" | "ATOMS" | "RED" => InstClass::Store,
+            "LDS" | "LDG" | "LD" | "LDSM" | "LDC" | "ULDC" => InstClass::Load,
+            "IADD3" | "IADD" | "IMAD" | "LEA" | "LOP3" | "SHF" | "SHL" | "SHR" | "MOV" | "UMOV"
+            | "UIADD3" | "UIMAD" | "ULEA" | "ULOP3" | "USHF" | "IMNMX" | "SEL" | "USEL" | "S2R"
+            | "S2UR" | "CS2R" | "R2UR" | "PRMT" | "IABS" | "FLO" | "POPC" | "BREV" => {
+                InstClass::IndexArith
+            }
+            "ISETP" | "UISETP" | "PLOP3" | "UPLOP3" | "P2R" | "R2P" | "VOTE" | "VOTEU" => {
+                InstClass::Predicate
+            }
+            "BAR" | "BRA" | "EXIT" | "BSSY" | "BSYNC" | "WARPSYNC" | "CALL" | "RET" | "JMP"
+            | "BRX" | "MEMBAR" | "DEPBAR" | "ELECT" => InstClass::Control,
+            _ => InstClass::Other,
+        }
+    }
+    /// The target of a direct branch.
+    pub fn branch_target(&self) -> Option<u64> {
+        if !self.opcode.starts_with("BRA") {
+            return None;
+        }
+        let t = self.text.split_whitespace().last()?.trim_end_matches(';');
+        u64::from_str_radix(t.trim_start_matches("0x"), 16).ok()
+    }
+}
+
+/// Parse `cuobjdump -sass` for one function (the first when `function` is
+/// None). NOPs are dropped.
+pub fn parse_sass(dump: &str, function: Option<&str>) -> Vec<SassInst> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in dump.lines() {
+        let l = line.trim();
+        if let Some(f) = l.strip_prefix("Function : ") {
+            if inside {
+                break;
+            }
+            inside = function.is_none_or(|want| f.trim() == want);
+            continue;
+        }
+        if !inside {
+            continue;
+        }
+        // `/*0820*/   @!P3 CS2R R18, SR_CLOCKLO ;   /* 0x... */`
+        let Some(rest) = l.strip_prefix("/*") else {
+            continue;
+        };
+        let Some((addr, body)) = rest.split_once("*/") else {
+            continue;
+        };
+        let Ok(addr) = u64::from_str_radix(addr.trim(), 16) else {
+            continue;
+        };
+        let body = body.split("/*").next().unwrap_or("").trim();
+        let body = body.trim_end_matches(';').trim();
+        if body.is_empty() {
+            continue;
+        }
+        let mut words = body.split_whitespace();
+        let mut first = words.next().unwrap_or("");
+        let predicated = first.starts_with('@');
+        if predicated {
+            first = words.next().unwrap_or("");
+        }
+        if first == "NOP" {
+            continue;
+        }
+        out.push(SassInst {
+            addr,
+            predicated,
+            opcode: first.to_string(),
+            text: body.to_string(),
+        });
+    }
+    out
+}
+
+/// Parse `ptxas -v` output (the last function it reports).
+pub fn parse_ptxas(log: &str) -> PtxasInfo {
+    let mut info = PtxasInfo::default();
+    let num_before = |s: &str, key: &str| -> Option<u32> {
+        let at = s.find(key)?;
+        s[..at].split_whitespace().last()?.parse().ok()
+    };
+    for l in log.lines() {
+        if let Some(v) = num_before(l, "bytes stack frame") {
+            info.stack_frame_bytes = v;
+        }
+        if let Some(v) = num_before(l, "bytes spill stores") {
+            info.spill_store_bytes = v;
+        }
+        if let Some(v) = num_before(l, "bytes spill loads") {
+            info.spill_load_bytes = v;
+        }
+        if let Some(v) = num_before(l, "registers") {
+            info.registers = v;
+        }
+        if let Some(v) = num_before(l, "bytes smem") {
+            info.shared_bytes = v;
+        }
+        if let Some(v) = num_before(l, "bytes lmem") {
+            info.local_bytes = v;
+        }
+    }
+    info
+}
+
+/// A compiled variant: its ptxas figures and SASS.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    pub ptxas: PtxasInfo,
+    pub sass: Vec<SassInst>,
+}
+
+impl Compiled {
+    pub fn count(&self) -> usize {
+        self.sass.len()
+    }
+    pub fn by_class(&self) -> BTreeMap<InstClass, i64> {
+        let mut m: BTreeMap<InstClass, i64> = InstClass::ALL.iter().map(|c| (*c, 0)).collect();
+        for i in &self.sass {
+            *m.entry(i.class()).or_default() += 1;
+        }
+        m
+    }
+    /// Loops as (first, last) address ranges of backward branches.
+    pub fn loops(&self) -> Vec<(u64, u64)> {
+        self.sass
+            .iter()
+            .filter_map(|i| i.branch_target().filter(|t| *t <= i.addr).map(|t| (t, i.addr)))
+            .collect()
+    }
+    pub fn clock_reads_in(&self, (lo, hi): (u64, u64)) -> usize {
+        self.sass
+            .iter()
+            .filter(|i| i.addr >= lo && i.addr <= hi && i.class() == InstClass::ClockRead)
+            .count()
+    }
+}
+
+/// Assemble `ptx` for `arch` and disassemble the kernel `function`.
+pub fn compile_ptx(ptx: &[u8], arch: &str, function: &str) -> Result<Compiled> {
+    let dir = scratch_dir()?;
+    let src = dir.join("k.ptx");
+    let bin = dir.join("k.cubin");
+    let io = |p: &std::path::Path, e| InstrumentError::Io {
+        path: p.display().to_string(),
+        source: e,
+    };
+    std::fs::write(&src, ptx).map_err(|e| io(&src, e))?;
+    let (s, b) = (
+        src.to_str().unwrap_or_default().to_string(),
+        bin.to_str().unwrap_or_default().to_string(),
+    );
+    let log = run_tool("ptxas", &[&format!("-arch={arch}"), "-O3", "-v", &s, "-o", &b])?;
+    let dump = run_tool("cuobjdump", &["-sass", &b])?;
+    let _ = std::fs::remove_dir_all(&dir);
+    let sass = parse_sass(&dump, Some(function));
+    if sass.is_empty() {
+        return Err(InstrumentError::Tool {
+            tool: "cuobjdump".into(),
+            message: format!("no SASS for function `{function}`"),
+        });
+    }
+    Ok(Compiled {
+        ptxas: parse_ptxas(&log),
+        sass,
+    })
+}
+
+/// The cost report of one kernel under one set of options.
+#[derive(Clone, Debug, Serialize)]
+pub struct CostReport {
+    pub kernel: String,
+    pub arch: String,
+    pub counter: String,
+    pub granularity: String,
+    pub regions: String,
+    pub plain: PtxasInfo,
+    pub instrumented: PtxasInfo,
+    pub sass_plain: usize,
+    pub sass_instrumented: usize,
+    /// SASS instructions the user's instrumentation added.
+    pub added_total: i64,
+    pub added_by_class: BTreeMap<InstClass, i64>,
+    /// Record stores in the instrumented kernel's PTX.
+    pub record_sites: i64,
+    /// Marginal SASS per straight-line record, by class and in total.
+    pub per_record: f64,
+    pub per_record_by_class: BTreeMap<InstClass, f64>,
+    /// Init + finalize.
+    pub fixed: f64,
+    pub added_spill_bytes: i64,
+    pub added_registers: i64,
+    pub added_stack_bytes: i64,
+    pub added_shared_bytes: i64,
+    /// SASS loops of the instrumented kernel holding record clock reads,
+    /// and how many loops the plain kernel has.
+    pub loops_plain: usize,
+    pub loops_instrumented: usize,
+    pub loops_with_records: usize,
+    /// Records inside loops although no requested region is loop-related.
+    pub unexpected_loop_records: bool,
+}
+
+fn diff(a: &BTreeMap<InstClass, i64>, b: &BTreeMap<InstClass, i64>) -> BTreeMap<InstClass, i64> {
+    InstClass::ALL
+        .iter()
+        .map(|c| (*c, a.get(c).copied().unwrap_or(0) - b.get(c).copied().unwrap_or(0)))
+        .collect()
+}
+
+/// The four compiles' results, put together, with the record stores each
+/// has (counted in its PTX, so ptxas's scheduling does not blur them).
+pub struct Variants {
+    pub plain: Compiled,
+    pub instrumented: Compiled,
+    pub kernel_only: Compiled,
+    pub probed: Compiled,
+    pub records_instrumented: i64,
+    pub records_kernel_only: i64,
+    pub records_probed: i64,
+    /// Whether any requested region may sit in a loop (loops, iterations,
+    /// async, calls, asm, ops, explicit markers).
+    pub loop_regions_requested: bool,
+}
+
+/// Record stores kperf's lowering put in `ptx`: its predicated
+/// `st.shared/global.v2.b32` of {clock, tag}, less those of `plain`.
+pub fn record_stores(ptx: &[u8], plain: &[u8]) -> i64 {
+    // The clock64 form is one asm block `{ ...; @%p st.shared.v2.b32 ...; }`.
+    static STORE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = STORE.get_or_init(|| {
+        regex::Regex::new(r"@!?%p\d+\s+st\.(?:shared|global)\.v2\.b32").expect("regex")
+    });
+    let count = |b: &[u8]| re.find_iter(&String::from_utf8_lossy(b)).count() as i64;
+    count(ptx) - count(plain)
+}
+
+pub struct Labels<'a> {
+    pub kernel: &'a str,
+    pub arch: &'a str,
+    pub counter: &'a str,
+    pub granularity: &'a str,
+    pub regions: &'a str,
+}
+
+pub fn report(l: &Labels, v: &Variants) -> CostReport {
+    let cls_plain = v.plain.by_class();
+    let cls_inst = v.instrumented.by_class();
+    let cls_kernel = v.kernel_only.by_class();
+    let cls_probe = v.probed.by_class();
+    let n = (v.records_probed - v.records_kernel_only).max(1) as f64;
+    let per_record_by_class: BTreeMap<InstClass, f64> = diff(&cls_probe, &cls_kernel)
+        .iter()
+        .map(|(c, d)| (*c, *d as f64 / n))
+        .collect();
+    let per_record = (v.probed.count() as f64 - v.kernel_only.count() as f64) / n;
+    let fixed = v.kernel_only.count() as f64
+        - v.plain.count() as f64
+        - v.records_kernel_only as f64 * per_record;
+    let loops = v.instrumented.loops();
+    let with_records = loops
+        .iter()
+        .filter(|r| v.instrumented.clock_reads_in(**r) > 0)
+        .count();
+    let spills = |p: &PtxasInfo| (p.spill_store_bytes + p.spill_load_bytes) as i64;
+    CostReport {
+        kernel: l.kernel.to_string(),
+        arch: l.arch.to_string(),
+        counter: l.counter.to_string(),
+        granularity: l.granularity.to_string(),
+        regions: l.regions.to_string(),
+        plain: v.plain.ptxas.clone(),
+        instrumented: v.instrumented.ptxas.clone(),
+        sass_plain: v.plain.count(),
+        sass_instrumented: v.instrumented.count(),
+        added_total: v.instrumented.count() as i64 - v.plain.count() as i64,
+        added_by_class: diff(&cls_inst, &cls_plain),
+        record_sites: v.records_instrumented,
+        per_record,
+        per_record_by_class,
+        fixed,
+        added_spill_bytes: spills(&v.instrumented.ptxas) - spills(&v.plain.ptxas),
+        added_registers: v.instrumented.ptxas.registers as i64 - v.plain.ptxas.registers as i64,
+        added_stack_bytes: v.instrumented.ptxas.stack_frame_bytes as i64
+            - v.plain.ptxas.stack_frame_bytes as i64,
+        added_shared_bytes: v.instrumented.ptxas.shared_bytes as i64
+            - v.plain.ptxas.shared_bytes as i64,
+        loops_plain: v.plain.loops().len(),
+        loops_instrumented: loops.len(),
+        loops_with_records: with_records,
+        unexpected_loop_records: with_records > 0 && !v.loop_regions_requested,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SASS: &str = r#"
+	code for sm_90a
+		Function : k
+        /*0000*/                   LDC R1, c[0x0][0x28] ;                 /* 0x00000a00ff017b82 */
+        /*0010*/                   CS2R.32 R2, SR_CLOCKLO ;               /* 0x0000000000027805 */
+        /*0020*/                   MOV R3, 0x10000 ;                      /* 0x0001000000037802 */
+        /*0030*/               @P0 STS.64 [UR4+0x8], R2 ;                 /* 0x000008020400098d */
+        /*0040*/              @!P1 BRA 0x10 ;                             /* 0x0000000000049947 */
+        /*0050*/                   NOP ;                                  /* 0x0000000000007918 */
+        /*0060*/                   EXIT ;                                 /* 0x000000000000794d */
+		Function : other
+        /*0000*/                   EXIT ;                                 /* 0x000000000000794d */
+"#;
+
+    #[test]
+    fn sass_is_parsed_and_classified() {
+        let s = parse_sass(SASS, Some("k"));
+        let got: Vec<(u64, bool, &str, InstClass)> = s
+            .iter()
+            .map(|i| (i.addr, i.predicated, i.opcode.as_str(), i.class()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (0x00, false, "LDC", InstClass::Load),
+                (0x10, false, "CS2R.32", InstClass::ClockRead),
+                (0x20, false, "MOV", InstClass::IndexArith),
+                (0x30, true, "STS.64", InstClass::Store),
+                (0x40, true, "BRA", InstClass::Control),
+                (0x60, false, "EXIT", InstClass::Control),
+            ]
+        );
+        let c = Compiled {
+            ptxas: PtxasInfo::default(),
+            sass: s,
+        };
+        assert_eq!(c.loops(), vec![(0x10, 0x40)]);
+        assert_eq!(c.clock_reads_in((0x10, 0x40)), 1);
+    }
+
+    #[test]
+    fn ptxas_figures_are_read() {
+        let log = "ptxas info    : Function properties for k\n    8 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads\nptxas info    : Used 154 registers, used 1 barriers, 8224 bytes smem, 368 bytes cmem[0]\n";
+        assert_eq!(
+            parse_ptxas(log),
+            PtxasInfo {
+                registers: 154,
+                spill_store_bytes: 4,
+                spill_load_bytes: 4,
+                stack_frame_bytes: 8,
+                shared_bytes: 8224,
+                local_bytes: 0,
+            }
+        );
+    }
+}

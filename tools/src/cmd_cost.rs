@@ -1,0 +1,230 @@
+//! `kperf cost`: what instrumentation adds to a kernel's SASS, proven by
+//! assembling the plain and instrumented PTX with ptxas (see
+//! kperf_instrument::cost for the method).
+
+use crate::cmd_instrument::{apply_triton_metadata, LoweringArgs};
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use kperf_dialects::abi::Counter;
+use kperf_dialects::meta::Granularity;
+use kperf_instrument::cost::{self, CostReport, InstClass, Labels, Variants};
+use kperf_instrument::{Emit, InstrumentOptions, KperfContext, RegionMode, Target};
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct CostArgs {
+    /// Kernels (.mlir, .ll, .llir, .bc)
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Print JSON (one report per kernel and configuration)
+    #[arg(long)]
+    pub json: bool,
+    /// Print a Markdown table (for docs/cost.md)
+    #[arg(long)]
+    pub markdown: bool,
+    /// Empty regions the probe adds to measure one record (2 records each)
+    #[arg(long, default_value_t = 16)]
+    pub probe: u32,
+    /// Counters to report, comma-separated (default: --counter)
+    #[arg(long)]
+    pub counters: Option<String>,
+    /// Granularities to report, comma-separated (default: --granularity)
+    #[arg(long)]
+    pub granularities: Option<String>,
+    #[command(flatten)]
+    pub lowering: LoweringArgs,
+}
+
+/// PTX of `input` under `opts` (instrumented unless `plain`), and the
+/// kernel's name.
+fn ptx_of(
+    kctx: &KperfContext,
+    input: &std::path::Path,
+    bytes: &[u8],
+    opts: &InstrumentOptions,
+    plain: bool,
+    triton: bool,
+) -> Result<(Vec<u8>, Option<String>)> {
+    let file = input.display().to_string();
+    if kperf_instrument::llvm::is_llvm_input(&file, bytes) {
+        let out = kperf_instrument::llvm::instrument_llvm(
+            kctx, bytes, &file, opts, Emit::Ptx, plain, triton,
+        )?;
+        let name = out.meta.and_then(|m| m.kernels.first().map(|k| k.name.clone()));
+        return Ok((out.bytes, name));
+    }
+    let source = std::str::from_utf8(bytes).with_context(|| format!("{file}: not UTF-8"))?;
+    if plain {
+        let ptx =
+            kperf_instrument::mlir::pipeline::compile_plain(kctx, source, &file, opts, Emit::Ptx)?;
+        return Ok((ptx, None));
+    }
+    let out = kperf_instrument::instrument(kctx, source, &file, opts, Emit::Ptx)?;
+    Ok((out.bytes, out.meta.kernels.first().map(|k| k.name.clone())))
+}
+
+fn loop_related(modes: &[RegionMode]) -> bool {
+    modes.iter().any(|m| {
+        !matches!(m, RegionMode::Kernel | RegionMode::Probe(_))
+    })
+}
+
+fn one(
+    kctx: &KperfContext,
+    input: &std::path::Path,
+    bytes: &[u8],
+    opts: &InstrumentOptions,
+    probe: u32,
+    triton: bool,
+) -> Result<CostReport> {
+    let Target::Nvptx { chip } = &opts.target else {
+        bail!("kperf cost reads NVIDIA SASS: use --target nvptx:<sm> (default sm_90a)");
+    };
+    let mut kernel_only = opts.clone();
+    kernel_only.regions = vec![RegionMode::Kernel];
+    let mut probed = kernel_only.clone();
+    probed.regions.push(RegionMode::Probe(probe));
+    let (plain_ptx, _) = ptx_of(kctx, input, bytes, opts, true, triton)?;
+    let (inst_ptx, name) = ptx_of(kctx, input, bytes, opts, false, triton)?;
+    let (kern_ptx, kname) = ptx_of(kctx, input, bytes, &kernel_only, false, triton)?;
+    let (probe_ptx, _) = ptx_of(kctx, input, bytes, &probed, false, triton)?;
+    let name = name.or(kname).context("no instrumented kernel")?;
+    let compile = |ptx: &[u8], what: &str| {
+        cost::compile_ptx(ptx, chip, &name).with_context(|| format!("{what} build of {}", input.display()))
+    };
+    let v = Variants {
+        plain: compile(&plain_ptx, "plain")?,
+        instrumented: compile(&inst_ptx, "instrumented")?,
+        kernel_only: compile(&kern_ptx, "kernel-only")?,
+        probed: compile(&probe_ptx, "probed")?,
+        records_instrumented: cost::record_stores(&inst_ptx, &plain_ptx),
+        records_kernel_only: cost::record_stores(&kern_ptx, &plain_ptx),
+        records_probed: cost::record_stores(&probe_ptx, &plain_ptx),
+        loop_regions_requested: loop_related(&opts.regions) || name_has_markers(bytes),
+    };
+    let regions = if opts.regions.is_empty() {
+        "markers".to_string()
+    } else {
+        format!("{:?}", opts.regions)
+    };
+    Ok(cost::report(
+        &Labels {
+            kernel: &name,
+            arch: chip,
+            counter: opts.counter.name(),
+            granularity: opts.granularity.name(),
+            regions: &regions,
+        },
+        &v,
+    ))
+}
+
+/// Explicit markers may sit in loops on purpose.
+fn name_has_markers(bytes: &[u8]) -> bool {
+    let t = String::from_utf8_lossy(bytes);
+    t.contains("kperf_region_start") || t.contains("kperf:start") || t.contains("kperf.record")
+}
+
+fn table(reports: &[CostReport], markdown: bool) -> String {
+    let mut s = String::new();
+    let header = [
+        "kernel", "counter", "granularity", "records", "added SASS", "per record", "clock", "store", "index", "pred",
+        "fixed", "regs", "spill B", "smem B", "loops w/ records",
+    ];
+    let rows: Vec<Vec<String>> = reports
+        .iter()
+        .map(|r| {
+            let c = |k: InstClass| format!("{:.2}", r.per_record_by_class.get(&k).copied().unwrap_or(0.0));
+            vec![
+                r.kernel.clone(),
+                r.counter.clone(),
+                r.granularity.clone(),
+                r.record_sites.to_string(),
+                r.added_total.to_string(),
+                format!("{:.2}", r.per_record),
+                c(InstClass::ClockRead),
+                c(InstClass::Store),
+                c(InstClass::IndexArith),
+                c(InstClass::Predicate),
+                format!("{:.0}", r.fixed),
+                format!("{} → {}", r.plain.registers, r.instrumented.registers),
+                format!("{} → {}", r.plain.spill_store_bytes + r.plain.spill_load_bytes, r.instrumented.spill_store_bytes + r.instrumented.spill_load_bytes),
+                format!("{} → {}", r.plain.shared_bytes, r.instrumented.shared_bytes),
+                format!(
+                    "{}/{}{}",
+                    r.loops_with_records,
+                    r.loops_instrumented,
+                    if r.unexpected_loop_records { " (unexpected)" } else { "" }
+                ),
+            ]
+        })
+        .collect();
+    if markdown {
+        s.push_str(&format!("| {} |\n", header.join(" | ")));
+        s.push_str(&format!("|{}\n", "---|".repeat(header.len())));
+        for r in rows {
+            s.push_str(&format!("| {} |\n", r.join(" | ")));
+        }
+        return s;
+    }
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| rows.iter().map(|r| r[i].chars().count()).chain([header[i].len()]).max().unwrap_or(0))
+        .collect();
+    let line = |cells: Vec<String>| {
+        cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("{c:>w$}", w = widths[i]))
+            .collect::<Vec<_>>()
+            .join("  ")
+    };
+    s.push_str(&line(header.iter().map(|h| h.to_string()).collect()));
+    s.push('\n');
+    for r in rows {
+        s.push_str(&line(r));
+        s.push('\n');
+    }
+    s
+}
+
+pub fn run(a: CostArgs) -> Result<()> {
+    let base = a.lowering.options()?;
+    let counters: Vec<Counter> = match &a.counters {
+        Some(c) => c
+            .split(',')
+            .map(|n| Counter::from_name(n.trim()).with_context(|| format!("unknown counter `{n}`")))
+            .collect::<Result<_>>()?,
+        None => vec![base.counter],
+    };
+    let grans: Vec<Granularity> = match &a.granularities {
+        Some(g) => g
+            .split(',')
+            .map(|n| Granularity::from_name(n.trim()).with_context(|| format!("unknown granularity `{n}`")))
+            .collect::<Result<_>>()?,
+        None => vec![base.granularity],
+    };
+    // Say how to get the tools before doing any work.
+    kperf_instrument::tools::find_tool("ptxas")?;
+    kperf_instrument::tools::find_tool("cuobjdump")?;
+    let kctx = KperfContext::new()?;
+    let mut reports = Vec::new();
+    for input in &a.inputs {
+        let bytes = std::fs::read(input).with_context(|| format!("cannot read {}", input.display()))?;
+        let mut opts = base.clone();
+        let triton = apply_triton_metadata(input, &mut opts, false).is_some();
+        for &counter in &counters {
+            for &g in &grans {
+                let mut o = opts.clone();
+                o.counter = counter;
+                o.granularity = g;
+                reports.push(one(&kctx, input, &bytes, &o, a.probe, triton)?);
+            }
+        }
+    }
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&reports)?);
+    } else {
+        print!("{}", table(&reports, a.markdown));
+    }
+    Ok(())
+}
