@@ -217,7 +217,11 @@ impl Compiled {
     pub fn loops(&self) -> Vec<(u64, u64)> {
         self.sass
             .iter()
-            .filter_map(|i| i.branch_target().filter(|t| *t <= i.addr).map(|t| (t, i.addr)))
+            .filter_map(|i| {
+                i.branch_target()
+                    .filter(|t| *t <= i.addr)
+                    .map(|t| (t, i.addr))
+            })
             .collect()
     }
     pub fn clock_reads_in(&self, (lo, hi): (u64, u64)) -> usize {
@@ -242,7 +246,10 @@ pub fn compile_ptx(ptx: &[u8], arch: &str, function: &str) -> Result<Compiled> {
         src.to_str().unwrap_or_default().to_string(),
         bin.to_str().unwrap_or_default().to_string(),
     );
-    let log = run_tool("ptxas", &[&format!("-arch={arch}"), "-O3", "-v", &s, "-o", &b])?;
+    let log = run_tool(
+        "ptxas",
+        &[&format!("-arch={arch}"), "-O3", "-v", &s, "-o", &b],
+    )?;
     let dump = run_tool("cuobjdump", &["-sass", &b])?;
     let _ = std::fs::remove_dir_all(&dir);
     let sass = parse_sass(&dump, Some(function));
@@ -296,7 +303,12 @@ pub struct CostReport {
 fn diff(a: &BTreeMap<InstClass, i64>, b: &BTreeMap<InstClass, i64>) -> BTreeMap<InstClass, i64> {
     InstClass::ALL
         .iter()
-        .map(|c| (*c, a.get(c).copied().unwrap_or(0) - b.get(c).copied().unwrap_or(0)))
+        .map(|c| {
+            (
+                *c,
+                a.get(c).copied().unwrap_or(0) - b.get(c).copied().unwrap_or(0),
+            )
+        })
         .collect()
 }
 

@@ -64,7 +64,10 @@ fn packed_wrapper<'c>(
         let idx = ctx.i64_type().const_int(i as u64, false);
         // SAFETY: in-bounds by construction: the caller passes one word per parameter.
         let slot = unsafe { b.build_gep(ptr, args, &[idx], "") }.map_err(err)?;
-        let word = b.build_load(ptr, slot, "").map_err(err)?.into_pointer_value();
+        let word = b
+            .build_load(ptr, slot, "")
+            .map_err(err)?
+            .into_pointer_value();
         let v = b.build_load(p.get_type(), word, "").map_err(err)?;
         call_args.push(v.into());
     }
@@ -112,7 +115,11 @@ pub fn run_host_llvm(
             .ok_or_else(|| launch(format!("{file}: no host kernel `{w}`")))?,
         None => match candidates.as_slice() {
             [one] => *one,
-            [] => return Err(launch(format!("{file}: no host kernel (a function ending with six i64 grid parameters)"))),
+            [] => {
+                return Err(launch(format!(
+                    "{file}: no host kernel (a function ending with six i64 grid parameters)"
+                )))
+            }
             many => {
                 return Err(launch(format!(
                     "{file}: several kernels ({}); name one in the spec (`kernel = ...`)",

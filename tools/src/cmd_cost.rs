@@ -48,9 +48,17 @@ fn ptx_of(
     let file = input.display().to_string();
     if kperf_instrument::llvm::is_llvm_input(&file, bytes) {
         let out = kperf_instrument::llvm::instrument_llvm(
-            kctx, bytes, &file, opts, Emit::Ptx, plain, triton,
+            kctx,
+            bytes,
+            &file,
+            opts,
+            Emit::Ptx,
+            plain,
+            triton,
         )?;
-        let name = out.meta.and_then(|m| m.kernels.first().map(|k| k.name.clone()));
+        let name = out
+            .meta
+            .and_then(|m| m.kernels.first().map(|k| k.name.clone()));
         return Ok((out.bytes, name));
     }
     let source = std::str::from_utf8(bytes).with_context(|| format!("{file}: not UTF-8"))?;
@@ -64,9 +72,9 @@ fn ptx_of(
 }
 
 fn loop_related(modes: &[RegionMode]) -> bool {
-    modes.iter().any(|m| {
-        !matches!(m, RegionMode::Kernel | RegionMode::Probe(_))
-    })
+    modes
+        .iter()
+        .any(|m| !matches!(m, RegionMode::Kernel | RegionMode::Probe(_)))
 }
 
 fn one(
@@ -90,7 +98,8 @@ fn one(
     let (probe_ptx, _) = ptx_of(kctx, input, bytes, &probed, false, triton)?;
     let name = name.or(kname).context("no instrumented kernel")?;
     let compile = |ptx: &[u8], what: &str| {
-        cost::compile_ptx(ptx, chip, &name).with_context(|| format!("{what} build of {}", input.display()))
+        cost::compile_ptx(ptx, chip, &name)
+            .with_context(|| format!("{what} build of {}", input.display()))
     };
     let v = Variants {
         plain: compile(&plain_ptx, "plain")?,
@@ -128,13 +137,31 @@ fn name_has_markers(bytes: &[u8]) -> bool {
 fn table(reports: &[CostReport], markdown: bool) -> String {
     let mut s = String::new();
     let header = [
-        "kernel", "counter", "granularity", "records", "added SASS", "per record", "clock", "store", "index", "pred",
-        "fixed", "regs", "spill B", "smem B", "loops w/ records",
+        "kernel",
+        "counter",
+        "granularity",
+        "records",
+        "added SASS",
+        "per record",
+        "clock",
+        "store",
+        "index",
+        "pred",
+        "fixed",
+        "regs",
+        "spill B",
+        "smem B",
+        "loops w/ records",
     ];
     let rows: Vec<Vec<String>> = reports
         .iter()
         .map(|r| {
-            let c = |k: InstClass| format!("{:.2}", r.per_record_by_class.get(&k).copied().unwrap_or(0.0));
+            let c = |k: InstClass| {
+                format!(
+                    "{:.2}",
+                    r.per_record_by_class.get(&k).copied().unwrap_or(0.0)
+                )
+            };
             vec![
                 r.kernel.clone(),
                 r.counter.clone(),
@@ -148,13 +175,21 @@ fn table(reports: &[CostReport], markdown: bool) -> String {
                 c(InstClass::Predicate),
                 format!("{:.0}", r.fixed),
                 format!("{} → {}", r.plain.registers, r.instrumented.registers),
-                format!("{} → {}", r.plain.spill_store_bytes + r.plain.spill_load_bytes, r.instrumented.spill_store_bytes + r.instrumented.spill_load_bytes),
+                format!(
+                    "{} → {}",
+                    r.plain.spill_store_bytes + r.plain.spill_load_bytes,
+                    r.instrumented.spill_store_bytes + r.instrumented.spill_load_bytes
+                ),
                 format!("{} → {}", r.plain.shared_bytes, r.instrumented.shared_bytes),
                 format!(
                     "{}/{}{}",
                     r.loops_with_records,
                     r.loops_instrumented,
-                    if r.unexpected_loop_records { " (unexpected)" } else { "" }
+                    if r.unexpected_loop_records {
+                        " (unexpected)"
+                    } else {
+                        ""
+                    }
                 ),
             ]
         })
@@ -168,7 +203,13 @@ fn table(reports: &[CostReport], markdown: bool) -> String {
         return s;
     }
     let widths: Vec<usize> = (0..header.len())
-        .map(|i| rows.iter().map(|r| r[i].chars().count()).chain([header[i].len()]).max().unwrap_or(0))
+        .map(|i| {
+            rows.iter()
+                .map(|r| r[i].chars().count())
+                .chain([header[i].len()])
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     let line = |cells: Vec<String>| {
         cells
@@ -199,7 +240,10 @@ pub fn run(a: CostArgs) -> Result<()> {
     let grans: Vec<Granularity> = match &a.granularities {
         Some(g) => g
             .split(',')
-            .map(|n| Granularity::from_name(n.trim()).with_context(|| format!("unknown granularity `{n}`")))
+            .map(|n| {
+                Granularity::from_name(n.trim())
+                    .with_context(|| format!("unknown granularity `{n}`"))
+            })
             .collect::<Result<_>>()?,
         None => vec![base.granularity],
     };
@@ -209,7 +253,8 @@ pub fn run(a: CostArgs) -> Result<()> {
     let kctx = KperfContext::new()?;
     let mut reports = Vec::new();
     for input in &a.inputs {
-        let bytes = std::fs::read(input).with_context(|| format!("cannot read {}", input.display()))?;
+        let bytes =
+            std::fs::read(input).with_context(|| format!("cannot read {}", input.display()))?;
         let mut opts = base.clone();
         let triton = apply_triton_metadata(input, &mut opts, false).is_some();
         for &counter in &counters {

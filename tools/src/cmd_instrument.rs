@@ -244,7 +244,8 @@ pub fn run(a: InstrumentArgs) -> Result<()> {
         .clone()
         .unwrap_or_else(|| a.input.with_extension(extension(emit)));
     if a.plain {
-        let bytes = kperf_instrument::mlir::pipeline::compile_plain(&kctx, &source, &file, &opts, emit)?;
+        let bytes =
+            kperf_instrument::mlir::pipeline::compile_plain(&kctx, &source, &file, &opts, emit)?;
         write_atomically(&path, &bytes)?;
         eprintln!("kperf: wrote {} (not instrumented)", path.display());
         return Ok(());
@@ -298,7 +299,11 @@ fn run_llvm(
     )?;
     let path = a.output.clone().unwrap_or_else(|| {
         let ext = extension(emit);
-        let ext = if a.plain { format!("plain.{ext}") } else { format!("kperf.{ext}") };
+        let ext = if a.plain {
+            format!("plain.{ext}")
+        } else {
+            format!("kperf.{ext}")
+        };
         a.input.with_extension(ext)
     });
     let Some(meta) = out.meta else {

@@ -53,9 +53,13 @@ pub struct ReplayArgs {
 /// Wrap a raw buffer and its metadata into a `.kprof` beside it, so the
 /// ordinary reader (with its checks) replays it.
 fn wrap_raw(a: &ReplayArgs) -> Result<PathBuf> {
-    let meta_path = a.meta.as_ref().context("--raw needs --meta <out>.kperf.json")?;
+    let meta_path = a
+        .meta
+        .as_ref()
+        .context("--raw needs --meta <out>.kperf.json")?;
     let meta: kperf_dialects::meta::InstrumentMeta = serde_json::from_slice(
-        &std::fs::read(meta_path).with_context(|| format!("cannot read {}", meta_path.display()))?,
+        &std::fs::read(meta_path)
+            .with_context(|| format!("cannot read {}", meta_path.display()))?,
     )
     .with_context(|| format!("{} is not kperf metadata", meta_path.display()))?;
     let km = match (&a.kernel, meta.kernels.as_slice()) {
@@ -88,7 +92,11 @@ fn wrap_raw(a: &ReplayArgs) -> Result<PathBuf> {
     out.push(".kprof");
     let out = PathBuf::from(out);
     kperf_runtime::write_kprof(&out, &info, stride, &buffer)?;
-    eprintln!("kperf: wrapped {} as {}", a.profile.display(), out.display());
+    eprintln!(
+        "kperf: wrapped {} as {}",
+        a.profile.display(),
+        out.display()
+    );
     Ok(out)
 }
 
@@ -143,7 +151,11 @@ pub fn replay(a: ReplayArgs) -> Result<()> {
     let opts = options(a.no_correction, a.record_cost, a.ticks_per_ns, &a.group_by)?;
     // The trace streams into a temporary file that replaces the output only on success.
     let tmp = a.output.with_extension("json.tmp");
-    let profile = if a.raw { wrap_raw(&a)? } else { a.profile.clone() };
+    let profile = if a.raw {
+        wrap_raw(&a)?
+    } else {
+        a.profile.clone()
+    };
     let report = match load(&profile, a.proton, &opts, Some(&tmp)) {
         Ok(r) => r,
         Err(e) => {

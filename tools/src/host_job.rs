@@ -108,22 +108,21 @@ pub fn run_host_job_llvm(
         ),
         (Some(m), None) => match m.kernels.as_slice() {
             [one] => Some(one.clone()),
-            _ => bail!("{file}: several instrumented kernels; name one in the spec (`kernel = ...`)"),
+            _ => {
+                bail!("{file}: several instrumented kernels; name one in the spec (`kernel = ...`)")
+            }
         },
         (None, _) => None,
     };
-    let (run, name) = kperf_runtime::host_llvm::run_host_llvm(
-        &ir,
-        file,
-        want,
-        kmeta.as_ref(),
-        spec,
-        threads,
-    )?;
+    let (run, name) =
+        kperf_runtime::host_llvm::run_host_llvm(&ir, file, want, kmeta.as_ref(), spec, threads)?;
     let (info, cta_stride) = match (meta, kmeta) {
         (Some(meta), Some(km)) => {
             let stride = km.layout.cta_stride();
-            (Some(RunInfo::for_kernel(&meta, km, spec.grid, [1, 1, 1])), stride)
+            (
+                Some(RunInfo::for_kernel(&meta, km, spec.grid, [1, 1, 1])),
+                stride,
+            )
         }
         _ => (None, 0),
     };

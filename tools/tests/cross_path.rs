@@ -88,7 +88,14 @@ fn mlir_and_llvm_paths_write_buffers_the_same_decoder_reads_alike() {
         "-o",
         &ll,
     ]);
-    let mut args = vec!["run", "tests/cross/scale_rows.mlir", "-o", &a, "--outputs", &ao];
+    let mut args = vec![
+        "run",
+        "tests/cross/scale_rows.mlir",
+        "-o",
+        &a,
+        "--outputs",
+        &ao,
+    ];
     args.extend(common);
     kperf(&args);
     let mut args = vec!["run", ll.as_str(), "-o", &b, "--outputs", &bo];

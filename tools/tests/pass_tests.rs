@@ -14,7 +14,9 @@ use std::process::{Command, Stdio};
 const FILECHECK: &str = "/usr/lib/llvm-22/bin/FileCheck";
 
 fn corpus(dir: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests").join(dir)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests")
+        .join(dir)
 }
 
 struct Case {

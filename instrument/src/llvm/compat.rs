@@ -91,7 +91,13 @@ fn f32_to_half(f: u32) -> u16 {
     let exp = ((f >> 23) & 0xFF) as i32;
     let man = f & 0x7F_FFFF;
     if exp == 0xFF {
-        return sign | 0x7C00 | if man != 0 { 0x200 | (man >> 13) as u16 } else { 0 };
+        return sign
+            | 0x7C00
+            | if man != 0 {
+                0x200 | (man >> 13) as u16
+            } else {
+                0
+            };
     }
     let e = exp - 127 + 15;
     if e >= 0x1F {
@@ -152,7 +158,11 @@ fn special_bits(ty: &str, tok: &str) -> Option<u64> {
     } else {
         let open = body.find('(')?;
         let payload = u64::from_str_radix(body[open + 3..body.len() - 1].trim(), 16).ok()?;
-        let quiet = if body.starts_with("nan") { 1u64 << (m - 1) } else { 0 };
+        let quiet = if body.starts_with("nan") {
+            1u64 << (m - 1)
+        } else {
+            0
+        };
         let man = quiet | payload;
         if man == 0 || man >= 1 << m {
             return None;
@@ -209,13 +219,19 @@ fn fix_line(line: &str) -> Result<String, String> {
         let bits = if let Some(hex) = tok.strip_prefix("f0x") {
             let (e, mm) = format_of(ty).expect("checked");
             if hex.len() as u32 * 4 != 1 + e + mm {
-                return Err(format!("`{tok}` has the wrong width for {ty}: {}", line.trim()));
+                return Err(format!(
+                    "`{tok}` has the wrong width for {ty}: {}",
+                    line.trim()
+                ));
             }
             u64::from_str_radix(hex, 16).map_err(|e| e.to_string())?
         } else if tok.contains("inf") || tok.contains("nan") {
             special_bits(ty, tok).ok_or_else(|| format!("bad literal `{tok}` for {ty}"))?
         } else {
-            value_bits(ty, hex_float(tok).ok_or_else(|| format!("bad hex float `{tok}`"))?)
+            value_bits(
+                ty,
+                hex_float(tok).ok_or_else(|| format!("bad hex float `{tok}`"))?,
+            )
         };
         out.push_str(&line[last..m.start()]);
         out.push_str(&legacy(ty, bits));
@@ -263,14 +279,34 @@ mod tests {
     #[test]
     fn newer_literals_become_legacy_ones_with_the_same_bits() {
         let cases = [
-            ("  %6 = fmul float %5, f0x3FB8AA3B\n", "  %6 = fmul float %5, 0x3FF7154760000000\n"),
-            ("  %m = phi float [ -inf, %3 ]\n", "  %m = phi float [ 0xFFF0000000000000, %3 ]\n"),
-            ("  %v = insertelement <2 x half> splat (half +inf), half f0x3C00, i32 0\n",
-             "  %v = insertelement <2 x half> splat (half 0xH7C00), half 0xH3C00, i32 0\n"),
-            ("  %d = fadd double %x, 1.000000e-01\n", "  %d = fadd double %x, 1.000000e-01\n"),
-            ("  %f = fadd float %x, 1.000000e-01\n", "  %f = fadd float %x, 0x3FB99999A0000000\n"),
-            ("  %h = fadd float %x, 0x1.8p1\n", "  %h = fadd float %x, 0x4008000000000000\n"),
-            ("!12 = !{float f0x3FB8AA3B}\n", "!12 = !{float f0x3FB8AA3B}\n"),
+            (
+                "  %6 = fmul float %5, f0x3FB8AA3B\n",
+                "  %6 = fmul float %5, 0x3FF7154760000000\n",
+            ),
+            (
+                "  %m = phi float [ -inf, %3 ]\n",
+                "  %m = phi float [ 0xFFF0000000000000, %3 ]\n",
+            ),
+            (
+                "  %v = insertelement <2 x half> splat (half +inf), half f0x3C00, i32 0\n",
+                "  %v = insertelement <2 x half> splat (half 0xH7C00), half 0xH3C00, i32 0\n",
+            ),
+            (
+                "  %d = fadd double %x, 1.000000e-01\n",
+                "  %d = fadd double %x, 1.000000e-01\n",
+            ),
+            (
+                "  %f = fadd float %x, 1.000000e-01\n",
+                "  %f = fadd float %x, 0x3FB99999A0000000\n",
+            ),
+            (
+                "  %h = fadd float %x, 0x1.8p1\n",
+                "  %h = fadd float %x, 0x4008000000000000\n",
+            ),
+            (
+                "!12 = !{float f0x3FB8AA3B}\n",
+                "!12 = !{float f0x3FB8AA3B}\n",
+            ),
         ];
         for (input, want) in cases {
             assert_eq!(to_llvm22(input).unwrap(), want, "input: {input}");

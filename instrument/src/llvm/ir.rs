@@ -4,7 +4,7 @@
 //! not expose (inline-asm strings, debug locations, successors).
 
 use inkwell::llvm_sys::core::*;
-use inkwell::llvm_sys::debuginfo::{LLVMGetSubprogram, LLVMInstructionGetDebugLoc};
+use inkwell::llvm_sys::debuginfo::LLVMInstructionGetDebugLoc;
 use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::LLVMOpcode;
 use std::ffi::CStr;
@@ -173,11 +173,6 @@ pub fn constant_string(mut v: LLVMValueRef) -> Option<String> {
     let p = unsafe { LLVMGetAsString(init, &mut len) };
     let s = owned(p, len);
     Some(s.trim_end_matches('\0').to_string())
-}
-
-/// Does the function carry a subprogram (debug info)?
-pub fn has_debug_info(f: LLVMValueRef) -> bool {
-    !unsafe { LLVMGetSubprogram(f) }.is_null()
 }
 
 /// Text of an LLVM-owned message.

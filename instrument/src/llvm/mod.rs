@@ -13,10 +13,10 @@
 //! 5. Emit LLVM IR, bitcode, PTX (LLVM's NVPTX back end), cubin (ptxas) or
 //!    AMDGPU ISA, plus the same `.kperf.json` metadata.
 
-pub mod cfg;
+pub(crate) mod cfg;
 pub mod compat;
-pub mod ir;
-pub mod sites;
+pub(crate) mod ir;
+pub(crate) mod sites;
 
 use crate::error::{InstrumentError, Result};
 use crate::mlir::snippets::{snippets_llvm_ir, SnippetNames};
@@ -96,7 +96,8 @@ fn init_targets() {
 /// Parse LLVM IR text or bitcode; errors carry LLVM's `file:line:col`.
 pub fn parse<'c>(ctx: &'c Context, bytes: &[u8], file: &str) -> Result<Module<'c>> {
     let buf = MemoryBuffer::create_from_memory_range_copy(bytes, file);
-    let is_bitcode = bytes.starts_with(b"BC\xC0\xDE") || bytes.starts_with(&[0xDE, 0xC0, 0x17, 0x0B]);
+    let is_bitcode =
+        bytes.starts_with(b"BC\xC0\xDE") || bytes.starts_with(&[0xDE, 0xC0, 0x17, 0x0B]);
     let parsed = if is_bitcode {
         Module::parse_bitcode_from_buffer(&buf, ctx)
     } else {
@@ -145,7 +146,10 @@ fn ptx_features(chip: &str, module: &Module) -> String {
     for f in module.get_functions() {
         if let Some(a) = f.get_string_attribute(AttributeLoc::Function, "target-features") {
             for feat in a.get_string_value().to_string_lossy().split(',') {
-                if let Some(v) = feat.strip_prefix("+ptx").and_then(|v| v.parse::<u32>().ok()) {
+                if let Some(v) = feat
+                    .strip_prefix("+ptx")
+                    .and_then(|v| v.parse::<u32>().ok())
+                {
                     ptx = ptx.max(v);
                 }
             }
@@ -174,16 +178,22 @@ fn target_machine(target: &Target, module: &Module) -> Result<TargetMachine> {
             TargetMachine::get_host_cpu_features().to_string(),
         ),
     };
-    let t = LlvmTarget::from_triple(&triple).map_err(|e| InstrumentError::Option(format!(
-        "LLVM has no back end for {}: {e}",
-        triple.as_str().to_string_lossy()
-    )))?;
+    let t = LlvmTarget::from_triple(&triple).map_err(|e| {
+        InstrumentError::Option(format!(
+            "LLVM has no back end for {}: {e}",
+            triple.as_str().to_string_lossy()
+        ))
+    })?;
     t.create_target_machine(
         &triple,
         &cpu,
         &features,
         OptimizationLevel::Aggressive,
-        if target.is_host() { RelocMode::PIC } else { RelocMode::Default },
+        if target.is_host() {
+            RelocMode::PIC
+        } else {
+            RelocMode::Default
+        },
         CodeModel::Default,
     )
     .ok_or_else(|| InstrumentError::Option(format!("LLVM cannot target {} ({cpu})", target.name())))
@@ -248,8 +258,7 @@ pub fn find_kernels<'c>(module: &Module<'c>, target: &Target) -> Vec<FunctionVal
         .filter(|f| is_definition(*f))
         .filter(|f| match target {
             Target::Nvptx { .. } => {
-                f.get_call_conventions() == CC_PTX_KERNEL
-                    || annotated.contains(&f.as_value_ref())
+                f.get_call_conventions() == CC_PTX_KERNEL || annotated.contains(&f.as_value_ref())
             }
             Target::Amdgpu { .. } => f.get_call_conventions() == CC_AMDGPU_KERNEL,
             Target::Host => {
@@ -337,7 +346,12 @@ fn declared_block(module: &Module, f: FunctionValue) -> Option<[u32; 3]> {
     (d[0] != 0).then(|| [d[0], d[1].max(1), d[2].max(1)])
 }
 
-fn block_shape(module: &Module, f: FunctionValue, opts: &InstrumentOptions, file: &str) -> Result<[u32; 3]> {
+fn block_shape(
+    module: &Module,
+    f: FunctionValue,
+    opts: &InstrumentOptions,
+    file: &str,
+) -> Result<[u32; 3]> {
     if opts.target.is_host() {
         return Ok([1, 1, 1]);
     }
@@ -360,9 +374,8 @@ fn block_shape(module: &Module, f: FunctionValue, opts: &InstrumentOptions, file
 /// Shared memory the module declares with a size (address space 3), and
 /// the names of shared arrays sized at launch (dynamic shared memory).
 fn static_shared(module: &Module) -> (u64, Vec<String>) {
-    let td = inkwell::targets::TargetData::create(
-        &module.get_data_layout().as_str().to_string_lossy(),
-    );
+    let td =
+        inkwell::targets::TargetData::create(&module.get_data_layout().as_str().to_string_lossy());
     let (mut bytes, mut dynamic) = (0u64, Vec::new());
     for g in module.get_globals() {
         let v = g.as_value_ref();
@@ -388,9 +401,7 @@ fn static_shared(module: &Module) -> (u64, Vec<String>) {
 fn triton_profile_param(f: FunctionValue, source: &str, hint: bool) -> Option<u32> {
     let ps = f.get_type().get_param_types();
     let n = ps.len();
-    let global1 = |t: &BasicMetadataTypeEnum| {
-        matches!(t, BasicMetadataTypeEnum::PointerType(p) if p.get_address_space() == inkwell::AddressSpace::from(1u16))
-    };
+    let global1 = |t: &BasicMetadataTypeEnum| matches!(t, BasicMetadataTypeEnum::PointerType(p) if p.get_address_space() == inkwell::AddressSpace::from(1u16));
     let is_triton = hint || source.contains("producer: \"triton\"");
     (is_triton && n >= 2 && global1(&ps[n - 1]) && global1(&ps[n - 2])).then(|| (n - 1) as u32)
 }
@@ -398,11 +409,20 @@ fn triton_profile_param(f: FunctionValue, source: &str, hint: bool) -> Option<u3
 /// Replace `f` by a copy with a `ptr addrspace(1)` (host: `ptr`) parameter
 /// inserted at `pos`: LLVM cannot add a parameter in place. Body,
 /// attributes, metadata and uses move over; the name stays.
-fn insert_param<'c>(ctx: &'c Context, module: &Module<'c>, f: FunctionValue<'c>, pos: u32, host: bool) -> FunctionValue<'c> {
+fn insert_param<'c>(
+    ctx: &'c Context,
+    module: &Module<'c>,
+    f: FunctionValue<'c>,
+    pos: u32,
+    host: bool,
+) -> FunctionValue<'c> {
     let ty = f.get_type();
     let mut params: Vec<BasicMetadataTypeEnum> = ty.get_param_types();
     let space = if host { 0u16 } else { 1u16 };
-    params.insert(pos as usize, ctx.ptr_type(inkwell::AddressSpace::from(space)).into());
+    params.insert(
+        pos as usize,
+        ctx.ptr_type(inkwell::AddressSpace::from(space)).into(),
+    );
     let new_ty = match ty.get_return_type() {
         Some(r) => r.fn_type(&params, ty.is_var_arg()),
         None => ctx.void_type().fn_type(&params, ty.is_var_arg()),
@@ -513,7 +533,11 @@ fn check_error(err: inkwell::llvm_sys::error::LLVMErrorRef, passes: &str) -> Res
 /// STARTs outermost first, so regions nest; ties keep discovery order.
 fn order_at_anchor(sites: &mut [(usize, &Site)]) {
     sites.sort_by_key(|(seq, s)| {
-        let depth = if s.is_start { s.depth as i64 } else { -(s.depth as i64) };
+        let depth = if s.is_start {
+            s.depth as i64
+        } else {
+            -(s.depth as i64)
+        };
         (s.is_start, depth, *seq)
     });
 }
@@ -557,6 +581,9 @@ fn set_debug_location(ctx: &Context, builder: &Builder, f: FunctionValue, anchor
         }
     }
 }
+
+/// The sites at one anchor instruction, with their discovery order.
+type AnchorSites<'s> = (Inst, Vec<(usize, &'s Site)>);
 
 struct KernelPlan {
     meta: KernelMeta,
@@ -616,7 +643,10 @@ pub fn instrument_llvm(
         String::from_utf8_lossy(bytes).into_owned()
     };
     let needs_edges = opts.regions.iter().any(|m| {
-        matches!(m, RegionMode::Loops | RegionMode::Iterations | RegionMode::Async)
+        matches!(
+            m,
+            RegionMode::Loops | RegionMode::Iterations | RegionMode::Async
+        )
     });
     let mut meta = InstrumentMeta::new_header(
         &opts.target.name(),
@@ -628,7 +658,10 @@ pub fn instrument_llvm(
     meta.source = file.to_string();
     let mut snippet_fns: Vec<String> = Vec::new();
     let mut instrumented: Vec<String> = Vec::new();
-    let names: Vec<String> = kernels.iter().map(|k| k.get_name().to_string_lossy().into_owned()).collect();
+    let names: Vec<String> = kernels
+        .iter()
+        .map(|k| k.get_name().to_string_lossy().into_owned())
+        .collect();
     for name in names {
         let f = module.get_function(&name).expect("kernel listed");
         if needs_edges {
@@ -640,7 +673,18 @@ pub fn instrument_llvm(
         if found.sites.is_empty() {
             continue;
         }
-        sites::check_balance(&cfg, &found.sites)?;
+        // Markers are the user's; automatic sites are balanced by construction
+        // (an iteration may start on several edges, none dominating alone).
+        let explicit: Vec<Site> = found
+            .sites
+            .iter()
+            .filter(|s| {
+                s.kind == kperf_dialects::meta::RegionKind::Explicit
+                    && !s.name.starts_with("probe#")
+            })
+            .cloned()
+            .collect();
+        sites::check_balance(&cfg, &explicit)?;
         let ordered = program_order(&cfg, &found.sites);
         let table = RegionTable::build(ordered.iter().map(|s| SiteInfo {
             name: &s.name,
@@ -651,11 +695,22 @@ pub fn instrument_llvm(
         }))?;
         let plan = plan_kernel(&module, f, &opts, file, &name, &table)?;
         // The profile pointer.
-        let (f, prof_index, profile_param) = match (opts.profile_param, triton_profile_param(f, &source_text, triton_hint)) {
+        let (f, prof_index, profile_param) = match (
+            opts.profile_param,
+            triton_profile_param(f, &source_text, triton_hint),
+        ) {
             (ProfileParam::Append, _) | (ProfileParam::Auto, None) => {
                 let n = f.count_params();
-                let pos = if opts.target.is_host() { n - HOST_GRID_ARGS as u32 } else { n };
-                (insert_param(&ctx, &module, f, pos, opts.target.is_host()), pos, None)
+                let pos = if opts.target.is_host() {
+                    n - HOST_GRID_ARGS as u32
+                } else {
+                    n
+                };
+                (
+                    insert_param(&ctx, &module, f, pos, opts.target.is_host()),
+                    pos,
+                    None,
+                )
             }
             (ProfileParam::Auto, Some(i)) => (f, i, Some(i)),
             (ProfileParam::Index(i), _) => {
@@ -675,37 +730,63 @@ pub fn instrument_llvm(
         let mut stores: Vec<(RegionId, Edge)> = found
             .sites
             .iter()
-            .map(|s| (RegionId(table.ids[&s.name] as u16), if s.is_start { Edge::Start } else { Edge::End }))
+            .map(|s| {
+                (
+                    RegionId(table.ids[&s.name] as u16),
+                    if s.is_start { Edge::Start } else { Edge::End },
+                )
+            })
             .collect();
         stores.sort_by_key(|(r, e)| (r.0, *e == Edge::End));
         stores.dedup();
         let text = snippets_llvm_ir(kctx, &plan.cfg, &snippet_names, &stores)?;
         let snip = ctx
-            .create_module_from_ir(MemoryBuffer::create_from_memory_range_copy(text.as_bytes(), "kperf-snippets"))
+            .create_module_from_ir(MemoryBuffer::create_from_memory_range_copy(
+                text.as_bytes(),
+                "kperf-snippets",
+            ))
             .map_err(|e| InstrumentError::Template {
                 template: "snippets".into(),
                 diagnostics: e.to_string(),
             })?;
         snip.set_triple(&module.get_triple());
         snip.set_data_layout(&module.get_data_layout());
-        module.link_in_module(snip).map_err(|e| InstrumentError::Template {
-            template: "snippets (link)".into(),
-            diagnostics: e.to_string(),
-        })?;
-        let mut fn_names = vec![snippet_names.init(), snippet_names.read_counter(), snippet_names.finalize()];
-        fn_names.extend(stores.iter().map(|(r, e)| snippet_names.store(*r, *e)));
-        let always = ctx.create_enum_attribute(Attribute::get_named_enum_kind_id("alwaysinline"), 0);
-        for n in &fn_names {
-            let sf = module.get_function(n).ok_or_else(|| InstrumentError::Template {
-                template: n.clone(),
-                diagnostics: "missing after linking the snippets".into(),
+        module
+            .link_in_module(snip)
+            .map_err(|e| InstrumentError::Template {
+                template: "snippets (link)".into(),
+                diagnostics: e.to_string(),
             })?;
+        let mut fn_names = vec![
+            snippet_names.init(),
+            snippet_names.read_counter(),
+            snippet_names.finalize(),
+        ];
+        fn_names.extend(stores.iter().map(|(r, e)| snippet_names.store(*r, *e)));
+        let always =
+            ctx.create_enum_attribute(Attribute::get_named_enum_kind_id("alwaysinline"), 0);
+        for n in &fn_names {
+            let sf = module
+                .get_function(n)
+                .ok_or_else(|| InstrumentError::Template {
+                    template: n.clone(),
+                    diagnostics: "missing after linking the snippets".into(),
+                })?;
             sf.set_linkage(Linkage::Internal);
             sf.add_attribute(AttributeLoc::Function, always);
         }
         snippet_fns.extend(fn_names);
 
-        insert_records(&ctx, &module, f, prof_index, &plan.cfg, &snippet_names, &found.sites, &table)?;
+        insert_records(
+            &ctx,
+            &module,
+            f,
+            prof_index,
+            &plan.cfg,
+            &snippet_names,
+            &found.sites,
+            &table,
+        )?;
         for m in &found.markers {
             if !m.call.has_uses() {
                 m.call.erase();
@@ -715,7 +796,13 @@ pub fn instrument_llvm(
         km.original_arg_count = if profile_param.is_some() {
             f.count_params()
         } else {
-            f.count_params() - 1 - if opts.target.is_host() { HOST_GRID_ARGS as u32 } else { 0 }
+            f.count_params()
+                - 1
+                - if opts.target.is_host() {
+                    HOST_GRID_ARGS as u32
+                } else {
+                    0
+                }
         };
         km.profile_param = profile_param;
         meta.shared_slots = plan.cfg.slots;
@@ -793,7 +880,11 @@ fn plan_kernel(
         granularity: opts.granularity,
         buffer: opts.buffer,
         strategy: opts.strategy,
-        cta_threads: if opts.target.is_host() { 1 } else { plan.cta_threads },
+        cta_threads: if opts.target.is_host() {
+            1
+        } else {
+            plan.cta_threads
+        },
         block,
         block_1d: block[1] == 1 && block[2] == 1,
         unit_threads: plan.unit_threads,
@@ -838,10 +929,12 @@ fn insert_records<'c>(
     table: &RegionTable,
 ) -> Result<()> {
     let get = |n: &str| {
-        module.get_function(n).ok_or_else(|| InstrumentError::Template {
-            template: n.to_string(),
-            diagnostics: "snippet missing".into(),
-        })
+        module
+            .get_function(n)
+            .ok_or_else(|| InstrumentError::Template {
+                template: n.to_string(),
+                diagnostics: "snippet missing".into(),
+            })
     };
     let builder = ctx.create_builder();
     let entry = f.get_first_basic_block().expect("kernel has a body");
@@ -857,13 +950,17 @@ fn insert_records<'c>(
         diagnostics: e.to_string(),
     };
     // Stack slots (templates::locals): the ring counter, and the host's ring.
-    let cnt = builder.build_alloca(ctx.i32_type(), "kperf.cnt").map_err(bad)?;
+    let cnt = builder
+        .build_alloca(ctx.i32_type(), "kperf.cnt")
+        .map_err(bad)?;
     let mut init_args: Vec<BasicMetadataValueEnum> = vec![
         f.get_nth_param(prof_index).expect("profile param").into(),
         cnt.into(),
     ];
     if cfg.host_ring() {
-        let n = ctx.i32_type().const_int(cfg.units as u64 * cfg.slots as u64, false);
+        let n = ctx
+            .i32_type()
+            .const_int(cfg.units as u64 * cfg.slots as u64, false);
         let ring = builder
             .build_array_alloca(ctx.i64_type(), n, "kperf.ring")
             .map_err(bad)?;
@@ -892,15 +989,21 @@ fn insert_records<'c>(
         state.push(builder.build_extract_value(st, i, "").map_err(bad)?);
     }
     // rec, seg, cnt, blk, unit_idx: what a store needs (templates::store).
-    let store_state: Vec<BasicMetadataValueEnum> =
-        [0usize, 2, 3, 4, 5].iter().map(|&i| state[i].into()).collect();
+    let store_state: Vec<BasicMetadataValueEnum> = [0usize, 2, 3, 4, 5]
+        .iter()
+        .map(|&i| state[i].into())
+        .collect();
 
-    let mut by_anchor: BTreeMap<usize, (Inst, Vec<(usize, &Site)>)> = BTreeMap::new();
+    let mut by_anchor: BTreeMap<usize, AnchorSites> = BTreeMap::new();
     let mut anchor_ids: HashMap<Inst, usize> = HashMap::new();
     for (i, s) in sites.iter().enumerate() {
         let next = anchor_ids.len();
         let k = *anchor_ids.entry(s.before).or_insert(next);
-        by_anchor.entry(k).or_insert((s.before, Vec::new())).1.push((i, s));
+        by_anchor
+            .entry(k)
+            .or_insert((s.before, Vec::new()))
+            .1
+            .push((i, s));
     }
     let read = get(&names.read_counter())?;
     for (_, (anchor, mut list)) in by_anchor {
@@ -925,7 +1028,10 @@ fn insert_records<'c>(
     let finalize = get(&names.finalize())?;
     let all_state: Vec<BasicMetadataValueEnum> = state.iter().map(|v| (*v).into()).collect();
     for bb in f.get_basic_blocks() {
-        let Some(t) = Block(bb.as_mut_ptr()).terminator().filter(|t| t.is_return()) else {
+        let Some(t) = Block(bb.as_mut_ptr())
+            .terminator()
+            .filter(|t| t.is_return())
+        else {
             continue;
         };
         set_debug_location(ctx, &builder, f, t);
@@ -957,13 +1063,21 @@ fn line_tables_only_target(module: &Module, ptx: Vec<u8>) -> Vec<u8> {
 }
 
 /// Write the module as `emit` asks.
-fn emit_module(module: &Module, tm: &TargetMachine, target: &Target, emit: Emit, file: &str) -> Result<Vec<u8>> {
+fn emit_module(
+    module: &Module,
+    tm: &TargetMachine,
+    target: &Target,
+    emit: Emit,
+    file: &str,
+) -> Result<Vec<u8>> {
     match emit {
         Emit::Llvm => Ok(module.print_to_string().to_bytes().to_vec()),
         Emit::Bitcode => Ok(module.write_bitcode_to_memory().as_slice().to_vec()),
         Emit::Ptx | Emit::Cubin => {
             let Target::Nvptx { chip } = target else {
-                return Err(InstrumentError::Option("--emit ptx/cubin needs --target nvptx:<sm>".into()));
+                return Err(InstrumentError::Option(
+                    "--emit ptx/cubin needs --target nvptx:<sm>".into(),
+                ));
             };
             let ptx = tm
                 .write_to_memory_buffer(module, FileType::Assembly)
@@ -977,7 +1091,8 @@ fn emit_module(module: &Module, tm: &TargetMachine, target: &Target, emit: Emit,
             if emit == Emit::Ptx {
                 Ok(ptx)
             } else {
-                crate::tools::ptxas_cubin(&String::from_utf8_lossy(&ptx), chip).map_err(|e| match e {
+                crate::tools::ptxas_cubin(&String::from_utf8_lossy(&ptx), chip).map_err(|e| match e
+                {
                     InstrumentError::Tool { tool, message } => InstrumentError::Tool {
                         tool,
                         message: format!("{message} (assembling the PTX of {file})"),
@@ -988,7 +1103,9 @@ fn emit_module(module: &Module, tm: &TargetMachine, target: &Target, emit: Emit,
         }
         Emit::Isa => {
             if !matches!(target, Target::Amdgpu { .. }) {
-                return Err(InstrumentError::Option("--emit isa needs --target amdgpu:<gfx>".into()));
+                return Err(InstrumentError::Option(
+                    "--emit isa needs --target amdgpu:<gfx>".into(),
+                ));
             }
             Ok(tm
                 .write_to_memory_buffer(module, FileType::Assembly)

@@ -250,9 +250,7 @@ impl<'a> Collector<'a> {
             .filter(|s| !s.is_empty())
             .ok_or_else(|| InstrumentError::At {
                 location: self.location(i),
-                message: format!(
-                    "{callee} needs a constant, non-empty string naming the region"
-                ),
+                message: format!("{callee} needs a constant, non-empty string naming the region"),
             })?;
         Ok(Some((name, is_start)))
     }
@@ -308,8 +306,8 @@ impl<'a> Collector<'a> {
                 // iteration then starts on the header's edges into the body,
                 // and the header's own exit ends nothing. Otherwise an
                 // iteration is one pass from the header's top.
-                let test_first = exits.iter().any(|(u, _)| *u == l.header)
-                    && !l.latches.contains(&l.header);
+                let test_first =
+                    exits.iter().any(|(u, _)| *u == l.header) && !l.latches.contains(&l.header);
                 if test_first {
                     for &v in &self.cfg.succs[l.header] {
                         if l.body.contains(&v) {
@@ -318,12 +316,13 @@ impl<'a> Collector<'a> {
                         }
                     }
                 } else {
-                    let top = header.first_insertion_point().ok_or_else(|| {
-                        InstrumentError::At {
-                            location: self.block_location(header),
-                            message: "loop header without instructions".into(),
-                        }
-                    })?;
+                    let top =
+                        header
+                            .first_insertion_point()
+                            .ok_or_else(|| InstrumentError::At {
+                                location: self.block_location(header),
+                                message: "loop header without instructions".into(),
+                            })?;
                     self.push(top, &iter_name, true, RegionKind::Iteration, id);
                 }
                 for &t in &l.latches {
@@ -344,7 +343,10 @@ impl<'a> Collector<'a> {
     pub fn probes(&mut self, n: u32) {
         let entry = self.cfg.blocks[0];
         let insts = entry.instructions();
-        let Some(&first) = insts.iter().find(|i| i.opcode() != inkwell::llvm_sys::LLVMOpcode::LLVMPHI) else {
+        let Some(&first) = insts
+            .iter()
+            .find(|i| i.opcode() != inkwell::llvm_sys::LLVMOpcode::LLVMPHI)
+        else {
             return;
         };
         // A body of a lone terminator has no second anchor: no probes.
@@ -353,10 +355,22 @@ impl<'a> Collector<'a> {
         };
         let (start_at, end_at) = (first, second);
         for i in 0..n {
-            self.push(start_at, &format!("probe#{i}"), true, RegionKind::Explicit, 2000 + i);
+            self.push(
+                start_at,
+                &format!("probe#{i}"),
+                true,
+                RegionKind::Explicit,
+                2000 + i,
+            );
         }
         for i in 0..n {
-            self.push(end_at, &format!("probe#{i}"), false, RegionKind::Explicit, 2000 + i);
+            self.push(
+                end_at,
+                &format!("probe#{i}"),
+                false,
+                RegionKind::Explicit,
+                2000 + i,
+            );
         }
     }
 
@@ -532,12 +546,7 @@ enum Wait {
 }
 
 /// Run every requested mode over one kernel.
-pub fn collect(
-    cfg: &Cfg,
-    function: &str,
-    file: &str,
-    modes: &[RegionMode],
-) -> Result<Found> {
+pub fn collect(cfg: &Cfg, function: &str, file: &str, modes: &[RegionMode]) -> Result<Found> {
     let mut c = Collector::new(cfg, function, file);
     c.markers()?;
     let loops = cfg.loops();
@@ -596,10 +605,16 @@ pub fn check_balance(cfg: &Cfg, sites: &[Site]) -> Result<()> {
             problem: problem.to_string(),
         };
         if ends.is_empty() {
-            return Err(unbalanced(starts[0], "start without an end (kperf_region_end / `// kperf:end` missing)"));
+            return Err(unbalanced(
+                starts[0],
+                "start without an end (kperf_region_end / `// kperf:end` missing)",
+            ));
         }
         if starts.is_empty() {
-            return Err(unbalanced(ends[0], "end without a start (kperf_region_start / `// kperf:start` missing)"));
+            return Err(unbalanced(
+                ends[0],
+                "end without a start (kperf_region_start / `// kperf:start` missing)",
+            ));
         }
         for e in &ends {
             let (eb, ek) = pos(e.before);
@@ -612,7 +627,10 @@ pub fn check_balance(cfg: &Cfg, sites: &[Site]) -> Result<()> {
                 }
             });
             if !covered {
-                return Err(unbalanced(e, "end not dominated by a start of the same region"));
+                return Err(unbalanced(
+                    e,
+                    "end not dominated by a start of the same region",
+                ));
             }
         }
     }

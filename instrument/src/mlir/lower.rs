@@ -710,7 +710,11 @@ pub fn kernel_meta(f: Op, target: &Target) -> Result<Option<KernelMeta>> {
         sampled_units: cfg.sampled_units.clone(),
         cta_sampling: cfg.sample_ctas.clone(),
         profile_param: None,
-        profile_bytes_per_cta: Layout { units: cfg.units, slots: cfg.global_slots }.cta_stride() as u64,
+        profile_bytes_per_cta: Layout {
+            units: cfg.units,
+            slots: cfg.global_slots,
+        }
+        .cta_stride() as u64,
         regions,
     }))
 }

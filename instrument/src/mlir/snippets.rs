@@ -53,11 +53,7 @@ fn renamed(template: String, name: &str) -> String {
         Some(at) => {
             let rest = &template[at + "func.func @".len()..];
             let end = rest.find('(').unwrap_or(0);
-            format!(
-                "{}func.func @{name}{}",
-                &template[..at],
-                &rest[end..]
-            )
+            format!("{}func.func @{name}{}", &template[..at], &rest[end..])
         }
         None => template,
     }
@@ -82,7 +78,10 @@ pub fn snippets_llvm_ir(
         &names.read_counter(),
     ));
     for (r, e) in stores {
-        text.push_str(&renamed(templates::store(cfg, *r, *e), &names.store(*r, *e)));
+        text.push_str(&renamed(
+            templates::store(cfg, *r, *e),
+            &names.store(*r, *e),
+        ));
     }
     text.push_str(&renamed(templates::finalize(cfg), &names.finalize()));
     text.push_str("}\n");
