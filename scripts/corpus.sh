@@ -27,21 +27,8 @@ die() { printf 'corpus: error: %s\n' "$*" >&2; exit 1; }
 
 # ---- Debian packages -------------------------------------------------------
 debs=(clang-22 llvm-22)
-missing=()
-for p in "${debs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  command -v apt-get >/dev/null || die "apt-get not found; install by hand: ${missing[*]}"
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  say "installing Debian packages: ${missing[*]}"
-  # An install fails on a stale or empty package list: update first.
-  $sudo apt-get update -qq || die "apt-get update failed (no network to Debian's mirror?)"
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" \
-    || die "apt-get install failed for: ${missing[*]}"
-else
-  say "Debian packages present (${debs[*]})"
-fi
+source "$root/scripts/lib.sh"
+ensure_debs "${debs[@]}"
 command -v clang++-22 >/dev/null || die "clang++-22 missing after install"
 for t in llc opt; do [ -x "$llvm/$t" ] || die "$llvm/$t missing after install"; done
 

@@ -15,21 +15,8 @@ die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 # ---- Debian packages -------------------------------------------------------
 debs=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools libclang-22-dev
       libzstd-dev libz3-dev libxml2-dev zlib1g-dev libpolly-22-dev)
-missing=()
-for p in "${debs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  command -v apt-get >/dev/null || die "apt-get not found; install by hand: ${missing[*]}"
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  say "installing Debian packages: ${missing[*]}"
-  # An install fails on a stale or empty package list: update first.
-  $sudo apt-get update -qq || die "apt-get update failed (no network to Debian's mirror?)"
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" \
-    || die "apt-get install failed for: ${missing[*]}"
-else
-  say "Debian packages present (${#debs[@]})"
-fi
+source "$root/scripts/lib.sh"
+ensure_debs "${debs[@]}"
 [ -x /usr/lib/llvm-22/bin/FileCheck ] || die "/usr/lib/llvm-22/bin/FileCheck missing after install"
 [ -f /usr/lib/llvm-22/lib/libMLIR.so ] || [ -f /usr/lib/llvm-22/lib/libMLIRIR.a ] \
   || die "MLIR 22 libraries missing under /usr/lib/llvm-22/lib"
