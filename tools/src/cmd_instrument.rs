@@ -3,7 +3,7 @@
 use anyhow::{Context, Result};
 use clap::Args;
 use kperf_dialects::abi::{Counter, Strategy};
-use kperf_dialects::meta::{BufferKind, Granularity};
+use kperf_dialects::meta::{BufferKind, Granularity, InstrumentMeta};
 use kperf_instrument::options::{parse_cta_sampling, parse_u32_list};
 use kperf_instrument::{Emit, InstrumentOptions, KperfContext, RegionMode, Target};
 use std::path::{Path, PathBuf};
@@ -260,16 +260,21 @@ pub fn run(a: InstrumentArgs) -> Result<()> {
         );
         return Ok(());
     }
-    // Both files are produced before either is written: a failure leaves neither.
-    let meta = serde_json::to_vec_pretty(&out.meta)?;
-    write_atomically(&path, &out.bytes)?;
-    write_atomically(&meta_path(&path), &meta)?;
-    let regions: usize = out.meta.kernels.iter().map(|k| k.regions.len()).sum();
+    write_with_meta(&path, &out.bytes, &out.meta)
+}
+
+/// Write the instrumented kernel and `<path>.kperf.json`. Both are produced
+/// before either is written: a failure leaves neither.
+fn write_with_meta(path: &Path, bytes: &[u8], meta: &InstrumentMeta) -> Result<()> {
+    let meta_bytes = serde_json::to_vec_pretty(meta)?;
+    write_atomically(path, bytes)?;
+    write_atomically(&meta_path(path), &meta_bytes)?;
+    let regions: usize = meta.kernels.iter().map(|k| k.regions.len()).sum();
     eprintln!(
         "kperf: wrote {} and {} ({} kernel(s), {} region(s))",
         path.display(),
-        meta_path(&path).display(),
-        out.meta.kernels.len(),
+        meta_path(path).display(),
+        meta.kernels.len(),
         regions
     );
     Ok(())
@@ -311,17 +316,7 @@ fn run_llvm(
         eprintln!("kperf: wrote {} (not instrumented)", path.display());
         return Ok(());
     };
-    let meta_bytes = serde_json::to_vec_pretty(&meta)?;
-    write_atomically(&path, &out.bytes)?;
-    write_atomically(&meta_path(&path), &meta_bytes)?;
-    let regions: usize = meta.kernels.iter().map(|k| k.regions.len()).sum();
-    eprintln!(
-        "kperf: wrote {} and {} ({} kernel(s), {} region(s))",
-        path.display(),
-        meta_path(&path).display(),
-        meta.kernels.len(),
-        regions
-    );
+    write_with_meta(&path, &out.bytes, &meta)?;
     for k in meta.kernels.iter().filter(|k| k.profile_param.is_some()) {
         eprintln!(
             "kperf: `{}` records into parameter {} (Triton's profile scratch): give it at least {} bytes per program (profile_scratch_size)",

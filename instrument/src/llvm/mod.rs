@@ -60,6 +60,11 @@ const CC_AMDGPU_KERNEL: u32 = 91;
 /// Host kernels end with block x,y,z and grid x,y,z (see `apply_host_abi`).
 const HOST_GRID_ARGS: usize = 6;
 
+/// LLVM bitcode, raw or in its wrapper header.
+pub fn is_bitcode(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"BC\xC0\xDE") || bytes.starts_with(&[0xDE, 0xC0, 0x17, 0x0B])
+}
+
 /// Does this input look like LLVM IR (text or bitcode) rather than MLIR?
 pub fn is_llvm_input(path: &str, bytes: &[u8]) -> bool {
     let ext = std::path::Path::new(path)
@@ -70,8 +75,7 @@ pub fn is_llvm_input(path: &str, bytes: &[u8]) -> bool {
         "ll" | "llir" | "bc" => true,
         "mlir" => false,
         _ => {
-            bytes.starts_with(b"BC\xC0\xDE")
-                || bytes.starts_with(&[0xDE, 0xC0, 0x17, 0x0B])
+            is_bitcode(bytes)
                 || String::from_utf8_lossy(&bytes[..bytes.len().min(4096)])
                     .lines()
                     .any(|l| {
@@ -96,9 +100,8 @@ fn init_targets() {
 /// Parse LLVM IR text or bitcode; errors carry LLVM's `file:line:col`.
 pub fn parse<'c>(ctx: &'c Context, bytes: &[u8], file: &str) -> Result<Module<'c>> {
     let buf = MemoryBuffer::create_from_memory_range_copy(bytes, file);
-    let is_bitcode =
-        bytes.starts_with(b"BC\xC0\xDE") || bytes.starts_with(&[0xDE, 0xC0, 0x17, 0x0B]);
-    let parsed = if is_bitcode {
+    let bitcode = is_bitcode(bytes);
+    let parsed = if bitcode {
         Module::parse_bitcode_from_buffer(&buf, ctx)
     } else {
         ctx.create_module_from_ir(buf)
@@ -109,7 +112,7 @@ pub fn parse<'c>(ctx: &'c Context, bytes: &[u8], file: &str) -> Result<Module<'c
     };
     // Newer LLVMs (Triton's) print float literals LLVM 22 cannot read:
     // retry once with them rewritten to the legacy syntax.
-    if !is_bitcode {
+    if !bitcode {
         let text = String::from_utf8_lossy(bytes);
         if let Ok(fixed) = compat::to_llvm22(&text) {
             if fixed != text {
@@ -471,15 +474,12 @@ fn insert_param<'c>(
         sys::LLVMReplaceAllUsesWith(f.as_value_ref(), nf.as_value_ref());
         sys::LLVMDeleteFunction(f.as_value_ref());
     }
-    if host {
-        nf.as_global_value().set_name(&name);
-    }
     nf
 }
 
 /// The profile pointer may be written: drop `readnone`/`readonly` & co. that
 /// Triton puts on its (unused) profile-scratch parameter.
-fn make_param_writable(ctx: &Context, f: FunctionValue, i: u32) {
+fn make_param_writable(f: FunctionValue, i: u32) {
     for a in f.attributes(AttributeLoc::Param(i)) {
         if a.is_enum() {
             let kind = a.get_enum_kind_id();
@@ -490,7 +490,6 @@ fn make_param_writable(ctx: &Context, f: FunctionValue, i: u32) {
             }
         }
     }
-    let _ = ctx;
 }
 
 fn run_function_passes(f: FunctionValue, passes: &str, tm: &TargetMachine) -> Result<()> {
@@ -637,7 +636,7 @@ pub fn instrument_llvm(
             },
         });
     }
-    let source_text = if bytes.starts_with(b"BC") {
+    let source_text = if is_bitcode(bytes) {
         String::new()
     } else {
         String::from_utf8_lossy(bytes).into_owned()
@@ -724,7 +723,7 @@ pub fn instrument_llvm(
             }
         };
         if profile_param.is_some() {
-            make_param_writable(&ctx, f, prof_index);
+            make_param_writable(f, prof_index);
         }
         let snippet_names = SnippetNames::new(&name);
         let mut stores: Vec<(RegionId, Edge)> = found

@@ -13,6 +13,7 @@ use super::templates::{self, LoweringConfig, INIT_RESULTS};
 use super::KperfContext;
 use crate::error::{InstrumentError, Result};
 use crate::options::{InstrumentOptions, Target};
+use crate::plan::{RegionTable, SiteInfo};
 use kperf_dialects::abi::{Counter, Edge, Layout, RegionId, Strategy, MAX_REGION_ID};
 use kperf_dialects::irdl::ops;
 use kperf_dialects::meta::{
@@ -208,32 +209,16 @@ pub fn to_kperfgpu(f: Op, opts: &InstrumentOptions) -> Result<()> {
     )?;
     let (units, slots, global_slots) = (plan.units, plan.slots, plan.global_slots);
 
-    // Region ids in order of first appearance; lexical parents by a stack.
-    let mut ids: HashMap<String, u32> = HashMap::new();
-    let mut parent: HashMap<String, Option<u32>> = HashMap::new();
-    let mut stack: Vec<String> = Vec::new();
-    for s in &sites {
-        let next = ids.len() as u32;
-        let id = *ids.entry(s.name.clone()).or_insert(next);
-        if id > MAX_REGION_ID {
-            return Err(InstrumentError::At {
-                location: s.op.loc_string(),
-                message: format!("more than {} regions", MAX_REGION_ID + 1),
-            });
-        }
-        if s.is_start && s.kind != RegionKind::AsyncWait {
-            parent
-                .entry(s.name.clone())
-                .or_insert_with(|| stack.last().map(|p| ids[p]));
-            stack.push(s.name.clone());
-        } else if s.is_start {
-            parent
-                .entry(s.name.clone())
-                .or_insert_with(|| stack.last().map(|p| ids[p]));
-        } else if let Some(pos) = stack.iter().rposition(|n| *n == s.name) {
-            stack.truncate(pos);
-        }
-    }
+    // Region ids and lexical parents, decided as on the LLVM-IR path.
+    let locations: Vec<String> = sites.iter().map(|s| s.op.loc_string()).collect();
+    let table = RegionTable::build(sites.iter().zip(&locations).map(|(s, l)| SiteInfo {
+        name: &s.name,
+        is_start: s.is_start,
+        kind: s.kind,
+        location: l,
+        pairs_with: s.pairs_with.as_deref(),
+    }))?;
+    let ids = &table.ids;
 
     let counter_ty = unsafe {
         mlirIntegerTypeGet(
@@ -273,11 +258,16 @@ pub fn to_kperfgpu(f: Op, opts: &InstrumentOptions) -> Result<()> {
             named_attr(ctx, "kind", str_attr(ctx, &serde_json_kind(s.kind))),
             named_attr(ctx, "src", str_attr(ctx, &s.op.loc_string())),
         ];
-        if let Some(Some(p)) = parent.get(&s.name) {
-            attrs.push(named_attr(ctx, "parent", int_attr(ctx, 32, *p as i64)));
+        let region = &table.regions[ids[&s.name] as usize];
+        if let Some(p) = region.parent {
+            attrs.push(named_attr(ctx, "parent", int_attr(ctx, 32, p.0 as i64)));
         }
-        if let Some(pw) = s.pairs_with.as_ref().and_then(|n| ids.get(n)) {
-            attrs.push(named_attr(ctx, "pairs_with", int_attr(ctx, 32, *pw as i64)));
+        if let Some(pw) = region.pairs_with {
+            attrs.push(named_attr(
+                ctx,
+                "pairs_with",
+                int_attr(ctx, 32, pw.0 as i64),
+            ));
         }
         let st = create(store_name, loc, &attrs, &[clock.0], &[]);
         block_of.insert_before(s.op, st);
