@@ -15,6 +15,7 @@
 //! | [`roofline`] | device peaks, derived metrics, bound classification, SVG plot |
 //! | [`results`] | the JSON results schema, the result and comparison tables |
 //! | [`host`] | TSC timer, LLC size, cache flusher, CPU frequency |
+//! | [`measure`] | the warm-up and sampling loop every launcher uses |
 //! | [`nvml`] | GPU clocks, power, temperature, throttle reasons via NVML loaded at run time |
 //! | [`progress`] | a progress bar that hides itself when stderr is not a terminal |
 
@@ -23,6 +24,7 @@ pub mod error;
 pub mod expr;
 pub mod flops;
 pub mod host;
+pub mod measure;
 pub mod nvml;
 pub mod progress;
 pub mod results;

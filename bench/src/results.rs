@@ -107,6 +107,10 @@ pub struct Settings {
     /// Seed of input generation and of the bootstrap.
     pub seed: u64,
     pub skew: SkewRule,
+    /// What one timed sample contains, as the spec states it (e.g. "one
+    /// launch; the scale conversion runs before timing").
+    #[serde(default)]
+    pub timed: Option<String>,
 }
 
 impl Default for Settings {
@@ -121,6 +125,7 @@ impl Default for Settings {
             cooldown_s: 0.0,
             seed: 0,
             skew: SkewRule::default(),
+            timed: None,
         }
     }
 }

@@ -78,13 +78,6 @@ pub(crate) extern "C" fn kperf_host_cpu() -> u32 {
     unsafe { sched_getcpu() }.max(0) as u32
 }
 
-/// Raw pointers handed to worker threads; each CTA writes disjoint data,
-/// as on a GPU.
-#[derive(Copy, Clone)]
-struct SendPtr(*mut u8);
-unsafe impl Send for SendPtr {}
-unsafe impl Sync for SendPtr {}
-
 /// A kernel called with one pointer per argument word.
 pub type Packed = unsafe extern "C" fn(*mut *mut c_void);
 
@@ -99,6 +92,23 @@ pub fn run_host(
     spec: &LaunchSpec,
     threads: usize,
 ) -> Result<HostRun, RuntimeError> {
+    with_host_kernel(module, kernel, params, meta, spec, threads, |mut grid| {
+        let wall_ns = grid.launch();
+        grid.into_run(wall_ns)
+    })
+}
+
+/// JIT `module` and hand `body` a launcher for `kernel` with the spec's
+/// arguments in place; the compiled code lives until `body` returns.
+pub fn with_host_kernel<R>(
+    module: &Module,
+    kernel: &str,
+    params: &[Param],
+    meta: Option<&KernelMeta>,
+    spec: &LaunchSpec,
+    threads: usize,
+    body: impl FnOnce(GridLauncher) -> R,
+) -> Result<R, RuntimeError> {
     let engine = ExecutionEngine::new(module, 3, &[], false, false);
     unsafe {
         engine.register_symbol("kperf_host_now_ns", kperf_host_now_ns as *mut ());
@@ -112,13 +122,14 @@ pub fn run_host(
         )));
     }
     let f: Packed = unsafe { std::mem::transmute::<*mut (), Packed>(f) };
-    let run = run_packed(f, kernel, params, meta, spec, threads);
+    let grid = GridLauncher::new(f, kernel, params, meta, spec, threads)?;
+    let out = body(grid);
     drop(engine);
-    run
+    Ok(out)
 }
 
-/// Run a JIT-compiled kernel over the spec's grid: `f` takes one pointer
-/// per argument word (the packed calling convention both JITs use).
+/// Run a JIT-compiled kernel once over the spec's grid: `f` takes one
+/// pointer per argument word (the packed calling convention both JITs use).
 pub fn run_packed(
     f: Packed,
     kernel: &str,
@@ -127,78 +138,149 @@ pub fn run_packed(
     spec: &LaunchSpec,
     threads: usize,
 ) -> Result<HostRun, RuntimeError> {
-    let (mut buffers, scalars) = prepare_args(kernel, params, spec)?;
-    let profile_bytes = meta.map(|m| m.buffer_bytes(spec.grid_ctas())).unwrap_or(0) as usize;
-    // u128 storage: CTA blocks are written with 16-byte vector stores.
-    let mut profile = vec![0u128; profile_bytes.div_ceil(16)];
-    let _ = kperf_host_now_ns();
+    let mut grid = GridLauncher::new(f, kernel, params, meta, spec, threads)?;
+    let wall_ns = grid.launch();
+    Ok(grid.into_run(wall_ns))
+}
 
-    // The per-call argument words: memref descriptors, scalars, profile
-    // pointer; grid ids are patched per CTA.
-    let buf_ptrs: Vec<SendPtr> = buffers
-        .iter_mut()
-        .map(|b| SendPtr(b.data.as_mut_ptr() as *mut u8))
-        .collect();
-    let prof_ptr = SendPtr(profile.as_mut_ptr() as *mut u8);
-    let addrs: Vec<u64> = buf_ptrs.iter().map(|p| p.0 as u64).collect();
-    let mut template = pack_args(params, &buffers, &addrs, &scalars);
-    if meta.is_some() {
-        template.push(prof_ptr.0 as u64);
+/// A JIT-compiled kernel with its arguments allocated and filled once,
+/// ready to run over the grid as often as asked (`kperf run` runs it once,
+/// `kperf bench` many times). Buffers keep their addresses between launches.
+pub struct GridLauncher {
+    f: Packed,
+    buffers: Vec<HostBuffer>,
+    /// u128 storage: CTA blocks are written with 16-byte vector stores.
+    profile: Vec<u128>,
+    profile_bytes: usize,
+    /// The per-call argument words: memref descriptors, scalars, profile
+    /// pointer; the six grid ids are appended per CTA.
+    template: Vec<u64>,
+    grid: [u32; 3],
+    threads: usize,
+}
+
+impl GridLauncher {
+    pub fn new(
+        f: Packed,
+        kernel: &str,
+        params: &[Param],
+        meta: Option<&KernelMeta>,
+        spec: &LaunchSpec,
+        threads: usize,
+    ) -> Result<GridLauncher, RuntimeError> {
+        let (mut buffers, scalars) = prepare_args(kernel, params, spec)?;
+        let profile_bytes = meta.map(|m| m.buffer_bytes(spec.grid_ctas())).unwrap_or(0) as usize;
+        let mut profile = vec![0u128; profile_bytes.div_ceil(16)];
+        let _ = kperf_host_now_ns();
+        // The vectors' heap storage does not move when the launcher does,
+        // so the addresses baked into the template stay valid.
+        let addrs: Vec<u64> = buffers
+            .iter_mut()
+            .map(|b| b.data.as_mut_ptr() as u64)
+            .collect();
+        let mut template = pack_args(params, &buffers, &addrs, &scalars);
+        if meta.is_some() {
+            template.push(profile.as_mut_ptr() as u64);
+        }
+        let total = spec.grid_ctas();
+        Ok(GridLauncher {
+            f,
+            buffers,
+            profile,
+            profile_bytes,
+            template,
+            grid: spec.grid,
+            threads: threads.clamp(1, total.max(1) as usize),
+        })
     }
-    let grid = spec.grid;
-    let total = spec.grid_ctas();
-    let next = AtomicU64::new(0);
-    let threads = threads.clamp(1, total.max(1) as usize);
-    let start = Instant::now();
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            let template = template.clone();
-            let next = &next;
-            let _keep = (&buf_ptrs, prof_ptr);
-            s.spawn(move || {
-                let mut words = template;
-                let base = words.len();
-                words.extend([0u64; 6]);
-                let mut ptrs: Vec<*mut c_void> = words
-                    .iter_mut()
-                    .map(|w| w as *mut u64 as *mut c_void)
-                    .collect();
-                loop {
-                    let c = next.fetch_add(1, Ordering::Relaxed);
-                    if c >= total {
-                        break;
-                    }
-                    let (gx, gy) = (grid[0] as u64, grid[1] as u64);
-                    let ids = [
-                        c % gx,
-                        (c / gx) % gy,
-                        c / (gx * gy),
-                        grid[0] as u64,
-                        grid[1] as u64,
-                        grid[2] as u64,
-                    ];
-                    for (k, v) in ids.iter().enumerate() {
-                        // SAFETY: ptrs[base + k] points into `words`, which is not moved.
-                        unsafe { *(ptrs[base + k] as *mut u64) = *v };
-                    }
-                    // SAFETY: the packed wrapper reads one pointer per argument.
-                    unsafe { f(ptrs.as_mut_ptr()) };
+
+    /// The buffer arguments as they are now, in argument order.
+    pub fn buffers(&self) -> &[HostBuffer] {
+        &self.buffers
+    }
+
+    /// Bytes the launch holds: buffer arguments and profile buffer.
+    pub fn allocated_bytes(&self) -> u64 {
+        let bufs: usize = self.buffers.iter().map(|b| b.data.len() * 8).sum();
+        (bufs + self.profile.len() * 16) as u64
+    }
+
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Run every CTA of the grid once; returns the wall time in ns. With one
+    /// thread the CTAs run on the calling thread, so a timed launch holds no
+    /// thread start-up.
+    pub fn launch(&mut self) -> u64 {
+        let grid = self.grid;
+        let total = grid.iter().map(|g| *g as u64).product::<u64>();
+        let next = AtomicU64::new(0);
+        let f = self.f;
+        let template = &self.template;
+        // The kernel writes the buffers through the template's addresses;
+        // `&mut self` keeps anyone else from reading them meanwhile.
+        let worker = move || {
+            let mut words = template.clone();
+            let base = words.len();
+            words.extend([0u64; 6]);
+            let mut ptrs: Vec<*mut c_void> = words
+                .iter_mut()
+                .map(|w| w as *mut u64 as *mut c_void)
+                .collect();
+            loop {
+                let c = next.fetch_add(1, Ordering::Relaxed);
+                if c >= total {
+                    break;
+                }
+                let (gx, gy) = (grid[0] as u64, grid[1] as u64);
+                let ids = [
+                    c % gx,
+                    (c / gx) % gy,
+                    c / (gx * gy),
+                    grid[0] as u64,
+                    grid[1] as u64,
+                    grid[2] as u64,
+                ];
+                for (k, v) in ids.iter().enumerate() {
+                    // SAFETY: ptrs[base + k] points into `words`, which is not moved.
+                    unsafe { *(ptrs[base + k] as *mut u64) = *v };
+                }
+                // SAFETY: the packed wrapper reads one pointer per argument.
+                unsafe { f(ptrs.as_mut_ptr()) };
+            }
+        };
+        let start = Instant::now();
+        if self.threads == 1 {
+            worker();
+        } else {
+            std::thread::scope(|s| {
+                for _ in 0..self.threads {
+                    s.spawn(&worker);
                 }
             });
         }
-    });
-    let wall_ns = start.elapsed().as_nanos() as u64;
-    let profile_u8: Vec<u8> = profile
-        .iter()
-        .flat_map(|w| w.to_le_bytes())
-        .take(profile_bytes)
-        .collect();
-    Ok(HostRun {
-        buffers,
-        profile: profile_u8,
-        wall_ns,
-        threads,
-    })
+        start.elapsed().as_nanos() as u64
+    }
+
+    /// The buffers and the raw profile after the last launch.
+    pub fn into_run(self, wall_ns: u64) -> HostRun {
+        let profile = self.profile_bytes();
+        HostRun {
+            buffers: self.buffers,
+            profile,
+            wall_ns,
+            threads: self.threads,
+        }
+    }
+
+    fn profile_bytes(&self) -> Vec<u8> {
+        self.profile
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .take(self.profile_bytes)
+            .collect()
+    }
 }
 
 /// Allocate and fill the spec's buffers and encode its scalars, checking
@@ -253,7 +335,10 @@ pub fn prepare_args(
                         t.mlir_name()
                     ))
                 })?;
-                if dt != *t {
+                // `index` and `i64` are the same word on the host, so one
+                // spec fits an MLIR kernel and its LLVM IR.
+                let word64 = |d: DType| matches!(d, DType::I64 | DType::Index);
+                if dt != *t && !(word64(dt) && word64(*t)) {
                     return Err(RuntimeError::Launch(format!(
                         "argument {i} ({}) is {}, the spec says {}",
                         a.name,

@@ -6,7 +6,7 @@
 //! convention (`void(ptr args)`, one pointer per argument word) is added to
 //! the module: it loads each argument and calls the kernel.
 
-use crate::host::{kperf_host_cpu, kperf_host_now_ns, run_packed, HostRun, Packed, Param};
+use crate::host::{kperf_host_cpu, kperf_host_now_ns, GridLauncher, HostRun, Packed, Param};
 use crate::launch_error::LaunchError as RuntimeError;
 use crate::spec::{DType, LaunchSpec};
 use inkwell::context::Context;
@@ -87,6 +87,24 @@ pub fn run_host_llvm(
     spec: &LaunchSpec,
     threads: usize,
 ) -> Result<(HostRun, String), RuntimeError> {
+    with_host_llvm_kernel(ir, file, kernel, meta, spec, threads, |mut grid| {
+        let wall_ns = grid.launch();
+        grid.into_run(wall_ns)
+    })
+}
+
+/// JIT host-ABI LLVM IR and hand `body` a launcher for `kernel` (or the
+/// only kernel) with the spec's arguments in place. Returns what `body`
+/// returns and the kernel's name.
+pub fn with_host_llvm_kernel<R>(
+    ir: &[u8],
+    file: &str,
+    kernel: Option<&str>,
+    meta: Option<&KernelMeta>,
+    spec: &LaunchSpec,
+    threads: usize,
+    body: impl FnOnce(GridLauncher) -> R,
+) -> Result<(R, String), RuntimeError> {
     Target::initialize_x86(&InitializationConfig::default());
     Target::initialize_native(&InitializationConfig::default())
         .map_err(|e| launch(format!("LLVM native target: {e}")))?;
@@ -163,7 +181,8 @@ pub fn run_host_llvm(
         .map_err(|e| launch(format!("JIT: `{wrapper}`: {e}")))?;
     // SAFETY: the wrapper has the packed signature built above.
     let packed: Packed = unsafe { std::mem::transmute::<usize, Packed>(addr) };
-    let run = run_packed(packed, &name, &params, meta, spec, threads)?;
+    let grid = GridLauncher::new(packed, &name, &params, meta, spec, threads)?;
+    let out = body(grid);
     drop(engine);
-    Ok((run, name))
+    Ok((out, name))
 }

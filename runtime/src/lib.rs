@@ -9,12 +9,14 @@
 
 pub mod calibrate;
 pub mod cuda;
+pub mod cuda_bench;
 pub mod decode;
 pub mod error;
 pub mod host;
 pub mod host_llvm;
 pub mod kprof;
 pub mod launch_error;
+pub mod peak;
 pub mod profile;
 pub mod proton;
 pub mod spec;

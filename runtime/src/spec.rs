@@ -51,7 +51,9 @@ pub struct ArgSpec {
     /// Present for buffers: element counts per dimension.
     #[serde(default)]
     pub shape: Option<Vec<u64>>,
-    /// Buffers: zeros | iota | random | value:<x> | file:<path> (raw little-endian)
+    /// Buffers: zeros | iota | sequential | shuffled | random | value:<x> |
+    /// file:<path> (raw little-endian). `sequential` (= iota) and `shuffled`
+    /// (a seeded permutation of 0..n) are for index-like inputs.
     #[serde(default)]
     pub fill: Option<String>,
     #[serde(default)]
@@ -223,7 +225,21 @@ impl HostBuffer {
         };
         match fill {
             "zeros" => {}
-            "iota" => (0..n as usize).for_each(|i| put(&mut b, i, i as f64)),
+            // Index-like inputs (a paged-KV block table): `sequential` lays
+            // them out as an allocator hands blocks out, `shuffled` as a
+            // long-running server's fragmented pool would, a seeded
+            // permutation of the same values.
+            "iota" | "sequential" => (0..n as usize).for_each(|i| put(&mut b, i, i as f64)),
+            "shuffled" => {
+                use rand::seq::SliceRandom;
+                use rand::SeedableRng;
+                let mut rng = rand::rngs::StdRng::seed_from_u64(a.seed.unwrap_or(0));
+                let mut order: Vec<u64> = (0..n).collect();
+                order.shuffle(&mut rng);
+                for (i, v) in order.iter().enumerate() {
+                    put(&mut b, i, *v as f64);
+                }
+            }
             "random" => {
                 use rand::{Rng, SeedableRng};
                 let mut rng = rand::rngs::StdRng::seed_from_u64(a.seed.unwrap_or(0));
@@ -256,7 +272,7 @@ impl HostBuffer {
             }
             f => {
                 return Err(format!(
-                    "{who}: unknown fill `{f}` (zeros, iota, random, value:<x>, file:<path>)"
+                    "{who}: unknown fill `{f}` (zeros, iota, sequential, shuffled, random, value:<x>, file:<path>)"
                 ))
             }
         }
