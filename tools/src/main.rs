@@ -4,12 +4,16 @@
 //! `run` (kperf-runtime), `replay`/`report` (kperf-replay). See
 //! docs/ARCHITECTURE.md for how data flows between them.
 
+mod bench_spec;
 mod cmd_annotate;
+mod cmd_bench;
 mod cmd_calibrate;
 mod cmd_cost;
 mod cmd_instrument;
 mod cmd_opt;
+mod cmd_peak;
 mod cmd_replay;
+mod cmd_roofline;
 mod cmd_run;
 mod cmd_run_cuda;
 mod host_job;
@@ -74,6 +78,23 @@ enum Cmd {
     /// init and finalize, registers, spills, stack and shared memory before
     /// and after, and whether records landed in loops.
     Cost(cmd_cost::CostArgs),
+    /// Time kernels over a parameter sweep, implementations side by side.
+    ///
+    /// Reads a bench spec (TOML: implementations, sweep, launch, work,
+    /// settings). Warms up, samples until a noise target or a time budget
+    /// is met, flushes the cache before each sample, and on CUDA times with
+    /// events, optionally replays CUDA graphs and drops throttled samples.
+    /// Writes JSON results, prints a table, and with --baseline exits with
+    /// status 3 when a point regressed (significant and above --threshold).
+    Bench(cmd_bench::BenchArgs),
+    /// Measure the device's achievable bandwidth and compute rate.
+    ///
+    /// Host: a multi-threaded large copy and an FMA-bound JIT kernel; CUDA:
+    /// a device copy and cuBLAS SGEMM. Writes the device peaks (JSON) used
+    /// by `kperf bench --peaks` and `kperf roofline`.
+    Peak(cmd_peak::PeakArgs),
+    /// Draw a roofline (SVG) from bench results and measured peaks.
+    Roofline(cmd_roofline::RooflineArgs),
 }
 
 fn main() {
@@ -87,6 +108,9 @@ fn main() {
         Cmd::Calibrate(a) => cmd_calibrate::run(a),
         Cmd::Cost(a) => cmd_cost::run(a),
         Cmd::Annotate(a) => cmd_annotate::run(a),
+        Cmd::Bench(a) => cmd_bench::run(a),
+        Cmd::Peak(a) => cmd_peak::run(a),
+        Cmd::Roofline(a) => cmd_roofline::run(a),
     };
     if let Err(e) = r {
         eprintln!("kperf: error: {e:#}");

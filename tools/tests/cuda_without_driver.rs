@@ -17,14 +17,14 @@ fn driver_present() -> bool {
 }
 
 #[test]
-fn run_and_calibrate_on_nvptx_fail_cleanly_without_a_driver() {
+fn run_calibrate_bench_and_peak_on_cuda_fail_cleanly_without_a_driver() {
     if driver_present() {
         eprintln!("libcuda is present: the no-driver path cannot be exercised here");
         return;
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let out = std::env::temp_dir().join(format!("kperf-nocuda-{}.kprof", std::process::id()));
-    let cases: [Vec<&str>; 2] = [
+    let cases: [Vec<&str>; 4] = [
         vec![
             "run",
             "examples/reduce.mlir",
@@ -41,6 +41,21 @@ fn run_and_calibrate_on_nvptx_fail_cleanly_without_a_driver() {
             "calibrate",
             "--target",
             "nvptx:sm_90a",
+            "-o",
+            out.to_str().expect("utf-8"),
+        ],
+        vec![
+            "bench",
+            "examples/bench/axpy.toml",
+            "--target",
+            "cuda",
+            "-o",
+            out.to_str().expect("utf-8"),
+        ],
+        vec![
+            "peak",
+            "--target",
+            "cuda",
             "-o",
             out.to_str().expect("utf-8"),
         ],

@@ -1,0 +1,625 @@
+//! The benchmark spec of `kperf bench`: which kernels, which parameter
+//! sweep, how to launch each point (kperf run's launch spec, with numbers
+//! that may be expressions over the sweep), what the timed region holds,
+//! the work per point, and the sampling settings. TOML:
+//!
+//! ```toml
+//! timed = "one launch over the grid; inputs are generated before timing"
+//! seed = 7
+//! [sweep]                    # every combination is one point
+//! n = [127, 513, 65536]
+//! [[impl]]                   # implementations compared side by side
+//! name = "mlir"
+//! source = "axpy.mlir"       # .mlir | .ll | .bc | .ptx, relative to the spec
+//! [launch]
+//! grid = ["ceil(n/64)", 1, 1]
+//! [[launch.args]]
+//! name = "x"
+//! dtype = "f32"
+//! shape = ["n"]              # buffers default to fill = "random"
+//! [[launch.args]]
+//! name = "n"
+//! dtype = "index"
+//! value = "n"
+//! [work]
+//! flops = "2*n"
+//! bytes = "12*n"
+//! ```
+//!
+//! `{name}` in a string (source, kernel, dtype, fill) is replaced by the
+//! sweep value, so a dtype sweep can pick `axpy_{dtype}.mlir`.
+
+use anyhow::{bail, Context, Result};
+use kperf_bench::expr::Expr;
+use kperf_bench::flops::{self, Attention, DType as WorkDType, Mask, Work};
+use kperf_bench::results::Param;
+use kperf_runtime::spec::{ArgSpec, LaunchSpec};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BenchSpec {
+    #[serde(default)]
+    pub name: Option<String>,
+    /// What one timed sample contains, in words; recorded with the results
+    /// so nobody has to guess whether a pre-step was counted.
+    pub timed: String,
+    /// Base seed of the inputs: argument i without its own seed gets seed + i.
+    #[serde(default)]
+    pub seed: u64,
+    #[serde(default)]
+    pub sweep: BTreeMap<String, Vec<toml::Value>>,
+    #[serde(rename = "impl")]
+    pub impls: Vec<ImplSpec>,
+    pub launch: LaunchTemplate,
+    #[serde(default)]
+    pub work: Option<WorkSpec>,
+    #[serde(default)]
+    pub settings: SettingsSpec,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImplSpec {
+    pub name: String,
+    pub source: String,
+    #[serde(default)]
+    pub kernel: Option<String>,
+}
+
+/// A number, or an expression over the sweep's numeric parameters.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum Num {
+    Int(i64),
+    Float(f64),
+    Expr(String),
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaunchTemplate {
+    pub grid: [Num; 3],
+    #[serde(default = "one3")]
+    pub block: [Num; 3],
+    #[serde(default)]
+    pub shared_bytes: Option<Num>,
+    #[serde(default)]
+    pub args: Vec<ArgTemplate>,
+}
+
+fn one3() -> [Num; 3] {
+    [Num::Int(1), Num::Int(1), Num::Int(1)]
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArgTemplate {
+    #[serde(default)]
+    pub name: String,
+    pub dtype: String,
+    #[serde(default)]
+    pub shape: Option<Vec<Num>>,
+    /// Buffers: as kperf run's spec; default `random`. `zeros` only for
+    /// outputs (`output = true`): benchmarking on zeros measures the
+    /// hardware's fast paths for zeros, not the kernel.
+    #[serde(default)]
+    pub fill: Option<String>,
+    #[serde(default)]
+    pub seed: Option<u64>,
+    #[serde(default)]
+    pub value: Option<Num>,
+    #[serde(default)]
+    pub output: bool,
+}
+
+/// Work per point: expressions, or a named formula with its operands.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkSpec {
+    /// expr (default: `flops` and `bytes`) | matmul | attention
+    #[serde(default)]
+    pub formula: Option<String>,
+    #[serde(default)]
+    pub flops: Option<Num>,
+    #[serde(default)]
+    pub bytes: Option<Num>,
+    /// The compute roof to compare with (a key of the device peaks, e.g. fp32).
+    #[serde(default)]
+    pub compute: Option<String>,
+    // matmul
+    #[serde(default)]
+    pub m: Option<Num>,
+    #[serde(default)]
+    pub n: Option<Num>,
+    #[serde(default)]
+    pub k: Option<Num>,
+    #[serde(default)]
+    pub dtype: Option<String>,
+    #[serde(default)]
+    pub out_dtype: Option<String>,
+    // attention
+    #[serde(default)]
+    pub batch: Option<Num>,
+    #[serde(default)]
+    pub heads: Option<Num>,
+    #[serde(default)]
+    pub seq_q: Option<Num>,
+    #[serde(default)]
+    pub seq_k: Option<Num>,
+    #[serde(default)]
+    pub head_dim: Option<Num>,
+    /// full | causal | window:<left>,<right> (-1: unbounded)
+    #[serde(default)]
+    pub mask: Option<String>,
+    #[serde(default)]
+    pub backward: bool,
+}
+
+/// Sampling settings; command-line flags override them.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SettingsSpec {
+    pub warmup: Option<u32>,
+    pub warmup_time: Option<f64>,
+    pub min_samples: Option<usize>,
+    pub max_samples: Option<usize>,
+    pub min_time: Option<f64>,
+    pub max_noise: Option<f64>,
+    pub timeout: Option<f64>,
+    pub flush: Option<bool>,
+    pub threads: Option<usize>,
+    pub cooldown: Option<f64>,
+    /// The implementation speedups are relative to (default: the first).
+    pub baseline_impl: Option<String>,
+}
+
+/// One point of the sweep, resolved.
+#[derive(Clone, Debug)]
+pub struct Point {
+    pub params: BTreeMap<String, Param>,
+    pub launch: LaunchSpec,
+    pub work: Option<(Work, Option<String>)>,
+}
+
+impl BenchSpec {
+    pub fn load(path: &Path) -> Result<BenchSpec> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let spec: BenchSpec = toml::from_str(&text)
+            .with_context(|| format!("{}: not a valid bench spec", path.display()))?;
+        if spec.impls.is_empty() {
+            bail!(
+                "{}: no [[impl]]: name at least one kernel source",
+                path.display()
+            );
+        }
+        if spec.timed.trim().is_empty() {
+            bail!(
+                "{}: `timed` must say what one sample contains",
+                path.display()
+            );
+        }
+        for (k, vals) in &spec.sweep {
+            if vals.is_empty() {
+                bail!("{}: sweep `{k}` has no values", path.display());
+            }
+        }
+        Ok(spec)
+    }
+
+    /// Every combination of the sweep, in the order the sweep lists them
+    /// (the last key varies fastest), with `overrides` (from `--set`)
+    /// replacing a key's values.
+    pub fn points(&self, overrides: &BTreeMap<String, Param>) -> Result<Vec<Point>> {
+        let mut axes: Vec<(String, Vec<Param>)> = Vec::new();
+        for (k, vals) in &self.sweep {
+            let vals = match overrides.get(k) {
+                Some(v) => vec![v.clone()],
+                None => vals
+                    .iter()
+                    .map(|v| param_of(v).with_context(|| format!("sweep `{k}`")))
+                    .collect::<Result<_>>()?,
+            };
+            axes.push((k.clone(), vals));
+        }
+        for (k, v) in overrides {
+            if !self.sweep.contains_key(k) {
+                axes.push((k.clone(), vec![v.clone()]));
+            }
+        }
+        let mut combos: Vec<BTreeMap<String, Param>> = vec![BTreeMap::new()];
+        for (k, vals) in &axes {
+            combos = combos
+                .into_iter()
+                .flat_map(|c| {
+                    vals.iter().map(move |v| {
+                        let mut c = c.clone();
+                        c.insert(k.clone(), v.clone());
+                        c
+                    })
+                })
+                .collect();
+        }
+        combos
+            .into_iter()
+            .map(|params| {
+                let label = kperf_bench::results::point_label(&params);
+                self.resolve(params)
+                    .with_context(|| format!("point {label}"))
+            })
+            .collect()
+    }
+
+    fn resolve(&self, params: BTreeMap<String, Param>) -> Result<Point> {
+        let vars = kperf_bench::results::numeric_params(&params);
+        let num = |n: &Num, what: &str| -> Result<f64> {
+            eval(n, &vars).with_context(|| what.to_string())
+        };
+        let dim = |n: &Num, what: &str| -> Result<u32> {
+            let v = num(n, what)?;
+            if v < 1.0 || v.fract() != 0.0 || v > u32::MAX as f64 {
+                bail!("{what} = {v}: must be a positive integer");
+            }
+            Ok(v as u32)
+        };
+        let l = &self.launch;
+        let grid = [
+            dim(&l.grid[0], "grid x")?,
+            dim(&l.grid[1], "grid y")?,
+            dim(&l.grid[2], "grid z")?,
+        ];
+        let block = [
+            dim(&l.block[0], "block x")?,
+            dim(&l.block[1], "block y")?,
+            dim(&l.block[2], "block z")?,
+        ];
+        let shared_bytes = match &l.shared_bytes {
+            Some(n) => num(n, "shared_bytes")? as u32,
+            None => 0,
+        };
+        let mut args = Vec::new();
+        for (i, a) in l.args.iter().enumerate() {
+            let who = if a.name.is_empty() {
+                format!("argument {i}")
+            } else {
+                format!("argument {i} ({})", a.name)
+            };
+            let shape = match &a.shape {
+                Some(s) => Some(
+                    s.iter()
+                        .map(|d| {
+                            let v = num(d, &format!("{who}: shape"))?;
+                            if v < 0.0 || v.fract() != 0.0 {
+                                bail!("{who}: shape extent {v} is not a whole number");
+                            }
+                            Ok(v as u64)
+                        })
+                        .collect::<Result<Vec<u64>>>()?,
+                ),
+                None => None,
+            };
+            let fill = match (&a.fill, &shape) {
+                (Some(f), _) => Some(substitute(f, &params)?),
+                (None, Some(_)) => Some("random".to_string()),
+                (None, None) => None,
+            };
+            if shape.is_some() && fill.as_deref() == Some("zeros") && !a.output {
+                bail!("{who}: fill = \"zeros\" on an input; inputs are random (set `output = true` if the kernel only writes it)");
+            }
+            let value = match &a.value {
+                Some(v) => Some(num(v, &format!("{who}: value"))?),
+                None => None,
+            };
+            args.push(ArgSpec {
+                name: a.name.clone(),
+                dtype: substitute(&a.dtype, &params)?,
+                shape,
+                fill,
+                seed: Some(a.seed.unwrap_or(self.seed.wrapping_add(i as u64))),
+                value,
+            });
+        }
+        let launch = LaunchSpec {
+            kernel: None,
+            grid,
+            block,
+            shared_bytes,
+            args,
+        };
+        launch.validate().map_err(anyhow::Error::msg)?;
+        let work = match &self.work {
+            Some(w) => Some(work_of(w, &params, &vars)?),
+            None => None,
+        };
+        Ok(Point {
+            params,
+            launch,
+            work,
+        })
+    }
+
+    /// The source file of `imp` at `params`, relative to the spec's folder.
+    pub fn source_path(
+        &self,
+        spec_path: &Path,
+        imp: &ImplSpec,
+        params: &BTreeMap<String, Param>,
+    ) -> Result<PathBuf> {
+        let rel = substitute(&imp.source, params)?;
+        let dir = spec_path.parent().unwrap_or(Path::new("."));
+        Ok(dir.join(rel))
+    }
+}
+
+fn param_of(v: &toml::Value) -> Result<Param> {
+    Ok(match v {
+        toml::Value::Integer(i) => Param::Int(*i),
+        toml::Value::Float(f) => Param::Float(*f),
+        toml::Value::String(s) => Param::Text(s.clone()),
+        other => bail!(
+            "values must be numbers or strings, not {}",
+            other.type_str()
+        ),
+    })
+}
+
+/// `--set key=value`: an integer, a float, or text.
+pub fn parse_override(s: &str) -> Result<(String, Param)> {
+    let (k, v) = s
+        .split_once('=')
+        .with_context(|| format!("--set `{s}`: expected key=value"))?;
+    let p = if let Ok(i) = v.parse::<i64>() {
+        Param::Int(i)
+    } else if let Ok(f) = v.parse::<f64>() {
+        Param::Float(f)
+    } else {
+        Param::Text(v.to_string())
+    };
+    Ok((k.trim().to_string(), p))
+}
+
+fn eval(n: &Num, vars: &BTreeMap<String, f64>) -> Result<f64> {
+    Ok(match n {
+        Num::Int(i) => *i as f64,
+        Num::Float(f) => *f,
+        Num::Expr(e) => Expr::parse(e)?.eval(vars)?,
+    })
+}
+
+/// Replace `{key}` with the sweep's value of `key`.
+pub fn substitute(s: &str, params: &BTreeMap<String, Param>) -> Result<String> {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let close = rest[open..]
+            .find('}')
+            .with_context(|| format!("`{s}`: unclosed `{{`"))?;
+        let key = &rest[open + 1..open + close];
+        let v = params
+            .get(key)
+            .with_context(|| format!("`{s}`: no sweep parameter `{key}`"))?;
+        out.push_str(&v.to_string());
+        rest = &rest[open + close + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+fn work_of(
+    w: &WorkSpec,
+    params: &BTreeMap<String, Param>,
+    vars: &BTreeMap<String, f64>,
+) -> Result<(Work, Option<String>)> {
+    let need = |n: &Option<Num>, what: &str| -> Result<f64> {
+        let n = n
+            .as_ref()
+            .with_context(|| format!("[work]: `{what}` is required by this formula"))?;
+        eval(n, vars).with_context(|| format!("[work] {what}"))
+    };
+    let count = |n: &Option<Num>, what: &str| -> Result<u64> {
+        let v = need(n, what)?;
+        if v < 0.0 || v.fract() != 0.0 {
+            bail!("[work] {what} = {v}: must be a whole number");
+        }
+        Ok(v as u64)
+    };
+    let dtype = |d: &Option<String>, default: &str| -> Result<WorkDType> {
+        let s = substitute(d.as_deref().unwrap_or(default), params)?;
+        Ok(s.parse::<WorkDType>()?)
+    };
+    let work = match w.formula.as_deref().unwrap_or("expr") {
+        "expr" => Work {
+            flops: need(&w.flops, "flops")?,
+            bytes: need(&w.bytes, "bytes")?,
+        },
+        "matmul" => {
+            let input = dtype(&w.dtype, "f32")?;
+            let output = match &w.out_dtype {
+                Some(_) => dtype(&w.out_dtype, "f32")?,
+                None => input,
+            };
+            flops::matmul(
+                count(&w.m, "m")?,
+                count(&w.n, "n")?,
+                count(&w.k, "k")?,
+                input,
+                output,
+            )
+        }
+        "attention" => {
+            let a = Attention::new(
+                count(&w.batch, "batch")?,
+                count(&w.heads, "heads")?,
+                count(&w.seq_q, "seq_q")?,
+                count(&w.seq_k, "seq_k")?,
+                count(&w.head_dim, "head_dim")?,
+            )
+            .with_mask(parse_mask(w.mask.as_deref().unwrap_or("full"))?);
+            let d = dtype(&w.dtype, "f16")?;
+            if w.backward {
+                a.backward(d)
+            } else {
+                a.forward(d)
+            }
+        }
+        f => bail!("[work] formula `{f}`: expected expr, matmul or attention"),
+    };
+    // Explicit expressions override a formula's figure (e.g. bytes with a cache model).
+    let work = match w.formula.as_deref() {
+        Some("expr") | None => work,
+        Some(_) => Work {
+            flops: match &w.flops {
+                Some(n) => eval(n, vars)?,
+                None => work.flops,
+            },
+            bytes: match &w.bytes {
+                Some(n) => eval(n, vars)?,
+                None => work.bytes,
+            },
+        },
+    };
+    Ok((work, w.compute.clone()))
+}
+
+fn parse_mask(s: &str) -> Result<Mask> {
+    Ok(match s {
+        "full" => Mask::Full,
+        "causal" => Mask::Causal,
+        w if w.starts_with("window:") => {
+            let (l, r) = w[7..]
+                .split_once(',')
+                .with_context(|| format!("mask `{w}`: expected window:<left>,<right>"))?;
+            let side = |x: &str| -> Result<Option<u64>> {
+                let v: i64 = x
+                    .trim()
+                    .parse()
+                    .with_context(|| format!("mask `{w}`: `{x}` is not an integer"))?;
+                Ok((v >= 0).then_some(v as u64))
+            };
+            Mask::Window {
+                left: side(l)?,
+                right: side(r)?,
+            }
+        }
+        m => bail!("mask `{m}`: expected full, causal or window:<left>,<right>"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SPEC: &str = r#"
+timed = "the kernel"
+seed = 10
+[sweep]
+n = [127, 513]
+dtype = ["f32"]
+[[impl]]
+name = "a"
+source = "k_{dtype}.mlir"
+[launch]
+grid = ["ceil(n/64)", 1, 1]
+[[launch.args]]
+name = "x"
+dtype = "{dtype}"
+shape = ["n"]
+[[launch.args]]
+name = "y"
+dtype = "f32"
+shape = ["n"]
+fill = "zeros"
+output = true
+[[launch.args]]
+name = "n"
+dtype = "index"
+value = "n"
+[work]
+flops = "2*n"
+bytes = "12*n"
+compute = "fp32"
+"#;
+
+    fn spec(text: &str) -> BenchSpec {
+        toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn every_sweep_point_resolves_its_launch_and_work() {
+        let s = spec(SPEC);
+        let pts = s.points(&BTreeMap::new()).unwrap();
+        assert_eq!(pts.len(), 2);
+        let p = &pts[1];
+        assert_eq!(p.launch.grid, [9, 1, 1]); // ceil(513/64)
+        assert_eq!(p.launch.args[0].shape, Some(vec![513]));
+        assert_eq!(p.launch.args[0].fill.as_deref(), Some("random"));
+        assert_eq!(p.launch.args[0].seed, Some(10));
+        assert_eq!(p.launch.args[1].seed, Some(11));
+        assert_eq!(p.launch.args[2].value, Some(513.0));
+        let (w, c) = p.work.clone().unwrap();
+        assert_eq!((w.flops, w.bytes), (1026.0, 6156.0));
+        assert_eq!(c.as_deref(), Some("fp32"));
+        let path = s
+            .source_path(Path::new("dir/spec.toml"), &s.impls[0], &p.params)
+            .unwrap();
+        assert_eq!(path, Path::new("dir/k_f32.mlir"));
+    }
+
+    #[test]
+    fn set_overrides_a_sweep_axis() {
+        let s = spec(SPEC);
+        let (k, v) = parse_override("n=4096").unwrap();
+        let pts = s.points(&BTreeMap::from([(k, v)])).unwrap();
+        assert_eq!(pts.len(), 1);
+        assert_eq!(pts[0].launch.grid, [64, 1, 1]);
+    }
+
+    #[test]
+    fn zeros_on_an_input_is_refused() {
+        let s = spec(&SPEC.replace("output = true", ""));
+        let e = format!("{:#}", s.points(&BTreeMap::new()).unwrap_err());
+        assert!(
+            e.contains("argument 1 (y)") && e.contains("inputs are random"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn an_unknown_variable_names_the_field() {
+        let s = spec(&SPEC.replace("ceil(n/64)", "ceil(m/64)"));
+        let e = format!("{:#}", s.points(&BTreeMap::new()).unwrap_err());
+        assert!(e.contains("grid x") && e.contains("m"), "{e}");
+    }
+
+    #[test]
+    fn attention_formula_matches_the_seed_example() {
+        let s = spec(&SPEC.replace(
+            "[work]\nflops = \"2*n\"\nbytes = \"12*n\"",
+            "[work]\nformula = \"attention\"\nbatch = 8\nheads = 32\nseq_q = 2048\nseq_k = 2048\nhead_dim = 128\nmask = \"causal\"",
+        ));
+        let pts = s.points(&BTreeMap::new()).unwrap();
+        assert_eq!(pts[0].work.as_ref().unwrap().0.flops, 274_877_906_944.0);
+    }
+
+    #[test]
+    fn matmul_formula_counts_2mnk() {
+        let s = spec(&SPEC.replace(
+            "[work]\nflops = \"2*n\"\nbytes = \"12*n\"",
+            "[work]\nformula = \"matmul\"\nm = \"n\"\nn = 64\nk = 32\ndtype = \"f16\"\nout_dtype = \"f32\"",
+        ));
+        let w = s.points(&BTreeMap::new()).unwrap()[0]
+            .work
+            .clone()
+            .unwrap()
+            .0;
+        assert_eq!(w.flops, 2.0 * 127.0 * 64.0 * 32.0);
+        assert_eq!(
+            w.bytes,
+            (127.0 * 32.0 + 32.0 * 64.0) * 2.0 + 127.0 * 64.0 * 4.0
+        );
+    }
+}

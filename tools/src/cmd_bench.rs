@@ -1,0 +1,592 @@
+//! `kperf bench spec.toml`: time kernels over a parameter sweep, several
+//! implementations side by side, with warm-up, a stopping rule, cache
+//! flushes and (on CUDA) events, graphs and throttle checks; write JSON
+//! results, print a table, and compare against a baseline.
+
+use crate::bench_spec::{parse_override, BenchSpec, Point};
+use anyhow::{bail, Context, Result};
+use kperf_bench::compare::CompareConfig;
+use kperf_bench::host::{CacheFlusher, CycleTimer, FlushMode, HostInfo};
+use kperf_bench::measure::{cool_down, measure, Measurement, Sample, ThrottleFilter};
+use kperf_bench::progress::Progress;
+use kperf_bench::results::{
+    compare_results, comparison_table, has_regression, table, DeviceInfo, DeviceKind, PointResult,
+    Results, Settings, Warmup,
+};
+use kperf_bench::roofline::DevicePeaks;
+use kperf_bench::stats::StoppingRule;
+use kperf_instrument::mlir::pipeline::{compile_plain, device_kernel_params, prepare_host};
+use kperf_instrument::{Emit, InstrumentOptions, KperfContext, Target};
+use kperf_runtime::cuda::DeviceCode;
+use kperf_runtime::cuda_bench::{CudaBench, CudaBenchOptions};
+use kperf_runtime::host::{with_host_kernel, GridLauncher, Param};
+use kperf_runtime::spec::{DType, LaunchSpec};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Exit status when the baseline comparison finds a regression.
+pub const EXIT_REGRESSION: i32 = 3;
+
+#[derive(clap::Args)]
+pub struct BenchArgs {
+    /// Bench spec (TOML): implementations, sweep, launch, work, settings
+    pub spec: PathBuf,
+    /// host (JIT on this CPU) | cuda (the first GPU, or --device)
+    #[arg(long, default_value = "host")]
+    pub target: String,
+    /// CUDA device ordinal
+    #[arg(long, default_value_t = 0)]
+    pub device: usize,
+    /// GPU architecture for kernels compiled from .mlir/.ll
+    #[arg(long, default_value = "sm_90a")]
+    pub chip: String,
+    /// Results JSON to write
+    #[arg(short, long, default_value = "bench-results.json")]
+    pub output: PathBuf,
+    /// Compare with these results; exit with status 3 on a regression
+    #[arg(long)]
+    pub baseline: Option<PathBuf>,
+    /// Smallest change of the median that counts as a regression
+    #[arg(long, default_value_t = 0.05)]
+    pub threshold: f64,
+    /// Device peaks from `kperf peak` (adds TFLOP/s, GB/s, MFU, MBU, bound)
+    #[arg(long)]
+    pub peaks: Option<PathBuf>,
+    /// Fix a sweep parameter (or add one): --set n=4096
+    #[arg(long = "set")]
+    pub set: Vec<String>,
+    /// Flush the cache (host LLC, GPU L2) before every sample
+    #[arg(long, overrides_with = "no_flush")]
+    pub flush: bool,
+    #[arg(long)]
+    pub no_flush: bool,
+    #[arg(long)]
+    pub warmup: Option<u32>,
+    #[arg(long)]
+    pub min_samples: Option<usize>,
+    #[arg(long)]
+    pub max_samples: Option<usize>,
+    /// Seconds of measured time before the noise target may stop sampling
+    #[arg(long)]
+    pub min_time: Option<f64>,
+    /// Relative noise (std/mean) that stops sampling, e.g. 0.005
+    #[arg(long)]
+    pub max_noise: Option<f64>,
+    /// Seconds per point after which sampling stops whatever the noise
+    #[arg(long)]
+    pub timeout: Option<f64>,
+    /// Host worker threads per launch (default 1: no thread start-up in the timing)
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Seconds to sleep between points
+    #[arg(long)]
+    pub cooldown: Option<f64>,
+    /// CUDA: replay launches from a graph of this many launches (0: launch directly)
+    #[arg(long, default_value_t = 0)]
+    pub graph: u32,
+    /// CUDA: drop samples taken under this fraction of the maximum SM clock
+    #[arg(long, default_value_t = 0.75)]
+    pub throttle_threshold: f64,
+    /// No progress bar
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+enum Runner {
+    Host {
+        timer: CycleTimer,
+        flusher: Option<CacheFlusher>,
+        threads: usize,
+    },
+    Cuda {
+        opts: CudaBenchOptions,
+        chip: String,
+    },
+}
+
+pub fn run(a: BenchArgs) -> Result<()> {
+    let spec = BenchSpec::load(&a.spec)?;
+    let overrides: BTreeMap<String, kperf_bench::results::Param> = a
+        .set
+        .iter()
+        .map(|s| parse_override(s))
+        .collect::<Result<_>>()?;
+    let points = spec.points(&overrides)?;
+    let settings = settings(&spec, &a)?;
+    let peaks = a.peaks.as_deref().map(DevicePeaks::load).transpose()?;
+    let (mut runner, device) = match a.target.as_str() {
+        "host" => {
+            let timer = CycleTimer::calibrate().context("host timer")?;
+            let host = HostInfo::collect(Some(&timer));
+            let flusher = settings.flush.then(CacheFlusher::for_this_machine);
+            let device = DeviceInfo {
+                name: host.cpu_model.clone().unwrap_or_else(|| "host CPU".into()),
+                kind: DeviceKind::Host,
+                gpu_before: None,
+                gpu_after: None,
+                host: Some(host),
+                notes: vec![],
+            };
+            let threads = spec.settings.threads.or(a.threads).unwrap_or(1);
+            (
+                Runner::Host {
+                    timer,
+                    flusher,
+                    threads,
+                },
+                device,
+            )
+        }
+        "cuda" => {
+            kperf_runtime::cuda::check_driver()?;
+            let mut notes = vec![];
+            let gpu_before = kperf_bench::nvml::GpuState::sample_index(a.device as u32)
+                .map_err(|e| notes.push(format!("NVML: {e}")))
+                .ok();
+            let device = DeviceInfo {
+                name: format!("cuda:{}", a.device),
+                kind: DeviceKind::Cuda,
+                gpu_before,
+                gpu_after: None,
+                host: Some(HostInfo::collect(None)),
+                notes,
+            };
+            let opts = CudaBenchOptions {
+                ordinal: a.device,
+                flush_l2: settings.flush,
+                graph_launches: a.graph,
+                clock_probe: true,
+            };
+            (
+                Runner::Cuda {
+                    opts,
+                    chip: a.chip.clone(),
+                },
+                device,
+            )
+        }
+        t => bail!("--target {t}: expected host or cuda"),
+    };
+    let mut results = Results::new(device, settings.clone());
+    results.peaks = peaks.clone();
+    let total = (points.len() * spec.impls.len()) as u64;
+    let progress = if a.quiet {
+        Progress::with_visibility(Some(total), "bench", false)
+    } else {
+        Progress::new(total, spec.name.as_deref().unwrap_or("bench"))
+    };
+    for (pi, p) in points.iter().enumerate() {
+        for imp in &spec.impls {
+            let label = kperf_bench::results::point_label(&p.params);
+            progress.set_message(format!("{} {label}", imp.name));
+            let path = spec.source_path(&a.spec, imp, &p.params)?;
+            let mut launch = p.launch.clone();
+            launch.kernel = imp.kernel.clone();
+            let (m, bytes, device_name) = match &mut runner {
+                Runner::Host {
+                    timer,
+                    flusher,
+                    threads,
+                } => {
+                    let (m, bytes) =
+                        bench_host(&path, &launch, &settings, *threads, timer, flusher.as_mut())
+                            .with_context(|| {
+                                format!("{} at {label} ({})", imp.name, path.display())
+                            })?;
+                    (m, bytes, None)
+                }
+                Runner::Cuda { opts, chip } => {
+                    let (m, bytes, name) = bench_cuda(&path, &launch, &settings, opts, chip)
+                        .with_context(|| format!("{} at {label} ({})", imp.name, path.display()))?;
+                    (m, bytes, Some(name))
+                }
+            };
+            if let Some(n) = device_name {
+                results.device.name = n;
+            }
+            let r = point_result(p, &imp.name, m, bytes, &settings, peaks.as_ref())?;
+            progress.println(format!(
+                "{:>10} {label}: {} ({})",
+                imp.name,
+                kperf_bench::results::format_ns(r.summary.center_value()),
+                r.summary.center_name()
+            ));
+            results.push(r);
+            progress.inc(1);
+            if pi + 1 < points.len()
+                || imp.name
+                    != spec
+                        .impls
+                        .last()
+                        .map(|i| i.name.clone())
+                        .unwrap_or_default()
+            {
+                cool_down(settings.cooldown_s);
+            }
+        }
+    }
+    progress.finish();
+    if let Runner::Cuda { .. } = runner {
+        results.device.gpu_after = kperf_bench::nvml::GpuState::sample_index(a.device as u32).ok();
+    }
+    results.compute_speedups(spec.settings.baseline_impl.as_deref());
+    print!("{}", table(&results));
+    results.save(&a.output)?;
+    eprintln!("kperf: wrote {}", a.output.display());
+    if let Some(base) = &a.baseline {
+        let base = Results::load(base)?;
+        let cfg = CompareConfig {
+            threshold: a.threshold,
+            seed: settings.seed,
+            ..CompareConfig::default()
+        };
+        let cmp = compare_results(&base, &results, &cfg)?;
+        print!("{}", comparison_table(&cmp));
+        if has_regression(&cmp) {
+            eprintln!(
+                "kperf: regression against {}",
+                a.baseline
+                    .as_ref()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default()
+            );
+            std::process::exit(EXIT_REGRESSION);
+        }
+    }
+    Ok(())
+}
+
+fn settings(spec: &BenchSpec, a: &BenchArgs) -> Result<Settings> {
+    let s = &spec.settings;
+    let d = StoppingRule::default();
+    let w = Warmup::default();
+    let stopping = StoppingRule {
+        min_samples: a.min_samples.or(s.min_samples).unwrap_or(d.min_samples),
+        max_samples: a.max_samples.or(s.max_samples).unwrap_or(d.max_samples),
+        min_time_s: a.min_time.or(s.min_time).unwrap_or(d.min_time_s),
+        max_relative_noise: a.max_noise.or(s.max_noise).unwrap_or(d.max_relative_noise),
+        timeout_s: a.timeout.or(s.timeout).unwrap_or(d.timeout_s),
+    };
+    stopping.validate()?;
+    let flush = if a.flush {
+        true
+    } else if a.no_flush {
+        false
+    } else {
+        s.flush.unwrap_or(true)
+    };
+    Ok(Settings {
+        stopping,
+        warmup: Warmup {
+            iterations: a.warmup.or(s.warmup).unwrap_or(w.iterations),
+            min_time_s: s.warmup_time.unwrap_or(w.min_time_s),
+        },
+        flush,
+        flush_mode: (flush && a.target == "host").then_some(FlushMode::ReadWrite),
+        cuda_graphs: a.graph > 0,
+        throttle_threshold: (a.target == "cuda").then_some(a.throttle_threshold),
+        cooldown_s: a.cooldown.or(s.cooldown).unwrap_or(0.0),
+        seed: spec.seed,
+        timed: Some(spec.timed.clone()),
+        ..Settings::default()
+    })
+}
+
+fn point_result(
+    p: &Point,
+    imp: &str,
+    m: Measurement,
+    bytes: u64,
+    settings: &Settings,
+    peaks: Option<&DevicePeaks>,
+) -> Result<PointResult> {
+    let mut r = PointResult::with_rule(p.params.clone(), imp, m.samples_ns, &settings.skew)?;
+    if let Some(c) = m.cycles {
+        r = r.with_cycles(c)?;
+    }
+    r.sm_clock_mhz = m.sm_clock_mhz;
+    r.dropped_throttled = m.dropped_throttled;
+    r.stop_reason = Some(m.stop);
+    r.peak_memory_bytes = Some(bytes);
+    if let Some((w, kind)) = &p.work {
+        // Without peaks only the work is kept; with peaks an unknown
+        // compute roof is an error worth seeing.
+        r = r.with_work(*w, peaks, kind.as_deref())?;
+    }
+    Ok(r)
+}
+
+fn ext(path: &Path) -> &str {
+    path.extension().and_then(|e| e.to_str()).unwrap_or("")
+}
+
+fn bench_host(
+    path: &Path,
+    launch: &LaunchSpec,
+    settings: &Settings,
+    threads: usize,
+    timer: &CycleTimer,
+    flusher: Option<&mut CacheFlusher>,
+) -> Result<(Measurement, u64)> {
+    let file = path.display().to_string();
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {file}"))?;
+    let time = |grid: GridLauncher| sample_host(grid, settings, timer, flusher);
+    match ext(path) {
+        "mlir" => {
+            let source = String::from_utf8(bytes).with_context(|| format!("{file}: not UTF-8"))?;
+            let kctx = KperfContext::new()?;
+            let opts = InstrumentOptions {
+                target: Target::Host,
+                ..InstrumentOptions::default()
+            };
+            let hm = prepare_host(
+                &kctx,
+                &source,
+                &file,
+                &opts,
+                launch.kernel.as_deref(),
+                false,
+                None,
+            )?;
+            let params: Vec<Param> = hm
+                .param_types
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    Param::parse(t).with_context(|| format!("kernel parameter {i} has type {t}, which the host runner does not support"))
+                })
+                .collect::<Result<_>>()?;
+            with_host_kernel(&hm.module, &hm.kernel, &params, None, launch, threads, time)?
+        }
+        "ll" | "bc" => {
+            let want = launch.kernel.clone();
+            kperf_runtime::host_llvm::with_host_llvm_kernel(
+                &bytes,
+                &file,
+                want.as_deref(),
+                None,
+                launch,
+                threads,
+                time,
+            )?
+            .0
+        }
+        "ptx" => bail!("{file}: PTX runs only on a GPU (--target cuda)"),
+        e => bail!("{file}: unknown kernel kind `.{e}` (.mlir, .ll, .bc; .ptx with --target cuda)"),
+    }
+}
+
+fn sample_host(
+    mut grid: GridLauncher,
+    settings: &Settings,
+    timer: &CycleTimer,
+    mut flusher: Option<&mut CacheFlusher>,
+) -> Result<(Measurement, u64)> {
+    let bytes = grid.allocated_bytes();
+    let m = measure::<anyhow::Error>(
+        &settings.warmup,
+        &settings.stopping,
+        None,
+        || {
+            if let Some(f) = flusher.as_deref_mut() {
+                f.flush();
+            }
+            Ok(())
+        },
+        || {
+            let (_, t) = timer.time(|| grid.launch());
+            Ok(Sample::time(t.ns))
+        },
+    )?;
+    Ok((m, bytes))
+}
+
+fn bench_cuda(
+    path: &Path,
+    launch: &LaunchSpec,
+    settings: &Settings,
+    opts: &CudaBenchOptions,
+    chip: &str,
+) -> Result<(Measurement, u64, String)> {
+    let file = path.display().to_string();
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {file}"))?;
+    let iopts = InstrumentOptions {
+        target: Target::Nvptx {
+            chip: chip.to_string(),
+        },
+        block: Some(launch.block),
+        ..InstrumentOptions::default()
+    };
+    let (ptx, kernel, params) = match ext(path) {
+        "mlir" => {
+            let source = String::from_utf8(bytes).with_context(|| format!("{file}: not UTF-8"))?;
+            let kctx = KperfContext::new()?;
+            let kernels = device_kernel_params(&kctx, &source, &file, &iopts.target)?;
+            let (name, types) = pick(&file, launch.kernel.as_deref(), kernels)?;
+            let params = types
+                .iter()
+                .enumerate()
+                .map(|(i, t)| Param::parse(t).with_context(|| format!("kernel parameter {i} has type {t}, which the launcher does not support")))
+                .collect::<Result<Vec<_>>>()?;
+            let ptx = compile_plain(&kctx, &source, &file, &iopts, Emit::Ptx)?;
+            (String::from_utf8(ptx)?, name, params)
+        }
+        "ll" | "llir" | "bc" => {
+            let kctx = KperfContext::new()?;
+            let out = kperf_instrument::llvm::instrument_llvm(
+                &kctx,
+                &bytes,
+                &file,
+                &iopts,
+                Emit::Ptx,
+                true,
+                false,
+            )?;
+            let ptx = String::from_utf8(out.bytes)?;
+            let (name, params) = ptx_kernel(&file, &ptx, launch)?;
+            (ptx, name, params)
+        }
+        "ptx" => {
+            let ptx = String::from_utf8(bytes).with_context(|| format!("{file}: not UTF-8"))?;
+            let (name, params) = ptx_kernel(&file, &ptx, launch)?;
+            (ptx, name, params)
+        }
+        e => bail!("{file}: unknown kernel kind `.{e}` (.mlir, .ll, .bc, .ptx)"),
+    };
+    let mut bench = CudaBench::new(DeviceCode::Ptx(ptx), &kernel, &params, launch, opts)?;
+    let throttle = settings.throttle_threshold.map(|t| ThrottleFilter {
+        reference_mhz: bench.max_sm_clock_mhz,
+        threshold: t,
+    });
+    let bench_cell = std::cell::RefCell::new(&mut bench);
+    let m = measure::<anyhow::Error>(
+        &settings.warmup,
+        &settings.stopping,
+        throttle,
+        || Ok(bench_cell.borrow_mut().prepare()?),
+        || {
+            let s = bench_cell.borrow_mut().sample()?;
+            Ok(Sample {
+                ns: s.ns,
+                // Cycles at the probed clock: a clock change then shows as
+                // a time change without a cycle change.
+                cycles: s.sm_clock_mhz.map(|mhz| s.ns * mhz * 1e-3),
+                sm_clock_mhz: s.sm_clock_mhz,
+            })
+        },
+    )?;
+    Ok((m, bench.allocated_bytes, bench.device_name.clone()))
+}
+
+fn pick(
+    file: &str,
+    want: Option<&str>,
+    kernels: Vec<(String, Vec<String>)>,
+) -> Result<(String, Vec<String>)> {
+    match (want, kernels.as_slice()) {
+        (Some(k), _) => kernels
+            .iter()
+            .find(|(n, _)| n == k)
+            .cloned()
+            .with_context(|| format!("{file}: no kernel `{k}`")),
+        (None, [one]) => Ok(one.clone()),
+        (None, []) => bail!("{file}: no kernel found"),
+        (None, _) => {
+            bail!("{file}: several kernels; name one with `kernel = \"...\"` in the [[impl]]")
+        }
+    }
+}
+
+/// The entry's name and parameters from PTX. A `.u64`/`.b64` parameter is a
+/// buffer when the spec gives that argument a shape, else a 64-bit scalar.
+pub fn ptx_kernel(file: &str, ptx: &str, launch: &LaunchSpec) -> Result<(String, Vec<Param>)> {
+    let mut entries = Vec::new();
+    let mut rest = ptx;
+    while let Some(i) = rest.find(".entry") {
+        let after = &rest[i + 6..];
+        let open = after
+            .find('(')
+            .with_context(|| format!("{file}: .entry without a parameter list"))?;
+        let close = after
+            .find(')')
+            .with_context(|| format!("{file}: unclosed .entry parameter list"))?;
+        let name = after[..open].trim().to_string();
+        let params: Vec<String> = after[open + 1..close]
+            .split(',')
+            .map(|p| p.trim().to_string())
+            .filter(|p| !p.is_empty())
+            .collect();
+        entries.push((name, params));
+        rest = &after[close..];
+    }
+    let (name, decls) = pick(file, launch.kernel.as_deref(), entries)?;
+    if decls.len() != launch.args.len() {
+        bail!(
+            "{file}: kernel `{name}` takes {} parameters, the spec gives {} arguments",
+            decls.len(),
+            launch.args.len()
+        );
+    }
+    let params = decls
+        .iter()
+        .zip(&launch.args)
+        .map(|(d, a)| {
+            let ty = d.split_whitespace().nth(1).unwrap_or("");
+            Ok(match ty {
+                ".u64" | ".b64" | ".s64" if a.shape.is_some() => Param::Pointer,
+                ".u64" | ".b64" | ".s64" => Param::Scalar(DType::I64),
+                ".u32" | ".b32" | ".s32" => Param::Scalar(DType::I32),
+                ".f32" => Param::Scalar(DType::F32),
+                ".f64" => Param::Scalar(DType::F64),
+                t => bail!("{file}: parameter `{d}` of type {t} is not supported"),
+            })
+        })
+        .collect::<Result<_>>()?;
+    Ok((name, params))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kperf_runtime::spec::ArgSpec;
+
+    #[test]
+    fn ptx_parameters_follow_the_spec() {
+        let ptx = ".visible .entry axpy(\n .param .u64 axpy_param_0,\n .param .f32 axpy_param_1,\n .param .u64 axpy_param_2\n)\n{ ret; }";
+        let arg = |shape: Option<Vec<u64>>, dtype: &str| ArgSpec {
+            name: String::new(),
+            dtype: dtype.into(),
+            shape,
+            fill: None,
+            seed: None,
+            value: None,
+        };
+        let launch = LaunchSpec {
+            kernel: None,
+            grid: [1, 1, 1],
+            block: [1, 1, 1],
+            shared_bytes: 0,
+            args: vec![
+                arg(Some(vec![4]), "f32"),
+                arg(None, "f32"),
+                arg(None, "i64"),
+            ],
+        };
+        let (name, params) = ptx_kernel("k.ptx", ptx, &launch).unwrap();
+        assert_eq!(name, "axpy");
+        assert_eq!(
+            params,
+            vec![
+                Param::Pointer,
+                Param::Scalar(DType::F32),
+                Param::Scalar(DType::I64)
+            ]
+        );
+        let short = LaunchSpec {
+            args: vec![],
+            ..launch
+        };
+        let e = ptx_kernel("k.ptx", ptx, &short).unwrap_err().to_string();
+        assert!(e.contains("takes 3 parameters"), "{e}");
+    }
+}
