@@ -1,15 +1,18 @@
 //! What instrumentation costs a kernel, read from the SASS ptxas makes of
 //! it: `kperf cost`.
 //!
-//! Four compiles of the same kernel with the same options:
+//! Five compiles of the same kernel with the same options:
 //! - plain: no instrumentation (the baseline);
 //! - instrumented: the user's regions;
 //! - kernel-only: one region around the body (2 records + init + finalize);
 //! - probed: kernel-only plus `probe=N` (2N more records in straight-line
-//!   code at the entry).
+//!   code at the entry), and probed-2N, the same with `probe=2N`.
 //!
-//! Per record = (probed − kernel-only) / 2N, by instruction class; fixed
-//! (init + finalize) = kernel-only − plain − 2 × per record. Registers,
+//! Per record = (probed-2N − probed) / 2N, by instruction class: the
+//! marginal cost of one more straight-line record, free of what adding a
+//! probe block at all perturbs once (a predicate kept in a register, a
+//! rescheduled prologue). Fixed (init + finalize) = kernel-only − plain −
+//! 2 × per record. Registers,
 //! spills, stack and shared memory come from `ptxas -v`; SASS from
 //! `cuobjdump -sass`. NOPs are not counted.
 
@@ -319,9 +322,11 @@ pub struct Variants {
     pub instrumented: Compiled,
     pub kernel_only: Compiled,
     pub probed: Compiled,
+    pub probed_double: Compiled,
     pub records_instrumented: i64,
     pub records_kernel_only: i64,
     pub records_probed: i64,
+    pub records_probed_double: i64,
     /// Whether any requested region may sit in a loop (loops, iterations,
     /// async, calls, asm, ops, explicit markers).
     pub loop_regions_requested: bool,
@@ -350,14 +355,14 @@ pub struct Labels<'a> {
 pub fn report(l: &Labels, v: &Variants) -> CostReport {
     let cls_plain = v.plain.by_class();
     let cls_inst = v.instrumented.by_class();
-    let cls_kernel = v.kernel_only.by_class();
     let cls_probe = v.probed.by_class();
-    let n = (v.records_probed - v.records_kernel_only).max(1) as f64;
-    let per_record_by_class: BTreeMap<InstClass, f64> = diff(&cls_probe, &cls_kernel)
+    let cls_probe2 = v.probed_double.by_class();
+    let n = (v.records_probed_double - v.records_probed).max(1) as f64;
+    let per_record_by_class: BTreeMap<InstClass, f64> = diff(&cls_probe2, &cls_probe)
         .iter()
         .map(|(c, d)| (*c, *d as f64 / n))
         .collect();
-    let per_record = (v.probed.count() as f64 - v.kernel_only.count() as f64) / n;
+    let per_record = (v.probed_double.count() as f64 - v.probed.count() as f64) / n;
     let fixed = v.kernel_only.count() as f64
         - v.plain.count() as f64
         - v.records_kernel_only as f64 * per_record;

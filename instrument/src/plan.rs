@@ -59,8 +59,10 @@ pub fn plan_segments(
     let used = static_shared + opts.dynamic_shared as u64;
     let available = capacity.saturating_sub(used);
     let on_device_shared = opts.buffer == BufferKind::Shared && !opts.target.is_host();
+    // The init stamp slot sits after the rings (templates::INIT_STAMP_BYTES).
+    let stamp = crate::mlir::templates::INIT_STAMP_BYTES;
     let budget = if on_device_shared {
-        (opts.shared_budget as u64).min(available)
+        (opts.shared_budget as u64).min(available.saturating_sub(stamp))
     } else {
         opts.shared_budget as u64
     };
@@ -75,10 +77,10 @@ pub fn plan_segments(
             .next_multiple_of(2),
     };
     if on_device_shared {
-        let needed = units as u64 * slots as u64 * 8;
+        let needed = units as u64 * slots as u64 * 8 + stamp;
         if needed > available {
             let mut detail = format!(
-                "{units} units × {slots} slots × 8 bytes for kernel `{kernel}`; the device has {capacity}, the kernel uses {static_shared} statically and {} dynamically (--dynamic-shared)",
+                "{units} units × {slots} slots × 8 bytes + {stamp} bytes of init stamps for kernel `{kernel}`; the device has {capacity}, the kernel uses {static_shared} statically and {} dynamically (--dynamic-shared)",
                 opts.dynamic_shared
             );
             if !not_sized.is_empty() {

@@ -2,7 +2,7 @@
 // branch; START of region 0 has tag 0, its END tag 65536 (bit 16).
 // RUN: kperf instrument %s --regions kernel --emit ptx
 // CHECK: .entry k(
-// CHECK: .shared .align 16 .b8 __kperf_smem_k[8192];
+// CHECK: .shared .align 16 .b8 __kperf_smem_k[8208];
 // CHECK: mov.u32 [[C0:%r[0-9]+]], %clock;
 // CHECK-NEXT: mov.b32 [[T0:%r[0-9]+]], 0;
 // CHECK: @[[P:%p[0-9]+]] st.shared.v2.b32 [{{%rd[0-9]+}}], {[[C0]], [[T0]]};

@@ -22,7 +22,7 @@ pub struct CostArgs {
     /// Print a Markdown table (for docs/cost.md)
     #[arg(long)]
     pub markdown: bool,
-    /// Empty regions the probe adds to measure one record (2 records each)
+    /// Empty regions of the probe (2 records each): one record's cost is the SASS that probe=2N adds over probe=N, per extra record
     #[arg(long, default_value_t = 16)]
     pub probe: u32,
     /// Counters to report, comma-separated (default: --counter)
@@ -91,11 +91,14 @@ fn one(
     let mut kernel_only = opts.clone();
     kernel_only.regions = vec![RegionMode::Kernel];
     let mut probed = kernel_only.clone();
+    let mut probed_double = kernel_only.clone();
     probed.regions.push(RegionMode::Probe(probe));
+    probed_double.regions.push(RegionMode::Probe(2 * probe));
     let (plain_ptx, _) = ptx_of(kctx, input, bytes, opts, true, triton)?;
     let (inst_ptx, name) = ptx_of(kctx, input, bytes, opts, false, triton)?;
     let (kern_ptx, kname) = ptx_of(kctx, input, bytes, &kernel_only, false, triton)?;
     let (probe_ptx, _) = ptx_of(kctx, input, bytes, &probed, false, triton)?;
+    let (probe2_ptx, _) = ptx_of(kctx, input, bytes, &probed_double, false, triton)?;
     let name = name.or(kname).context("no instrumented kernel")?;
     let compile = |ptx: &[u8], what: &str| {
         cost::compile_ptx(ptx, chip, &name)
@@ -106,9 +109,11 @@ fn one(
         instrumented: compile(&inst_ptx, "instrumented")?,
         kernel_only: compile(&kern_ptx, "kernel-only")?,
         probed: compile(&probe_ptx, "probed")?,
+        probed_double: compile(&probe2_ptx, "probed-2N")?,
         records_instrumented: cost::record_stores(&inst_ptx, &plain_ptx),
         records_kernel_only: cost::record_stores(&kern_ptx, &plain_ptx),
         records_probed: cost::record_stores(&probe_ptx, &plain_ptx),
+        records_probed_double: cost::record_stores(&probe2_ptx, &plain_ptx),
         loop_regions_requested: loop_related(&opts.regions) || name_has_markers(bytes),
     };
     let regions = if opts.regions.is_empty() {

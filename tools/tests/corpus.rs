@@ -141,14 +141,25 @@ fn every_corpus_kernel_instruments_in_every_mode_and_assembles() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Cost ceilings on every corpus kernel (docs/cost.md shows the figures):
-/// instrumentation adds no spills; a straight-line record costs at most 4
-/// SASS instructions with the 64-bit clock, and at most 3.25 with the 32-bit
-/// one; init + finalize stay under 128. The targets are tighter
-/// (3 per clock32 record, fixed under Proton's ~68): most kernels meet 3.0,
-/// matmul_pipelined and matmul_persistent measure 3.06 to 3.16, and Triton
-/// kernels' fixed cost is 57 to 112. These ceilings stop regressions
-/// while that work is open (see the session note).
+/// The cost budgets on every corpus kernel at warp granularity
+/// (docs/cost.md shows the figures): no added spills; a straight-line
+/// record costs at most 3 SASS instructions with the 32-bit clock and 4
+/// with the 64-bit one; init + finalize stay under Proton's ~68.
+///
+/// Four kernels do not meet the fixed budget yet; each has its measured
+/// ceiling here so it cannot grow while that work is open (see the session
+/// note): reduce_sum's early exit turns into a join before finalize's
+/// barrier, and ptxas then adds a divergent-shuffle fallback of ~30
+/// instructions; sgemm_tiled, softmax and layernorm pay predicate
+/// save/restores and recomputed CTA ids around the header writes.
+const FIXED_BUDGET: f64 = 68.0;
+const FIXED_OPEN: [(&str, f64); 4] = [
+    ("reduce_sum", 95.0),
+    ("sgemm_tiled", 88.0),
+    ("softmax", 79.0),
+    ("layernorm", 72.0),
+];
+
 #[test]
 fn corpus_kernels_stay_within_the_cost_budgets() {
     let kernels = [
@@ -182,16 +193,25 @@ fn corpus_kernels_stay_within_the_cost_budgets() {
             r["counter"].as_str().unwrap_or("?"),
         );
         let per = r["per_record"].as_f64().unwrap_or(f64::MAX);
-        let budget = if c == "clock32" { 3.25 } else { 4.0 };
-        if per > budget {
+        let budget = if c == "clock32" { 3.0 } else { 4.0 };
+        if per > budget + 1e-9 {
             over.push(format!("{k} {c}: {per:.2} SASS per record > {budget:.2}"));
         }
         if r["added_spill_bytes"].as_i64() != Some(0) {
             over.push(format!("{k} {c}: added spills {}", r["added_spill_bytes"]));
         }
         let fixed = r["fixed"].as_f64().unwrap_or(f64::MAX);
-        if fixed > 128.0 {
-            over.push(format!("{k} {c}: fixed cost {fixed:.0} > 128"));
+        let ceiling = FIXED_OPEN
+            .iter()
+            .find(|(name, _)| *name == k)
+            .map_or(FIXED_BUDGET, |(_, c)| *c);
+        let within = if ceiling == FIXED_BUDGET {
+            fixed < ceiling
+        } else {
+            fixed <= ceiling
+        };
+        if !within {
+            over.push(format!("{k} {c}: fixed cost {fixed:.0} over {ceiling:.0}"));
         }
     }
     assert!(over.is_empty(), "{}", over.join("\n"));

@@ -957,9 +957,7 @@ fn insert_records<'c>(
         cnt.into(),
     ];
     if cfg.host_ring() {
-        let n = ctx
-            .i32_type()
-            .const_int(cfg.units as u64 * cfg.slots as u64, false);
+        let n = ctx.i32_type().const_int(cfg.ring_words(), false);
         let ring = builder
             .build_array_alloca(ctx.i64_type(), n, "kperf.ring")
             .map_err(bad)?;

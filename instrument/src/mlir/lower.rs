@@ -465,7 +465,7 @@ pub(crate) fn template_prelude(cfg: &LoweringConfig) -> String {
         s.push_str(&format!(
             "  llvm.mlir.global internal @{}() {{addr_space = 3 : i32, alignment = 16 : i64}} : !llvm.array<{} x i64>\n",
             cfg.smem_symbol,
-            (cfg.units as u64 * cfg.slots as u64).max(1)
+            cfg.ring_words().max(1)
         ));
     }
     s

@@ -86,11 +86,30 @@ impl LoweringConfig {
     }
     pub fn shared_bytes(&self) -> u64 {
         match self.buffer {
-            BufferKind::Shared => self.units as u64 * self.slots as u64 * RECORD_SIZE as u64,
+            BufferKind::Shared => self.ring_words() * 8,
             BufferKind::Global => 0,
         }
     }
+    /// 8-byte words of the shared allocation: the rings, then (shared
+    /// buffer only) the init stamp slot.
+    pub fn ring_words(&self) -> u64 {
+        let rings = self.units as u64 * self.slots as u64 * RECORD_SIZE as u64 / 8;
+        match self.buffer {
+            BufferKind::Shared => rings + INIT_STAMP_BYTES / 8,
+            BufferKind::Global => rings,
+        }
+    }
+    /// Byte offset of the init stamp slot from the start of the rings.
+    fn stamp_offset(&self) -> usize {
+        self.units as usize * self.slots as usize * RECORD_SIZE
+    }
 }
+
+/// With the ring in shared memory, thread 0 parks the init stamps (global
+/// timer, counter) in these 16 bytes after the rings and writes the whole
+/// header at finalize: init then costs two timer reads and one predicated
+/// shared store instead of a branch around three global stores.
+pub const INIT_STAMP_BYTES: u64 = 16;
 
 // The PTX record block below stores {lo, hi} in that order.
 const _: () = assert!(RECORD_CLOCK_WORD == 0 && RECORD_TAG_WORD == 1);
@@ -356,7 +375,7 @@ pub fn locals(cfg: &LoweringConfig) -> String {
     let cnt = b.def(format!("llvm.alloca {one} x i32 : (i32) -> {cp}"));
     let mut results = vec![(cnt, cp)];
     if cfg.host_ring() {
-        let n = b.c32(cfg.units as i64 * cfg.slots as i64);
+        let n = b.c32(cfg.ring_words() as i64);
         let ring = b.def(format!(
             "llvm.alloca {n} x i64 {{alignment = 16 : i64}} : (i32) -> !llvm.ptr"
         ));
@@ -369,7 +388,7 @@ pub fn locals(cfg: &LoweringConfig) -> String {
 // ---- init -------------------------------------------------------------------
 
 /// Values init hands to the other templates, in this order.
-pub const INIT_RESULTS: usize = 9;
+pub const INIT_RESULTS: usize = 10;
 
 /// `kperfgpu.init`: unit, leader and sampling predicates, segment base,
 /// ring counter, CTA block pointer; thread 0 writes the header's init fields.
@@ -379,8 +398,8 @@ pub const INIT_RESULTS: usize = 9;
 /// Results: `%rec` (this thread records), `%hdr` (this thread writes the
 /// header), `%seg` (segment base), `%cnt` (ring counter slot), `%blk` (CTA
 /// block), `%unit_idx` (segment index), `%tid`, `%active` (this CTA
-/// records) and `%seg0` (base of all segments), consumed by store and
-/// finalize in that order.
+/// records), `%seg0` (base of all segments) and `%cta` (linear CTA id),
+/// consumed by store and finalize in that order.
 pub fn init(cfg: &LoweringConfig) -> String {
     let mut b = Body::new();
     let g = cfg.gptr();
@@ -481,49 +500,41 @@ pub fn init(cfg: &LoweringConfig) -> String {
     let cnt = "%cnt".to_string();
     b.store(&zero, "i32", &cnt, cp, 4);
 
-    // Thread 0 of a recording CTA writes the header's init fields.
     let t0 = b.def(format!("llvm.icmp \"eq\" {tid}, {zero} : i32"));
     let hdr = b.def(format!("llvm.and {t0}, {active} : i1"));
-    b.line(format!("scf.if {hdr} {{"));
-    // Three 16-byte groups (see abi::cta_header): identity, init stamps, shape.
-    let hw = hw_id(&mut b, &cfg.target);
-    let magic = b.c32(MAGIC as i64);
-    let version = b.c32(ABI_VERSION as i64);
-    store_words(
-        &mut b,
-        &[
-            (H::MAGIC, &magic),
-            (H::VERSION, &version),
-            (H::CTA_ID, &cta),
-            (H::HW_ID, &hw),
-        ],
-        &blk,
-        g,
-    );
-    let t = read_globaltimer(&mut b, &cfg.target);
-    let c = read_counter_full(&mut b, cfg);
-    store_pair64(&mut b, H::START_TIME, &t, H::START_CLOCK, &c, &blk, g);
-    let units = b.c32(cfg.units as i64);
-    let slots = b.c32(cfg.global_slots as i64);
-    let flags = b.c32(
-        HeaderFlags {
-            counter: cfg.counter,
-            strategy: cfg.strategy,
+    if cfg.buffer == BufferKind::Shared {
+        // Park the init stamps in shared memory (INIT_STAMP_BYTES); the
+        // header is written at finalize.
+        let t = read_globaltimer(&mut b, &cfg.target);
+        let c = read_counter_full(&mut b, cfg);
+        let slot = b.gep(&base, seg_ty, cfg.stamp_offset());
+        if matches!(cfg.target, Target::Nvptx { .. }) {
+            b.line(format!(
+                "llvm.inline_asm has_side_effects asm_dialect = att \"@$0 st.shared.v2.b64 [$1], {{$2, $3}};\", \"b,l,l,l\" {t0}, {slot}, {t}, {c} : (i1, {seg_ty}, i64, i64) -> ()"
+            ));
+        } else {
+            let v = b.def("llvm.mlir.poison : vector<2xi64>");
+            let (i0, i1) = (b.c32(0), b.c32(1));
+            let v = b.def(format!(
+                "llvm.insertelement {t}, {v}[{i0} : i32] : vector<2xi64>"
+            ));
+            let v = b.def(format!(
+                "llvm.insertelement {c}, {v}[{i1} : i32] : vector<2xi64>"
+            ));
+            b.line(format!("scf.if {t0} {{"));
+            b.store(&v, "vector<2xi64>", &slot, seg_ty, 16);
+            b.line("}");
         }
-        .encode() as i64,
-    );
-    store_words(
-        &mut b,
-        &[
-            (H::UNITS, &units),
-            (H::SLOTS, &slots),
-            (H::FLAGS, &flags),
-            (H::RESERVED, &zero),
-        ],
-        &blk,
-        g,
-    );
-    b.line("}");
+    } else {
+        // Thread 0 of a recording CTA writes the header's init fields now.
+        b.line(format!("scf.if {hdr} {{"));
+        store_identity(&mut b, cfg, &cta, &blk, g);
+        let t = read_globaltimer(&mut b, &cfg.target);
+        let c = read_counter_full(&mut b, cfg);
+        store_pair64(&mut b, H::START_TIME, &t, H::START_CLOCK, &c, &blk, g);
+        store_shape(&mut b, cfg, &blk, g);
+        b.line("}");
+    }
 
     let mut args = vec![("%prof", g), ("%cnt", cfg.cnt_ptr())];
     if cfg.host_ring() {
@@ -546,8 +557,52 @@ pub fn init(cfg: &LoweringConfig) -> String {
             (&tid, "i32"),
             (&active, "i1"),
             (&base, seg_ty),
+            (&cta, "i32"),
         ],
     )
+}
+
+/// The header's identity group: magic, version, CTA id, SM (CU, CPU) id.
+fn store_identity(b: &mut Body, cfg: &LoweringConfig, cta: &str, blk: &str, g: &str) {
+    let hw = hw_id(b, &cfg.target);
+    let magic = b.c32(MAGIC as i64);
+    let version = b.c32(ABI_VERSION as i64);
+    store_words(
+        b,
+        &[
+            (H::MAGIC, &magic),
+            (H::VERSION, &version),
+            (H::CTA_ID, cta),
+            (H::HW_ID, &hw),
+        ],
+        blk,
+        g,
+    );
+}
+
+/// The header's shape group: units, slots, flags.
+fn store_shape(b: &mut Body, cfg: &LoweringConfig, blk: &str, g: &str) {
+    let zero = b.c32(0);
+    let units = b.c32(cfg.units as i64);
+    let slots = b.c32(cfg.global_slots as i64);
+    let flags = b.c32(
+        HeaderFlags {
+            counter: cfg.counter,
+            strategy: cfg.strategy,
+        }
+        .encode() as i64,
+    );
+    store_words(
+        b,
+        &[
+            (H::UNITS, &units),
+            (H::SLOTS, &slots),
+            (H::FLAGS, &flags),
+            (H::RESERVED, &zero),
+        ],
+        blk,
+        g,
+    );
 }
 
 /// Store four consecutive u32 header fields as one 16-byte vector.
@@ -707,7 +762,6 @@ fn flush_if_full(b: &mut Body, cfg: &LoweringConfig, n: &str, mask: &str) {
     b.line("}");
 }
 
-/// Copy `count` records of this unit's shared segment to its global segment
 /// Copy `count` records (an i32 SSA value) of this unit's shared segment to
 /// its global segment, starting at global record `first`. Used when a ring
 /// fills (flush) and for the partly filled last chunk at finalize.
@@ -749,15 +803,29 @@ fn copy_segment(
 
 // ---- finalize ---------------------------------------------------------------
 
-/// `kperfgpu.finalize`: wait for the CTA, stamp the header, write each
-/// unit's entry, copy the segments out (cooperatively, every thread of the
-/// CTA copying a strided share), stamp the end time.
+/// `kperfgpu.finalize`: wait for the CTA; then, in a recording CTA with a
+/// profile buffer (checked once here): thread 0 writes the header (with a
+/// shared ring, all of it: the init stamps come from their shared slot),
+/// each leader its unit entry, every thread a share of the segments (copied
+/// out cooperatively), and thread 0 the end stamp last.
 pub fn finalize(cfg: &LoweringConfig) -> String {
     let mut b = Body::new();
     let g = cfg.gptr();
     let seg_ty = cfg.seg_ptr();
     barrier(&mut b, &cfg.target);
+    b.line("scf.if %active {");
     b.line("scf.if %hdr {");
+    if cfg.buffer == BufferKind::Shared {
+        store_identity(&mut b, cfg, "%cta", "%blk", g);
+        let slot = b.gep("%seg0", seg_ty, cfg.stamp_offset());
+        let stamps = b.def(format!(
+            "llvm.load {slot} {{alignment = 16 : i64}} : {seg_ty} -> vector<2xi64>"
+        ));
+        const { assert!(H::START_CLOCK == H::START_TIME + 8) };
+        let p = b.gep("%blk", g, H::START_TIME);
+        b.store(&stamps, "vector<2xi64>", &p, g, 16);
+        store_shape(&mut b, cfg, "%blk", g);
+    }
     let t = read_globaltimer(&mut b, &cfg.target);
     let c = read_counter_full(&mut b, cfg);
     store_pair64(
@@ -815,36 +883,41 @@ pub fn finalize(cfg: &LoweringConfig) -> String {
     }
     b.line("}");
 
-    // Circular + shared: copy every segment out, all threads sharing the work.
     if cfg.buffer == BufferKind::Shared && cfg.strategy == Strategy::Circular {
-        let active = "%active";
-        b.line(format!("scf.if {active} {{"));
-        let layout = kperf_dialects::abi::Layout {
-            units: cfg.units,
-            slots: cfg.global_slots,
-        };
-        let recs = b.gep("%blk", g, layout.records_offset());
-        let base = "%seg0";
-        // 16-byte chunks: records start 16-aligned (abi::RECORDS_ALIGN) and
-        // the segments hold an even number of 8-byte records. Each thread
-        // copies chunk tid + k·threads for k < ⌈chunks / threads⌉: a constant
-        // trip count keeps the rolled loop small.
-        let chunks = cfg.units as i64 * cfg.slots as i64 / 2;
-        let threads = cfg.cta_threads.max(1) as i64;
-        let per_thread = (chunks + threads - 1) / threads;
-        let (lb, ub, one) = (b.c32(0), b.c32(per_thread), b.c32(1));
-        let k = b.fresh();
-        b.line(format!("scf.for {k} = {lb} to {ub} step {one} : i32 {{"));
-        let tc = b.c32(threads);
-        let off = b.def(format!("llvm.mul {k}, {tc} : i32"));
-        let i = b.def(format!("llvm.add %tid, {off} : i32"));
-        if chunks % threads != 0 {
-            let total = b.c32(chunks);
-            let inside = b.def(format!("llvm.icmp \"ult\" {i}, {total} : i32"));
-            b.line(format!("scf.if {inside} {{"));
-        }
+        copy_out(&mut b, cfg, g, seg_ty);
+    }
+
+    // The end stamp, written last by thread 0.
+    b.line("scf.if %hdr {");
+    let t = read_globaltimer(&mut b, &cfg.target);
+    let p = b.gep("%blk", g, H::FINALIZE_END_TIME);
+    b.store(&t, "i64", &p, g, 8);
+    b.line("}");
+    b.line("}");
+    finalize_function(b, cfg, seg_ty, g)
+}
+
+/// Copy-outs of at most this many 16-byte chunks per thread are unrolled:
+/// each chunk is then one shared load and one global store with immediate
+/// offsets, cheaper than the loop's 64-bit address arithmetic.
+const UNROLL_COPY_CHUNKS: i64 = 4;
+
+/// Circular + shared: copy every segment out, all threads sharing the work.
+/// 16-byte chunks: records start 16-aligned (abi::RECORDS_ALIGN) and the
+/// segments hold an even number of 8-byte records. Each thread copies chunk
+/// tid + k·threads for k < ⌈chunks / threads⌉.
+fn copy_out(b: &mut Body, cfg: &LoweringConfig, g: &str, seg_ty: &str) {
+    let layout = kperf_dialects::abi::Layout {
+        units: cfg.units,
+        slots: cfg.global_slots,
+    };
+    let recs = b.gep("%blk", g, layout.records_offset());
+    let chunks = cfg.units as i64 * cfg.slots as i64 / 2;
+    let threads = cfg.cta_threads.max(1) as i64;
+    let per_thread = (chunks + threads - 1) / threads;
+    let copy_chunk = |b: &mut Body, i: &str| {
         let sp = b.def(format!(
-            "llvm.getelementptr {base}[{i}] : ({seg_ty}, i32) -> {seg_ty}, vector<2xi64>"
+            "llvm.getelementptr %seg0[{i}] : ({seg_ty}, i32) -> {seg_ty}, vector<2xi64>"
         ));
         let v = b.def(format!(
             "llvm.load {sp} {{alignment = 16 : i64}} : {seg_ty} -> vector<2xi64>"
@@ -852,30 +925,45 @@ pub fn finalize(cfg: &LoweringConfig) -> String {
         let dp = b.def(format!(
             "llvm.getelementptr {recs}[{i}] : ({g}, i32) -> {g}, vector<2xi64>"
         ));
-        if chunks % threads != 0 {
-            b.store(&v, "vector<2xi64>", &dp, g, 16);
-            b.line("}");
-            b.line(format!("}} {NO_UNROLL}"));
-            b.line("}");
-            return_finalize_tail(&mut b, cfg, g);
-            return finalize_function(b, cfg, seg_ty, g);
-        }
         b.store(&v, "vector<2xi64>", &dp, g, 16);
-        b.line(format!("}} {NO_UNROLL}"));
-        b.line("}");
+    };
+    let guarded = |b: &mut Body, i: &str, k: i64| {
+        // Only the last round can run past the end.
+        let tail = chunks % threads != 0 && k == per_thread - 1;
+        if tail {
+            let total = b.c32(chunks);
+            let inside = b.def(format!("llvm.icmp \"ult\" {i}, {total} : i32"));
+            b.line(format!("scf.if {inside} {{"));
+        }
+        copy_chunk(b, i);
+        if tail {
+            b.line("}");
+        }
+    };
+    if per_thread <= UNROLL_COPY_CHUNKS {
+        for k in 0..per_thread {
+            let off = b.c32(k * threads);
+            let i = b.def(format!("llvm.add %tid, {off} : i32"));
+            guarded(b, &i, k);
+        }
+        return;
     }
-
-    return_finalize_tail(&mut b, cfg, g);
-    finalize_function(b, cfg, seg_ty, g)
-}
-
-/// The end stamp, written last by thread 0.
-fn return_finalize_tail(b: &mut Body, cfg: &LoweringConfig, g: &str) {
-    b.line("scf.if %hdr {");
-    let t = read_globaltimer(b, &cfg.target);
-    let p = b.gep("%blk", g, H::FINALIZE_END_TIME);
-    b.store(&t, "i64", &p, g, 8);
-    b.line("}");
+    let (lb, ub, one) = (b.c32(0), b.c32(per_thread), b.c32(1));
+    let k = b.fresh();
+    b.line(format!("scf.for {k} = {lb} to {ub} step {one} : i32 {{"));
+    let tc = b.c32(threads);
+    let off = b.def(format!("llvm.mul {k}, {tc} : i32"));
+    let i = b.def(format!("llvm.add %tid, {off} : i32"));
+    if chunks % threads != 0 {
+        let total = b.c32(chunks);
+        let inside = b.def(format!("llvm.icmp \"ult\" {i}, {total} : i32"));
+        b.line(format!("scf.if {inside} {{"));
+        copy_chunk(b, &i);
+        b.line("}");
+    } else {
+        copy_chunk(b, &i);
+    }
+    b.line(format!("}} {NO_UNROLL}"));
 }
 
 fn finalize_function(b: Body, cfg: &LoweringConfig, seg_ty: &str, g: &str) -> String {
@@ -891,6 +979,7 @@ fn finalize_function(b: Body, cfg: &LoweringConfig, seg_ty: &str, g: &str) -> St
             ("%tid", "i32"),
             ("%active", "i1"),
             ("%seg0", seg_ty),
+            ("%cta", "i32"),
         ],
         b,
         &[],
