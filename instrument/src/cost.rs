@@ -12,7 +12,8 @@
 //! marginal cost of one more straight-line record, free of what adding a
 //! probe block at all perturbs once (a predicate kept in a register, a
 //! rescheduled prologue). Fixed (init + finalize) = kernel-only − plain −
-//! 2 × per record. Registers,
+//! 2 × per record − out-of-line code added (reported on its own: blocks
+//! after the last EXIT that only a diverged warp jumps to). Registers,
 //! spills, stack and shared memory come from `ptxas -v`; SASS from
 //! `cuobjdump -sass`. NOPs are not counted.
 
@@ -216,6 +217,19 @@ impl Compiled {
         }
         m
     }
+    /// Instructions after the last unpredicated `EXIT`: blocks ptxas lays
+    /// out of line, reached only by branches (e.g. the divergent-warp
+    /// fallback of a shuffle after a join), never on the converged path.
+    pub fn out_of_line(&self) -> usize {
+        match self
+            .sass
+            .iter()
+            .rposition(|i| !i.predicated && i.opcode == "EXIT")
+        {
+            Some(last) => self.sass.len() - last - 1,
+            None => 0,
+        }
+    }
     /// Loops as (first, last) address ranges of backward branches.
     pub fn loops(&self) -> Vec<(u64, u64)> {
         self.sass
@@ -288,8 +302,11 @@ pub struct CostReport {
     /// Marginal SASS per straight-line record, by class and in total.
     pub per_record: f64,
     pub per_record_by_class: BTreeMap<InstClass, f64>,
-    /// Init + finalize.
+    /// Init + finalize, in line (what a converged warp runs through).
     pub fixed: f64,
+    /// Out-of-line SASS the kernel-only build adds over plain (see
+    /// [`Compiled::out_of_line`]), not counted in `fixed`.
+    pub out_of_line_added: i64,
     pub added_spill_bytes: i64,
     pub added_registers: i64,
     pub added_stack_bytes: i64,
@@ -363,9 +380,11 @@ pub fn report(l: &Labels, v: &Variants) -> CostReport {
         .map(|(c, d)| (*c, *d as f64 / n))
         .collect();
     let per_record = (v.probed_double.count() as f64 - v.probed.count() as f64) / n;
+    let out_of_line_added = v.kernel_only.out_of_line() as i64 - v.plain.out_of_line() as i64;
     let fixed = v.kernel_only.count() as f64
         - v.plain.count() as f64
-        - v.records_kernel_only as f64 * per_record;
+        - v.records_kernel_only as f64 * per_record
+        - out_of_line_added as f64;
     let loops = v.instrumented.loops();
     let with_records = loops
         .iter()
@@ -388,6 +407,7 @@ pub fn report(l: &Labels, v: &Variants) -> CostReport {
         per_record,
         per_record_by_class,
         fixed,
+        out_of_line_added,
         added_spill_bytes: spills(&v.instrumented.ptxas) - spills(&v.plain.ptxas),
         added_registers: v.instrumented.ptxas.registers as i64 - v.plain.ptxas.registers as i64,
         added_stack_bytes: v.instrumented.ptxas.stack_frame_bytes as i64
@@ -443,6 +463,27 @@ mod tests {
         };
         assert_eq!(c.loops(), vec![(0x10, 0x40)]);
         assert_eq!(c.clock_reads_in((0x10, 0x40)), 1);
+        assert_eq!(c.out_of_line(), 0);
+    }
+
+    #[test]
+    fn code_after_the_last_exit_is_out_of_line() {
+        let dump = r#"
+		Function : k
+        /*0000*/               @P0 EXIT ;
+        /*0010*/                   BRA.DIV UR4, 0x60 ;
+        /*0020*/                   SHFL.DOWN PT, R5, R4, 0x10, 0x1f ;
+        /*0030*/                   EXIT ;
+        /*0040*/                   WARPSYNC.COLLECTIVE R11, 0x50 ;
+        /*0050*/                   SHFL.DOWN P3, R9, R4, R14, R15 ;
+        /*0060*/                   BRA 0x20 ;
+"#;
+        let c = Compiled {
+            ptxas: PtxasInfo::default(),
+            sass: parse_sass(dump, Some("k")),
+        };
+        assert_eq!(c.count(), 7);
+        assert_eq!(c.out_of_line(), 3);
     }
 
     #[test]

@@ -153,6 +153,7 @@ fn table(reports: &[CostReport], markdown: bool) -> String {
         "index",
         "pred",
         "fixed",
+        "out of line",
         "regs",
         "spill B",
         "smem B",
@@ -179,6 +180,7 @@ fn table(reports: &[CostReport], markdown: bool) -> String {
                 c(InstClass::IndexArith),
                 c(InstClass::Predicate),
                 format!("{:.0}", r.fixed),
+                r.out_of_line_added.to_string(),
                 format!("{} → {}", r.plain.registers, r.instrumented.registers),
                 format!(
                     "{} → {}",

@@ -146,15 +146,16 @@ fn every_corpus_kernel_instruments_in_every_mode_and_assembles() {
 /// record costs at most 3 SASS instructions with the 32-bit clock and 4
 /// with the 64-bit one; init + finalize stay under Proton's ~68.
 ///
-/// Four kernels do not meet the fixed budget yet; each has its measured
+/// `fixed` is in-line code; out-of-line blocks (reduce_sum: a record after
+/// the join of `if (warp == 0)` makes ptxas add a 34-instruction fallback
+/// for its shuffles in a diverged warp) are reported apart by `kperf cost`.
+///
+/// Three kernels do not meet the fixed budget yet; each has its measured
 /// ceiling here so it cannot grow while that work is open (see the session
-/// note): reduce_sum's early exit turns into a join before finalize's
-/// barrier, and ptxas then adds a divergent-shuffle fallback of ~30
-/// instructions; sgemm_tiled, softmax and layernorm pay predicate
-/// save/restores and recomputed CTA ids around the header writes.
+/// note): sgemm_tiled, softmax and layernorm pay predicate save/restores
+/// and recomputed CTA ids and addresses around the header writes.
 const FIXED_BUDGET: f64 = 68.0;
-const FIXED_OPEN: [(&str, f64); 4] = [
-    ("reduce_sum", 95.0),
+const FIXED_OPEN: [(&str, f64); 3] = [
     ("sgemm_tiled", 88.0),
     ("softmax", 79.0),
     ("layernorm", 72.0),
