@@ -1,6 +1,6 @@
 //! The sampling loop shared by every launcher: warm up, then take samples
-//! until the stopping rule says so, preparing each sample (cache flush,
-//! input reset) outside the timed region.
+//! until the stopping rule says so, preparing each sample (e.g. the cache
+//! flush) outside the timed region.
 //!
 //! The launcher supplies two closures: `prepare` (untimed, before every
 //! sample) and `sample` (one timed run, returning what it measured). Keeping
@@ -67,8 +67,8 @@ pub fn measure<E: From<BenchError>>(
     let mut sampler = Sampler::new(*rule)?;
     let warm_start = Instant::now();
     let mut warmup_runs = 0u32;
-    // The warm-up also stops at the timeout, so a kernel slower than the
-    // budget still gets measured once instead of warming forever.
+    // At least `iterations` runs; the minimum warm-up time is capped by the
+    // timeout, so a slow kernel is not warmed for longer than it is measured.
     while warmup_runs < warmup.iterations
         || (warm_start.elapsed().as_secs_f64() < warmup.min_time_s
             && warm_start.elapsed().as_secs_f64() < rule.timeout_s)

@@ -203,7 +203,8 @@ pub struct PointResult {
     pub implementation: String,
     /// Every kept sample, in order.
     pub samples_ns: Vec<f64>,
-    /// SM cycles per kept sample (CUDA, `clock64` deltas).
+    /// SM cycles per kept sample (CUDA: time × the SM clock the probe
+    /// measured right after the sample).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cycles: Option<Vec<f64>>,
     /// SM clock per kept sample, MHz.

@@ -1,13 +1,17 @@
 //! Timing a kernel on a CUDA GPU the careful way, for `kperf bench` and
 //! `kperf peak --target cuda`.
 //!
-//! - Each sample is bracketed by two device events on the launch stream, so
-//!   host-side launch latency is not counted.
-//! - Optionally, before each sample, a memset of an L2-sized buffer
-//!   (allocated once) evicts the kernel's data from L2.
+//! - Each sample is bracketed by two device events on a stream of its own.
+//!   A short spin kernel goes first, so the start event completes only after
+//!   the launch behind it is queued: host-side launch latency is not counted
+//!   (nvbench's blocking-kernel idea, with a bounded spin).
+//! - Optionally, before each sample, a memset of a buffer twice the L2 size
+//!   (allocated once) evicts the kernel's data from L2 (hashed, partitioned
+//!   L2s keep some lines when only their size is written).
 //! - Optionally the launches are captured once into a CUDA graph of
 //!   `graph_launches` back-to-back launches and replayed: one sample is the
-//!   replay's time over that count, which hides launch gaps.
+//!   replay's time over that count, which hides launch gaps (only the
+//!   first launch of a replay sees the flushed L2).
 //! - After each sample a tiny probe kernel reads `%clock64` and
 //!   `%globaltimer` over a short spin on one SM: the SM clock at that moment,
 //!   used to drop throttled samples and to express samples in cycles.
@@ -51,41 +55,41 @@ pub struct CudaSample {
 }
 
 /// The clock probe: thread 0 reads the global timer and the SM clock, spins
-/// `spins` iterations, reads both again and stores the four values (the
-/// spin's sum is stored too, so ptxas cannot drop the loop).
-const CLOCK_PROBE_PTX: &str = r#"
+/// until the global timer has advanced `ns` nanoseconds, reads both again
+/// and stores the four values. Bounded by time, not iterations, so its
+/// length (and the timer's resolution error) is known on any GPU.
+pub const CLOCK_PROBE_PTX: &str = r#"
 .version 7.0
 .target sm_70
 .address_size 64
-.visible .entry kperf_clock_probe(.param .u64 out, .param .u32 spins)
+.visible .entry kperf_clock_probe(.param .u64 out, .param .u64 ns)
 {
-    .reg .u64 %rd<8>;
-    .reg .u32 %r<6>;
+    .reg .u64 %rd<10>;
     .reg .pred %p;
     ld.param.u64 %rd1, [out];
-    ld.param.u32 %r1, [spins];
+    ld.param.u64 %rd6, [ns];
     cvta.to.global.u64 %rd1, %rd1;
     mov.u64 %rd2, %globaltimer;
     mov.u64 %rd3, %clock64;
-    mov.u32 %r2, 0;
-    mov.u32 %r3, 0;
 SPIN:
-    add.u32 %r3, %r3, %r2;
-    add.u32 %r2, %r2, 1;
-    setp.lt.u32 %p, %r2, %r1;
+    mov.u64 %rd5, %globaltimer;
+    sub.u64 %rd7, %rd5, %rd2;
+    setp.lt.u64 %p, %rd7, %rd6;
     @%p bra SPIN;
     mov.u64 %rd4, %clock64;
     mov.u64 %rd5, %globaltimer;
     st.global.v2.u64 [%rd1], {%rd2, %rd3};
     st.global.v2.u64 [%rd1+16], {%rd4, %rd5};
-    st.global.u32 [%rd1+32], %r3;
     ret;
 }
 "#;
 
-/// Iterations of the probe's spin: ~30 µs at 2 GHz (ptxas unrolls it by 4), long against the
-/// global timer's update interval.
-const PROBE_SPINS: u32 = 40_000;
+/// The probe's spin: long against the global timer's update interval (up
+/// to 1 µs on some GPUs), so the measured clock is good to ~2%.
+const PROBE_NS: u64 = 50_000;
+/// The spin before each sample's start event: longer than a launch takes
+/// to reach the GPU.
+const HOLD_NS: u64 = 20_000;
 
 /// A kernel loaded with its arguments in device memory, ready to sample.
 pub struct CudaBench {
@@ -97,7 +101,9 @@ pub struct CudaBench {
     _buffers: Vec<CudaSlice<u8>>,
     l2: Option<CudaSlice<u8>>,
     graph: Option<(CudaGraph, u32)>,
-    probe: Option<(CudaFunction, CudaSlice<u64>)>,
+    /// The probe kernel and its output; also the hold before each sample.
+    probe: (CudaFunction, CudaSlice<u64>),
+    clock_probe: bool,
     start: CudaEvent,
     end: CudaEvent,
     pub device_name: String,
@@ -121,7 +127,8 @@ impl CudaBench {
         let device_name = ctx
             .name()
             .unwrap_or_else(|_| format!("cuda:{}", opts.ordinal));
-        let stream = ctx.default_stream();
+        // Not the legacy default stream: it cannot be captured into a graph.
+        let stream = ctx.new_stream().map_err(cuda("create stream"))?;
         let free_before = ctx.mem_get_info().map_err(cuda("memory info"))?.0;
         let module = match code {
             DeviceCode::Ptx(p) => ctx.load_module(cudarc::nvrtc::Ptx::from_src(p)),
@@ -157,19 +164,17 @@ impl CudaBench {
         } else {
             None
         };
-        let probe = if opts.clock_probe {
+        let probe = {
             let m = ctx
                 .load_module(cudarc::nvrtc::Ptx::from_src(CLOCK_PROBE_PTX))
                 .map_err(cuda("load clock probe"))?;
             let f = m
                 .load_function("kperf_clock_probe")
                 .map_err(cuda("clock probe"))?;
-            Some((
+            (
                 f,
-                stream.alloc_zeros::<u64>(5).map_err(cuda("probe buffer"))?,
-            ))
-        } else {
-            None
+                stream.alloc_zeros::<u64>(4).map_err(cuda("probe buffer"))?,
+            )
         };
         let khz = ctx
             .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)
@@ -187,6 +192,7 @@ impl CudaBench {
             l2,
             graph: None,
             probe,
+            clock_probe: opts.clock_probe,
             start,
             end,
             device_name,
@@ -215,14 +221,15 @@ impl CudaBench {
         self.stream
             .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
             .map_err(cuda("begin graph capture"))?;
-        for _ in 0..launches {
-            self.launch()?;
-        }
-        let graph = self
+        let captured = (0..launches).try_for_each(|_| self.launch());
+        // End the capture even when a launch failed, so the stream is usable.
+        let ended = self
             .stream
             .end_capture(cudarc::driver::sys::CUgraphInstantiate_flags(0))
-            .map_err(cuda("end graph capture"))?
-            .ok_or_else(|| LaunchError::Cuda("graph capture recorded nothing".into()))?;
+            .map_err(cuda("end graph capture"));
+        captured?;
+        let graph =
+            ended?.ok_or_else(|| LaunchError::Cuda("graph capture recorded nothing".into()))?;
         graph.upload().map_err(cuda("upload graph"))?;
         self.graph = Some((graph, launches));
         Ok(())
@@ -239,6 +246,8 @@ impl CudaBench {
     /// One sample: events around a launch (or a graph replay), then the
     /// clock probe.
     pub fn sample(&mut self) -> Result<CudaSample, LaunchError> {
+        let (f, out) = &mut self.probe;
+        launch_probe(&self.stream, f, out, HOLD_NS)?;
         self.start.record(&self.stream).map_err(cuda("event"))?;
         let per = match &self.graph {
             Some((g, n)) => {
@@ -255,9 +264,11 @@ impl CudaBench {
             .start
             .elapsed_ms(&self.end)
             .map_err(cuda("event time"))?;
-        let sm_clock_mhz = match &mut self.probe {
-            Some((f, out)) => Some(probe_clock(&self.stream, f, out)?),
-            None => None,
+        let sm_clock_mhz = if self.clock_probe {
+            let (f, out) = &mut self.probe;
+            Some(probe_clock(&self.stream, f, out)?)
+        } else {
+            None
         };
         Ok(CudaSample {
             ns: ms as f64 * 1e6 / per as f64,
@@ -270,11 +281,12 @@ impl CudaBench {
     }
 }
 
-fn probe_clock(
+fn launch_probe(
     stream: &Arc<CudaStream>,
     f: &CudaFunction,
     out: &mut CudaSlice<u64>,
-) -> Result<f64, LaunchError> {
+    ns: u64,
+) -> Result<(), LaunchError> {
     let cfg = LaunchConfig {
         grid_dim: (1, 1, 1),
         block_dim: (1, 1, 1),
@@ -282,9 +294,19 @@ fn probe_clock(
     };
     let mut l = stream.launch_builder(f);
     l.arg(&mut *out);
-    l.arg(&PROBE_SPINS);
-    // SAFETY: the probe takes (u64*, u32) and writes five u64 words.
-    unsafe { l.launch(cfg) }.map_err(cuda("clock probe"))?;
+    l.arg(&ns);
+    // SAFETY: the probe takes (u64*, u64) and writes four u64 words.
+    unsafe { l.launch(cfg) }
+        .map(|_| ())
+        .map_err(cuda("clock probe"))
+}
+
+fn probe_clock(
+    stream: &Arc<CudaStream>,
+    f: &CudaFunction,
+    out: &mut CudaSlice<u64>,
+) -> Result<f64, LaunchError> {
+    launch_probe(stream, f, out, PROBE_NS)?;
     let v: Vec<u64> = stream.clone_dtoh(&*out).map_err(cuda("clock probe"))?;
     let (t0, c0, c1, t1) = (v[0], v[1], v[2], v[3]);
     let dt = t1.saturating_sub(t0);
@@ -294,6 +316,21 @@ fn probe_clock(
         ));
     }
     Ok(c1.saturating_sub(c0) as f64 / dt as f64 * 1000.0)
+}
+
+/// The `--chip` a device runs: `sm_<major><minor>`, with Hopper's `a`
+/// features (sm_90a PTX loads on every sm_90 device).
+pub fn device_chip(ordinal: usize) -> Result<String, LaunchError> {
+    check_driver()?;
+    let ctx = CudaContext::new(ordinal).map_err(cuda("create context"))?;
+    let major = ctx
+        .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
+        .map_err(cuda("compute capability"))?;
+    let minor = ctx
+        .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)
+        .map_err(cuda("compute capability"))?;
+    let suffix = if (major, minor) == (9, 0) { "a" } else { "" };
+    Ok(format!("sm_{major}{minor}{suffix}"))
 }
 
 /// `kperf peak --target cuda`: device-to-device copy bandwidth (bytes read
@@ -383,6 +420,38 @@ pub fn sgemm_rate(ordinal: usize, n: usize, reps: u32) -> Result<f64, LaunchErro
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_clock_probe_assembles_with_ptxas() {
+        // Where ptxas is installed (scripts/setup.sh), the probe must
+        // assemble; elsewhere there is nothing to check.
+        let Ok(dir) = std::env::var("KPERF_TEST_PTXAS_DIR").or_else(|_| {
+            let d = concat!(env!("CARGO_MANIFEST_DIR"), "/../.tools/bin");
+            std::path::Path::new(d)
+                .join("ptxas")
+                .exists()
+                .then(|| d.to_string())
+                .ok_or(())
+        }) else {
+            return;
+        };
+        let tmp = std::env::temp_dir().join(format!("kperf-probe-{}", std::process::id()));
+        std::fs::create_dir_all(&tmp).unwrap();
+        let ptx = tmp.join("probe.ptx");
+        std::fs::write(&ptx, super::CLOCK_PROBE_PTX).unwrap();
+        let out = std::process::Command::new(std::path::Path::new(&dir).join("ptxas"))
+            .args(["-arch=sm_90", "-o"])
+            .arg(tmp.join("probe.cubin"))
+            .arg(&ptx)
+            .output()
+            .unwrap();
+        let _ = std::fs::remove_dir_all(&tmp);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
     #[test]
     fn without_a_driver_the_bench_says_so() {
         // SAFETY: only probes whether the library can be opened.

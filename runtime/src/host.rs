@@ -107,7 +107,7 @@ pub fn with_host_kernel<R>(
     meta: Option<&KernelMeta>,
     spec: &LaunchSpec,
     threads: usize,
-    body: impl FnOnce(GridLauncher) -> R,
+    body: impl for<'jit> FnOnce(GridLauncher<'jit>) -> R,
 ) -> Result<R, RuntimeError> {
     let engine = ExecutionEngine::new(module, 3, &[], false, false);
     unsafe {
@@ -122,32 +122,22 @@ pub fn with_host_kernel<R>(
         )));
     }
     let f: Packed = unsafe { std::mem::transmute::<*mut (), Packed>(f) };
-    let grid = GridLauncher::new(f, kernel, params, meta, spec, threads)?;
+    // SAFETY: `f` has the packed signature and lives as long as `engine`,
+    // which outlives the launcher: `body` cannot return it (its lifetime is
+    // local to the call).
+    let grid = unsafe { GridLauncher::new(f, kernel, params, meta, spec, threads)? };
     let out = body(grid);
     drop(engine);
     Ok(out)
 }
 
-/// Run a JIT-compiled kernel once over the spec's grid: `f` takes one
-/// pointer per argument word (the packed calling convention both JITs use).
-pub fn run_packed(
-    f: Packed,
-    kernel: &str,
-    params: &[Param],
-    meta: Option<&KernelMeta>,
-    spec: &LaunchSpec,
-    threads: usize,
-) -> Result<HostRun, RuntimeError> {
-    let mut grid = GridLauncher::new(f, kernel, params, meta, spec, threads)?;
-    let wall_ns = grid.launch();
-    Ok(grid.into_run(wall_ns))
-}
-
 /// A JIT-compiled kernel with its arguments allocated and filled once,
 /// ready to run over the grid as often as asked (`kperf run` runs it once,
 /// `kperf bench` many times). Buffers keep their addresses between launches.
-pub struct GridLauncher {
+/// `'jit` is the life of the compiled code: the launcher cannot outlive it.
+pub struct GridLauncher<'jit> {
     f: Packed,
+    _code: std::marker::PhantomData<&'jit ()>,
     buffers: Vec<HostBuffer>,
     /// u128 storage: CTA blocks are written with 16-byte vector stores.
     profile: Vec<u128>,
@@ -155,19 +145,27 @@ pub struct GridLauncher {
     /// The per-call argument words: memref descriptors, scalars, profile
     /// pointer; the six grid ids are appended per CTA.
     template: Vec<u64>,
+    /// The single-thread path's argument words (template + grid ids) and
+    /// one pointer to each, built once so a timed launch allocates nothing.
+    words: Vec<u64>,
+    ptrs: Vec<*mut c_void>,
     grid: [u32; 3],
     threads: usize,
 }
 
-impl GridLauncher {
-    pub fn new(
+impl<'jit> GridLauncher<'jit> {
+    /// # Safety
+    /// `f` must stay callable for the launcher's life, with the packed
+    /// signature of a kernel taking `params` (then the profile pointer when
+    /// `meta` is given, then six grid ids).
+    pub unsafe fn new(
         f: Packed,
         kernel: &str,
         params: &[Param],
         meta: Option<&KernelMeta>,
         spec: &LaunchSpec,
         threads: usize,
-    ) -> Result<GridLauncher, RuntimeError> {
+    ) -> Result<GridLauncher<'jit>, RuntimeError> {
         let (mut buffers, scalars) = prepare_args(kernel, params, spec)?;
         let profile_bytes = meta.map(|m| m.buffer_bytes(spec.grid_ctas())).unwrap_or(0) as usize;
         let mut profile = vec![0u128; profile_bytes.div_ceil(16)];
@@ -183,12 +181,21 @@ impl GridLauncher {
             template.push(profile.as_mut_ptr() as u64);
         }
         let total = spec.grid_ctas();
+        let mut words = template.clone();
+        words.extend([0u64; 6]);
+        let ptrs: Vec<*mut c_void> = words
+            .iter_mut()
+            .map(|w| w as *mut u64 as *mut c_void)
+            .collect();
         Ok(GridLauncher {
             f,
+            _code: std::marker::PhantomData,
             buffers,
             profile,
             profile_bytes,
             template,
+            words,
+            ptrs,
             grid: spec.grid,
             threads: threads.clamp(1, total.max(1) as usize),
         })
@@ -215,14 +222,25 @@ impl GridLauncher {
     pub fn launch(&mut self) -> u64 {
         let grid = self.grid;
         let total = grid.iter().map(|g| *g as u64).product::<u64>();
-        let next = AtomicU64::new(0);
         let f = self.f;
+        let base = self.template.len();
+        let start = Instant::now();
+        if self.threads == 1 {
+            for c in 0..total {
+                let ids = grid_ids(c, grid);
+                self.words[base..].copy_from_slice(&ids);
+                // SAFETY: `ptrs` points into `words` (not moved since `new`);
+                // the packed wrapper reads one pointer per argument.
+                unsafe { f(self.ptrs.as_mut_ptr()) };
+            }
+            return start.elapsed().as_nanos() as u64;
+        }
+        let next = AtomicU64::new(0);
         let template = &self.template;
         // The kernel writes the buffers through the template's addresses;
         // `&mut self` keeps anyone else from reading them meanwhile.
         let worker = move || {
             let mut words = template.clone();
-            let base = words.len();
             words.extend([0u64; 6]);
             let mut ptrs: Vec<*mut c_void> = words
                 .iter_mut()
@@ -233,16 +251,7 @@ impl GridLauncher {
                 if c >= total {
                     break;
                 }
-                let (gx, gy) = (grid[0] as u64, grid[1] as u64);
-                let ids = [
-                    c % gx,
-                    (c / gx) % gy,
-                    c / (gx * gy),
-                    grid[0] as u64,
-                    grid[1] as u64,
-                    grid[2] as u64,
-                ];
-                for (k, v) in ids.iter().enumerate() {
+                for (k, v) in grid_ids(c, grid).iter().enumerate() {
                     // SAFETY: ptrs[base + k] points into `words`, which is not moved.
                     unsafe { *(ptrs[base + k] as *mut u64) = *v };
                 }
@@ -250,16 +259,11 @@ impl GridLauncher {
                 unsafe { f(ptrs.as_mut_ptr()) };
             }
         };
-        let start = Instant::now();
-        if self.threads == 1 {
-            worker();
-        } else {
-            std::thread::scope(|s| {
-                for _ in 0..self.threads {
-                    s.spawn(&worker);
-                }
-            });
-        }
+        std::thread::scope(|s| {
+            for _ in 0..self.threads {
+                s.spawn(&worker);
+            }
+        });
         start.elapsed().as_nanos() as u64
     }
 
@@ -281,6 +285,19 @@ impl GridLauncher {
             .take(self.profile_bytes)
             .collect()
     }
+}
+
+/// Block x, y, z and grid x, y, z of linear CTA `c`.
+fn grid_ids(c: u64, grid: [u32; 3]) -> [u64; 6] {
+    let (gx, gy) = (grid[0] as u64, grid[1] as u64);
+    [
+        c % gx,
+        (c / gx) % gy,
+        c / (gx * gy),
+        grid[0] as u64,
+        grid[1] as u64,
+        grid[2] as u64,
+    ]
 }
 
 /// Allocate and fill the spec's buffers and encode its scalars, checking

@@ -76,6 +76,52 @@ fn packed_wrapper<'c>(
     Ok(name)
 }
 
+/// Run LLVM's O3 pipeline for this CPU before the JIT: MCJIT's
+/// optimisation level only steers code generation, and MLIR's
+/// ExecutionEngine runs O3, so without this an `.ll` kernel would be
+/// compared unoptimised against its `.mlir` twin.
+fn optimize_for_host(module: &Module) -> Result<(), RuntimeError> {
+    use inkwell::targets::{CodeModel, RelocMode, TargetMachine};
+    let triple = TargetMachine::get_default_triple();
+    let target =
+        Target::from_triple(&triple).map_err(|e| launch(format!("LLVM host target: {e}")))?;
+    let cpu = TargetMachine::get_host_cpu_name().to_string();
+    let features = TargetMachine::get_host_cpu_features().to_string();
+    let tm = target
+        .create_target_machine(
+            &triple,
+            &cpu,
+            &features,
+            OptimizationLevel::Aggressive,
+            RelocMode::Default,
+            CodeModel::JITDefault,
+        )
+        .ok_or_else(|| launch("LLVM: no target machine for this CPU"))?;
+    module.set_triple(&triple);
+    module.set_data_layout(&tm.get_target_data().get_data_layout());
+    // MCJIT generates code for a generic CPU unless each function says
+    // otherwise; the MLIR JIT targets this CPU, so the LLVM path does too.
+    let ctx = module.get_context();
+    for f in module
+        .get_functions()
+        .filter(|f| f.count_basic_blocks() > 0)
+    {
+        let loc = inkwell::attributes::AttributeLoc::Function;
+        f.add_attribute(loc, ctx.create_string_attribute("target-cpu", &cpu));
+        f.add_attribute(
+            loc,
+            ctx.create_string_attribute("target-features", &features),
+        );
+    }
+    module
+        .run_passes(
+            "default<O3>",
+            &tm,
+            inkwell::passes::PassBuilderOptions::create(),
+        )
+        .map_err(|e| launch(format!("LLVM O3 pipeline: {e}")))
+}
+
 /// JIT host-ABI LLVM IR and run `kernel` (or the only kernel) over the
 /// spec's grid. `meta` is present when the module is instrumented; its
 /// profile parameter then sits before the six grid parameters.
@@ -103,7 +149,7 @@ pub fn with_host_llvm_kernel<R>(
     meta: Option<&KernelMeta>,
     spec: &LaunchSpec,
     threads: usize,
-    body: impl FnOnce(GridLauncher) -> R,
+    body: impl for<'jit> FnOnce(GridLauncher<'jit>) -> R,
 ) -> Result<(R, String), RuntimeError> {
     Target::initialize_x86(&InitializationConfig::default());
     Target::initialize_native(&InitializationConfig::default())
@@ -165,6 +211,7 @@ pub fn with_host_llvm_kernel<R>(
         })
         .collect::<Result<_, _>>()?;
     let wrapper = packed_wrapper(&ctx, &module, f)?;
+    optimize_for_host(&module)?;
     let engine = module
         .create_jit_execution_engine(OptimizationLevel::Aggressive)
         .map_err(|e| launch(format!("JIT: {e}")))?;
@@ -181,7 +228,9 @@ pub fn with_host_llvm_kernel<R>(
         .map_err(|e| launch(format!("JIT: `{wrapper}`: {e}")))?;
     // SAFETY: the wrapper has the packed signature built above.
     let packed: Packed = unsafe { std::mem::transmute::<usize, Packed>(addr) };
-    let grid = GridLauncher::new(packed, &name, &params, meta, spec, threads)?;
+    // SAFETY: the wrapper has the packed signature for `params` and lives
+    // as long as `engine`, which outlives the launcher.
+    let grid = unsafe { GridLauncher::new(packed, &name, &params, meta, spec, threads)? };
     let out = body(grid);
     drop(engine);
     Ok((out, name))

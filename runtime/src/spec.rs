@@ -198,7 +198,19 @@ impl HostBuffer {
     pub fn from_spec(a: &ArgSpec, index: usize) -> Result<HostBuffer, String> {
         let dtype = DType::parse(&a.dtype).ok_or("bad dtype")?;
         let shape = a.shape.clone().unwrap_or_default();
-        let n: u64 = shape.iter().product();
+        let who_ = if a.name.is_empty() {
+            format!("argument {index}")
+        } else {
+            a.name.clone()
+        };
+        let n: u64 = shape
+            .iter()
+            .try_fold(1u64, |acc, d| acc.checked_mul(*d))
+            .filter(|n| {
+                n.checked_mul(dtype.size() as u64)
+                    .is_some_and(|b| b <= isize::MAX as u64)
+            })
+            .ok_or_else(|| format!("{who_}: shape {shape:?} is too large to allocate"))?;
         let words = (n as usize * dtype.size()).div_ceil(8);
         let mut b = HostBuffer {
             name: a.name.clone(),

@@ -207,12 +207,27 @@ impl BenchSpec {
                 bail!("{}: sweep `{k}` has no values", path.display());
             }
         }
+        let mut names = std::collections::BTreeSet::new();
+        for imp in &spec.impls {
+            if !names.insert(imp.name.as_str()) {
+                bail!("{}: two [[impl]] are named `{}`", path.display(), imp.name);
+            }
+        }
+        if let Some(b) = &spec.settings.baseline_impl {
+            if !names.contains(b.as_str()) {
+                bail!(
+                    "{}: baseline_impl `{b}` is not an [[impl]] ({})",
+                    path.display(),
+                    names.into_iter().collect::<Vec<_>>().join(", ")
+                );
+            }
+        }
         Ok(spec)
     }
 
-    /// Every combination of the sweep, in the order the sweep lists them
-    /// (the last key varies fastest), with `overrides` (from `--set`)
-    /// replacing a key's values.
+    /// Every combination of the sweep (keys in alphabetical order, the last
+    /// varying fastest; values in the order given), with `overrides` (from
+    /// `--set`) replacing a key's values.
     pub fn points(&self, overrides: &BTreeMap<String, Param>) -> Result<Vec<Point>> {
         let mut axes: Vec<(String, Vec<Param>)> = Vec::new();
         for (k, vals) in &self.sweep {
@@ -277,7 +292,13 @@ impl BenchSpec {
             dim(&l.block[2], "block z")?,
         ];
         let shared_bytes = match &l.shared_bytes {
-            Some(n) => num(n, "shared_bytes")? as u32,
+            Some(n) => {
+                let v = num(n, "shared_bytes")?;
+                if v < 0.0 || v.fract() != 0.0 || v > u32::MAX as f64 {
+                    bail!("shared_bytes = {v}: must be a whole number of bytes");
+                }
+                v as u32
+            }
             None => 0,
         };
         let mut args = Vec::new();
@@ -371,6 +392,10 @@ pub fn parse_override(s: &str) -> Result<(String, Param)> {
     let (k, v) = s
         .split_once('=')
         .with_context(|| format!("--set `{s}`: expected key=value"))?;
+    let (k, v) = (k.trim(), v.trim());
+    if k.is_empty() || v.is_empty() {
+        bail!("--set `{s}`: expected key=value");
+    }
     let p = if let Ok(i) = v.parse::<i64>() {
         Param::Int(i)
     } else if let Ok(f) = v.parse::<f64>() {
@@ -378,7 +403,7 @@ pub fn parse_override(s: &str) -> Result<(String, Param)> {
     } else {
         Param::Text(v.to_string())
     };
-    Ok((k.trim().to_string(), p))
+    Ok((k.to_string(), p))
 }
 
 fn eval(n: &Num, vars: &BTreeMap<String, f64>) -> Result<f64> {
@@ -572,7 +597,7 @@ compute = "fp32"
     #[test]
     fn set_overrides_a_sweep_axis() {
         let s = spec(SPEC);
-        let (k, v) = parse_override("n=4096").unwrap();
+        let (k, v) = parse_override(" n = 4096").unwrap();
         let pts = s.points(&BTreeMap::from([(k, v)])).unwrap();
         assert_eq!(pts.len(), 1);
         assert_eq!(pts[0].launch.grid, [64, 1, 1]);

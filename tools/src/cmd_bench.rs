@@ -37,9 +37,9 @@ pub struct BenchArgs {
     /// CUDA device ordinal
     #[arg(long, default_value_t = 0)]
     pub device: usize,
-    /// GPU architecture for kernels compiled from .mlir/.ll
-    #[arg(long, default_value = "sm_90a")]
-    pub chip: String,
+    /// GPU architecture for kernels compiled from .mlir/.ll (default: the device's)
+    #[arg(long)]
+    pub chip: Option<String>,
     /// Results JSON to write
     #[arg(short, long, default_value = "bench-results.json")]
     pub output: PathBuf,
@@ -127,7 +127,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
                 host: Some(host),
                 notes: vec![],
             };
-            let threads = spec.settings.threads.or(a.threads).unwrap_or(1);
+            let threads = a.threads.or(spec.settings.threads).unwrap_or(1);
             (
                 Runner::Host {
                     timer,
@@ -157,79 +157,57 @@ pub fn run(a: BenchArgs) -> Result<()> {
                 graph_launches: a.graph,
                 clock_probe: true,
             };
-            (
-                Runner::Cuda {
-                    opts,
-                    chip: a.chip.clone(),
-                },
-                device,
-            )
+            let chip = match &a.chip {
+                Some(c) => c.clone(),
+                None => kperf_runtime::cuda_bench::device_chip(a.device)?,
+            };
+            (Runner::Cuda { opts, chip }, device)
         }
         t => bail!("--target {t}: expected host or cuda"),
     };
-    let mut results = Results::new(device, settings.clone());
-    results.peaks = peaks.clone();
-    let total = (points.len() * spec.impls.len()) as u64;
-    let progress = if a.quiet {
-        Progress::with_visibility(Some(total), "bench", false)
-    } else {
-        Progress::new(total, spec.name.as_deref().unwrap_or("bench"))
-    };
-    for (pi, p) in points.iter().enumerate() {
-        for imp in &spec.impls {
-            let label = kperf_bench::results::point_label(&p.params);
-            progress.set_message(format!("{} {label}", imp.name));
-            let path = spec.source_path(&a.spec, imp, &p.params)?;
-            let mut launch = p.launch.clone();
-            launch.kernel = imp.kernel.clone();
-            let (m, bytes, device_name) = match &mut runner {
-                Runner::Host {
-                    timer,
-                    flusher,
-                    threads,
-                } => {
-                    let (m, bytes) =
-                        bench_host(&path, &launch, &settings, *threads, timer, flusher.as_mut())
-                            .with_context(|| {
-                                format!("{} at {label} ({})", imp.name, path.display())
-                            })?;
-                    (m, bytes, None)
-                }
-                Runner::Cuda { opts, chip } => {
-                    let (m, bytes, name) = bench_cuda(&path, &launch, &settings, opts, chip)
-                        .with_context(|| format!("{} at {label} ({})", imp.name, path.display()))?;
-                    (m, bytes, Some(name))
-                }
-            };
-            if let Some(n) = device_name {
-                results.device.name = n;
-            }
-            let r = point_result(p, &imp.name, m, bytes, &settings, peaks.as_ref())?;
-            progress.println(format!(
-                "{:>10} {label}: {} ({})",
-                imp.name,
-                kperf_bench::results::format_ns(r.summary.center_value()),
-                r.summary.center_name()
-            ));
-            results.push(r);
-            progress.inc(1);
-            if pi + 1 < points.len()
-                || imp.name
-                    != spec
-                        .impls
-                        .last()
-                        .map(|i| i.name.clone())
-                        .unwrap_or_default()
-            {
-                cool_down(settings.cooldown_s);
-            }
+    if let Some(p) = &peaks {
+        // An unknown compute roof fails now, not after the first point ran.
+        let kinds: std::collections::BTreeSet<Option<&str>> = points
+            .iter()
+            .filter_map(|pt| pt.work.as_ref().map(|(_, k)| k.as_deref()))
+            .collect();
+        for k in kinds {
+            p.compute(k)
+                .with_context(|| format!("{}: [work] compute", a.spec.display()))?;
         }
     }
-    progress.finish();
+    let mut results = Results::new(device, settings.clone());
+    results.peaks = peaks.clone();
+    if cfg!(debug_assertions) {
+        results.device.notes.push(
+            "kperf was built without optimisation: its timing loop adds overhead to every sample; use a release build (cargo build --release)".into(),
+        );
+    }
+    let out = run_points(
+        &a,
+        &spec,
+        &points,
+        &settings,
+        peaks.as_ref(),
+        &mut runner,
+        &mut results,
+    );
     if let Runner::Cuda { .. } = runner {
         results.device.gpu_after = kperf_bench::nvml::GpuState::sample_index(a.device as u32).ok();
     }
     results.compute_speedups(spec.settings.baseline_impl.as_deref());
+    if let Err(e) = out {
+        // Keep what was measured before the failure.
+        if !results.points.is_empty() {
+            results.save(&a.output)?;
+            eprintln!(
+                "kperf: wrote the {} points measured before the error to {}",
+                results.points.len(),
+                a.output.display()
+            );
+        }
+        return Err(e);
+    }
     print!("{}", table(&results));
     results.save(&a.output)?;
     eprintln!("kperf: wrote {}", a.output.display());
@@ -253,6 +231,79 @@ pub fn run(a: BenchArgs) -> Result<()> {
             std::process::exit(EXIT_REGRESSION);
         }
     }
+    Ok(())
+}
+
+fn run_points(
+    a: &BenchArgs,
+    spec: &BenchSpec,
+    points: &[Point],
+    settings: &Settings,
+    peaks: Option<&DevicePeaks>,
+    runner: &mut Runner,
+    results: &mut Results,
+) -> Result<()> {
+    let total = (points.len() * spec.impls.len()) as u64;
+    let progress = if a.quiet {
+        Progress::with_visibility(Some(total), "bench", false)
+    } else {
+        Progress::new(total, spec.name.as_deref().unwrap_or("bench"))
+    };
+    for (pi, p) in points.iter().enumerate() {
+        for imp in &spec.impls {
+            let label = kperf_bench::results::point_label(&p.params);
+            progress.set_message(format!("{} {label}", imp.name));
+            let path = spec.source_path(&a.spec, imp, &p.params)?;
+            let mut launch = p.launch.clone();
+            launch.kernel = imp
+                .kernel
+                .as_deref()
+                .map(|k| crate::bench_spec::substitute(k, &p.params))
+                .transpose()?;
+            let (m, bytes, device_name) = match runner {
+                Runner::Host {
+                    timer,
+                    flusher,
+                    threads,
+                } => {
+                    let (m, bytes) =
+                        bench_host(&path, &launch, settings, *threads, timer, flusher.as_mut())
+                            .with_context(|| {
+                                format!("{} at {label} ({})", imp.name, path.display())
+                            })?;
+                    (m, bytes, None)
+                }
+                Runner::Cuda { opts, chip } => {
+                    let (m, bytes, name) = bench_cuda(&path, &launch, settings, opts, chip)
+                        .with_context(|| format!("{} at {label} ({})", imp.name, path.display()))?;
+                    (m, bytes, Some(name))
+                }
+            };
+            if let Some(n) = device_name {
+                results.device.name = n;
+            }
+            let r = point_result(p, &imp.name, m, bytes, settings, peaks)?;
+            progress.println(format!(
+                "{:>10} {label}: {} ({})",
+                imp.name,
+                kperf_bench::results::format_ns(r.summary.center_value()),
+                r.summary.center_name()
+            ));
+            results.push(r);
+            progress.inc(1);
+            if pi + 1 < points.len()
+                || imp.name
+                    != spec
+                        .impls
+                        .last()
+                        .map(|i| i.name.clone())
+                        .unwrap_or_default()
+            {
+                cool_down(settings.cooldown_s);
+            }
+        }
+    }
+    progress.finish();
     Ok(())
 }
 
@@ -358,7 +409,7 @@ fn bench_host(
                 .collect::<Result<_>>()?;
             with_host_kernel(&hm.module, &hm.kernel, &params, None, launch, threads, time)?
         }
-        "ll" | "bc" => {
+        "ll" | "llir" | "bc" => {
             let want = launch.kernel.clone();
             kperf_runtime::host_llvm::with_host_llvm_kernel(
                 &bytes,
@@ -372,7 +423,9 @@ fn bench_host(
             .0
         }
         "ptx" => bail!("{file}: PTX runs only on a GPU (--target cuda)"),
-        e => bail!("{file}: unknown kernel kind `.{e}` (.mlir, .ll, .bc; .ptx with --target cuda)"),
+        e => bail!(
+            "{file}: unknown kernel kind `.{e}` (.mlir, .ll, .llir, .bc; .ptx with --target cuda)"
+        ),
     }
 }
 

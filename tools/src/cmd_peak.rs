@@ -21,7 +21,7 @@ pub struct PeakArgs {
     #[arg(long)]
     pub copy_bytes: Option<usize>,
     /// Timed repetitions; the best counts
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     pub reps: u32,
     /// CUDA device ordinal
     #[arg(long, default_value_t = 0)]

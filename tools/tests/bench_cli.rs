@@ -1,8 +1,8 @@
 //! `kperf bench` and `kperf roofline` on the host target, end to end: a
 //! rerun of the same code against its own baseline stays quiet, the same
 //! kernel doing 10% more work is flagged with exit status 3, and the
-//! roofline is drawn. One test in its own binary, so nothing else competes
-//! for the CPU while it measures.
+//! roofline is drawn; bad specs are refused first. One test in its own
+//! binary, so nothing else competes for the CPU while it measures.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -28,7 +28,8 @@ fn s(p: &Path) -> &str {
 }
 
 #[test]
-fn baseline_flags_a_ten_percent_slowdown_and_stays_quiet_on_a_rerun() {
+fn bench_refuses_bad_specs_then_flags_a_ten_percent_slowdown_and_stays_quiet_on_a_rerun() {
+    bad_specs_are_refused_with_the_cause();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let spec = root.join("examples/bench/fma_chain.toml");
     let dir = tempfile::tempdir().expect("temp dir");
@@ -120,7 +121,6 @@ fn baseline_flags_a_ten_percent_slowdown_and_stays_quiet_on_a_rerun() {
     );
 }
 
-#[test]
 fn bad_specs_are_refused_with_the_cause() {
     let dir = tempfile::tempdir().expect("temp dir");
     let cases = [
