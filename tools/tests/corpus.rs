@@ -144,22 +144,19 @@ fn every_corpus_kernel_instruments_in_every_mode_and_assembles() {
 /// The cost budgets on every corpus kernel at warp granularity
 /// (docs/cost.md shows the figures): no added spills; a straight-line
 /// record costs at most 3 SASS instructions with the 32-bit clock and 4
-/// with the 64-bit one; init + finalize stay under Proton's ~68.
+/// with the 64-bit one (probe 16 vs 32 regions, as in docs/cost.md); init +
+/// finalize stay under Proton's ~68.
 ///
 /// `fixed` is in-line code; out-of-line blocks (reduce_sum: a record after
 /// the join of `if (warp == 0)` makes ptxas add a 34-instruction fallback
 /// for its shuffles in a diverged warp) are reported apart by `kperf cost`.
 ///
-/// Three kernels do not meet the fixed budget yet; each has its measured
+/// Two kernels do not meet the fixed budget yet; each has its measured
 /// ceiling here so it cannot grow while that work is open (see the session
-/// note): sgemm_tiled, softmax and layernorm pay predicate save/restores
-/// and recomputed CTA ids and addresses around the header writes.
+/// note): sgemm_tiled and softmax pay predicate save/restores and
+/// recomputed CTA ids and addresses around the header writes.
 const FIXED_BUDGET: f64 = 68.0;
-const FIXED_OPEN: [(&str, f64); 3] = [
-    ("sgemm_tiled", 88.0),
-    ("softmax", 79.0),
-    ("layernorm", 72.0),
-];
+const FIXED_OPEN: [(&str, f64); 2] = [("sgemm_tiled", 84.0), ("softmax", 76.0)];
 
 #[test]
 fn corpus_kernels_stay_within_the_cost_budgets() {
@@ -179,7 +176,7 @@ fn corpus_kernels_stay_within_the_cost_budgets() {
         "--counters",
         "clock32,clock64",
         "--probe",
-        "32",
+        "16",
         "--json",
     ];
     args.extend(kernels);

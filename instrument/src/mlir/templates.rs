@@ -814,30 +814,35 @@ pub fn finalize(cfg: &LoweringConfig) -> String {
     let seg_ty = cfg.seg_ptr();
     barrier(&mut b, &cfg.target);
     b.line("scf.if %active {");
-    b.line("scf.if %hdr {");
-    if cfg.buffer == BufferKind::Shared {
-        store_identity(&mut b, cfg, "%cta", "%blk", g);
-        let slot = b.gep("%seg0", seg_ty, cfg.stamp_offset());
-        let stamps = b.def(format!(
-            "llvm.load {slot} {{alignment = 16 : i64}} : {seg_ty} -> vector<2xi64>"
-        ));
-        const { assert!(H::START_CLOCK == H::START_TIME + 8) };
-        let p = b.gep("%blk", g, H::START_TIME);
-        b.store(&stamps, "vector<2xi64>", &p, g, 16);
-        store_shape(&mut b, cfg, "%blk", g);
+    if matches!(cfg.target, Target::Nvptx { .. }) {
+        // Thread 0's header stores, predicated: no branch around them.
+        finalize_header_nvptx(&mut b, cfg, g, seg_ty);
+    } else {
+        b.line("scf.if %hdr {");
+        if cfg.buffer == BufferKind::Shared {
+            store_identity(&mut b, cfg, "%cta", "%blk", g);
+            let slot = b.gep("%seg0", seg_ty, cfg.stamp_offset());
+            let stamps = b.def(format!(
+                "llvm.load {slot} {{alignment = 16 : i64}} : {seg_ty} -> vector<2xi64>"
+            ));
+            const { assert!(H::START_CLOCK == H::START_TIME + 8) };
+            let p = b.gep("%blk", g, H::START_TIME);
+            b.store(&stamps, "vector<2xi64>", &p, g, 16);
+            store_shape(&mut b, cfg, "%blk", g);
+        }
+        let t = read_globaltimer(&mut b, &cfg.target);
+        let c = read_counter_full(&mut b, cfg);
+        store_pair64(
+            &mut b,
+            H::FINALIZE_START_TIME,
+            &t,
+            H::FINALIZE_CLOCK,
+            &c,
+            "%blk",
+            g,
+        );
+        b.line("}");
     }
-    let t = read_globaltimer(&mut b, &cfg.target);
-    let c = read_counter_full(&mut b, cfg);
-    store_pair64(
-        &mut b,
-        H::FINALIZE_START_TIME,
-        &t,
-        H::FINALIZE_CLOCK,
-        &c,
-        "%blk",
-        g,
-    );
-    b.line("}");
 
     // Unit entry {unit id, records written}, by each recording leader.
     b.line("scf.if %rec {");
@@ -895,6 +900,80 @@ pub fn finalize(cfg: &LoweringConfig) -> String {
     b.line("}");
     b.line("}");
     finalize_function(b, cfg, seg_ty, g)
+}
+
+/// NVPTX finalize header: identity, init stamps (shared memory), shape
+/// and finalize stamps as four predicated 16-byte stores by thread 0. The
+/// values are computed by every thread (the same instructions a branch
+/// would hold), so no branch is left around them.
+fn finalize_header_nvptx(b: &mut Body, cfg: &LoweringConfig, g: &str, seg_ty: &str) {
+    let st = |b: &mut Body, off: usize, words: &[&str], wty: &str| {
+        let p = b.gep("%blk", g, off);
+        let (n, c, ty) = if wty == "i64" {
+            (2, "l", "b64")
+        } else {
+            (4, "r", "b32")
+        };
+        debug_assert_eq!(words.len(), n);
+        let regs: Vec<String> = (0..n).map(|i| format!("${}", i + 2)).collect();
+        let cons: Vec<&str> = vec![c; n];
+        let tys: Vec<&str> = vec![wty; n];
+        b.line(format!(
+            "llvm.inline_asm has_side_effects asm_dialect = att \"@$0 st.global.v{n}.{ty} [$1], {{{}}};\", \"b,l,{}\" %hdr, {p}, {} : (i1, {g}, {}) -> ()",
+            regs.join(", "),
+            cons.join(","),
+            words.join(", "),
+            tys.join(", ")
+        ));
+    };
+    if cfg.buffer == BufferKind::Shared {
+        let hw = hw_id(b, &cfg.target);
+        let magic = b.c32(MAGIC as i64);
+        let version = b.c32(ABI_VERSION as i64);
+        const {
+            assert!(
+                H::VERSION == H::MAGIC + 4
+                    && H::CTA_ID == H::MAGIC + 8
+                    && H::HW_ID == H::MAGIC + 12
+            )
+        };
+        st(b, H::MAGIC, &[&magic, &version, "%cta", &hw], "i32");
+        let slot = b.gep("%seg0", seg_ty, cfg.stamp_offset());
+        let stamps = b.def(format!(
+            "llvm.load {slot} {{alignment = 16 : i64}} : {seg_ty} -> vector<2xi64>"
+        ));
+        let (i0, i1) = (b.c32(0), b.c32(1));
+        let t0 = b.def(format!(
+            "llvm.extractelement {stamps}[{i0} : i32] : vector<2xi64>"
+        ));
+        let c0 = b.def(format!(
+            "llvm.extractelement {stamps}[{i1} : i32] : vector<2xi64>"
+        ));
+        const { assert!(H::START_CLOCK == H::START_TIME + 8) };
+        st(b, H::START_TIME, &[&t0, &c0], "i64");
+        let zero = b.c32(0);
+        let units = b.c32(cfg.units as i64);
+        let slots = b.c32(cfg.global_slots as i64);
+        let flags = b.c32(
+            HeaderFlags {
+                counter: cfg.counter,
+                strategy: cfg.strategy,
+            }
+            .encode() as i64,
+        );
+        const {
+            assert!(
+                H::SLOTS == H::UNITS + 4
+                    && H::FLAGS == H::UNITS + 8
+                    && H::RESERVED == H::UNITS + 12
+            )
+        };
+        st(b, H::UNITS, &[&units, &slots, &flags, &zero], "i32");
+    }
+    let t = read_globaltimer(b, &cfg.target);
+    let c = read_counter_full(b, cfg);
+    const { assert!(H::FINALIZE_CLOCK == H::FINALIZE_START_TIME + 8) };
+    st(b, H::FINALIZE_START_TIME, &[&t, &c], "i64");
 }
 
 /// Copy-outs of at most this many 16-byte chunks per thread are unrolled:
