@@ -508,31 +508,36 @@ pub fn init(cfg: &LoweringConfig) -> String {
         let t = read_globaltimer(&mut b, &cfg.target);
         let c = read_counter_full(&mut b, cfg);
         let slot = b.gep(&base, seg_ty, cfg.stamp_offset());
-        if matches!(cfg.target, Target::Nvptx { .. }) {
-            b.line(format!(
-                "llvm.inline_asm has_side_effects asm_dialect = att \"@$0 st.shared.v2.b64 [$1], {{$2, $3}};\", \"b,l,l,l\" {t0}, {slot}, {t}, {c} : (i1, {seg_ty}, i64, i64) -> ()"
-            ));
-        } else {
-            let v = b.def("llvm.mlir.poison : vector<2xi64>");
-            let (i0, i1) = (b.c32(0), b.c32(1));
-            let v = b.def(format!(
-                "llvm.insertelement {t}, {v}[{i0} : i32] : vector<2xi64>"
-            ));
-            let v = b.def(format!(
-                "llvm.insertelement {c}, {v}[{i1} : i32] : vector<2xi64>"
-            ));
-            b.line(format!("scf.if {t0} {{"));
-            b.store(&v, "vector<2xi64>", &slot, seg_ty, 16);
-            b.line("}");
-        }
+        store16(
+            &mut b,
+            &cfg.target,
+            Some(&t0),
+            &[&t, &c],
+            "i64",
+            &slot,
+            seg_ty,
+        );
     } else {
         // Thread 0 of a recording CTA writes the header's init fields now.
         b.line(format!("scf.if {hdr} {{"));
-        store_identity(&mut b, cfg, &cta, &blk, g);
-        let t = read_globaltimer(&mut b, &cfg.target);
+        let t = &cfg.target;
+        let id = identity_words(&mut b, cfg, &cta);
+        store_words(&mut b, t, None, &id, &blk, g);
+        let time = read_globaltimer(&mut b, t);
         let c = read_counter_full(&mut b, cfg);
-        store_pair64(&mut b, H::START_TIME, &t, H::START_CLOCK, &c, &blk, g);
-        store_shape(&mut b, cfg, &blk, g);
+        store_pair64(
+            &mut b,
+            t,
+            None,
+            H::START_TIME,
+            &time,
+            H::START_CLOCK,
+            &c,
+            &blk,
+            g,
+        );
+        let shape = shape_words(&mut b, cfg);
+        store_words(&mut b, t, None, &shape, &blk, g);
         b.line("}");
     }
 
@@ -563,78 +568,115 @@ pub fn init(cfg: &LoweringConfig) -> String {
 }
 
 /// The header's identity group: magic, version, CTA id, SM (CU, CPU) id.
-fn store_identity(b: &mut Body, cfg: &LoweringConfig, cta: &str, blk: &str, g: &str) {
+fn identity_words(b: &mut Body, cfg: &LoweringConfig, cta: &str) -> [(usize, String); 4] {
     let hw = hw_id(b, &cfg.target);
-    let magic = b.c32(MAGIC as i64);
-    let version = b.c32(ABI_VERSION as i64);
-    store_words(
-        b,
-        &[
-            (H::MAGIC, &magic),
-            (H::VERSION, &version),
-            (H::CTA_ID, cta),
-            (H::HW_ID, &hw),
-        ],
-        blk,
-        g,
-    );
+    [
+        (H::MAGIC, b.c32(MAGIC as i64)),
+        (H::VERSION, b.c32(ABI_VERSION as i64)),
+        (H::CTA_ID, cta.to_string()),
+        (H::HW_ID, hw),
+    ]
 }
 
-/// The header's shape group: units, slots, flags.
-fn store_shape(b: &mut Body, cfg: &LoweringConfig, blk: &str, g: &str) {
-    let zero = b.c32(0);
-    let units = b.c32(cfg.units as i64);
-    let slots = b.c32(cfg.global_slots as i64);
-    let flags = b.c32(
-        HeaderFlags {
-            counter: cfg.counter,
-            strategy: cfg.strategy,
-        }
-        .encode() as i64,
-    );
-    store_words(
-        b,
-        &[
-            (H::UNITS, &units),
-            (H::SLOTS, &slots),
-            (H::FLAGS, &flags),
-            (H::RESERVED, &zero),
-        ],
-        blk,
-        g,
-    );
+/// The header's shape group: units, slots, flags, reserved.
+fn shape_words(b: &mut Body, cfg: &LoweringConfig) -> [(usize, String); 4] {
+    let flags = HeaderFlags {
+        counter: cfg.counter,
+        strategy: cfg.strategy,
+    }
+    .encode();
+    [
+        (H::UNITS, b.c32(cfg.units as i64)),
+        (H::SLOTS, b.c32(cfg.global_slots as i64)),
+        (H::FLAGS, b.c32(flags as i64)),
+        (H::RESERVED, b.c32(0)),
+    ]
 }
 
-/// Store four consecutive u32 header fields as one 16-byte vector.
-fn store_words(b: &mut Body, fields: &[(usize, &str); 4], blk: &str, g: &str) {
+/// Store four consecutive u32 header fields as one 16-byte store.
+fn store_words(
+    b: &mut Body,
+    t: &Target,
+    pred: Option<&str>,
+    fields: &[(usize, String); 4],
+    blk: &str,
+    g: &str,
+) {
     let first = fields[0].0;
     debug_assert!(
         first.is_multiple_of(16) && fields.iter().enumerate().all(|(i, f)| f.0 == first + 4 * i)
     );
-    let mut v = b.def("llvm.mlir.poison : vector<4xi32>");
-    for (i, (_, val)) in fields.iter().enumerate() {
-        let idx = b.c32(i as i64);
-        v = b.def(format!(
-            "llvm.insertelement {val}, {v}[{idx} : i32] : vector<4xi32>"
-        ));
-    }
     let p = b.gep(blk, g, first);
-    b.store(&v, "vector<4xi32>", &p, g, 16);
+    let words: Vec<&str> = fields.iter().map(|(_, v)| v.as_str()).collect();
+    store16(b, t, pred, &words, "i32", &p, g);
 }
 
-/// Store two adjacent u64 header fields as one 16-byte vector.
-fn store_pair64(b: &mut Body, off_a: usize, a: &str, off_b: usize, v_b: &str, blk: &str, g: &str) {
+/// Store two adjacent u64 header fields as one 16-byte store.
+#[allow(clippy::too_many_arguments)]
+fn store_pair64(
+    b: &mut Body,
+    t: &Target,
+    pred: Option<&str>,
+    off_a: usize,
+    a: &str,
+    off_b: usize,
+    v_b: &str,
+    blk: &str,
+    g: &str,
+) {
     debug_assert!(off_a.is_multiple_of(16) && off_b == off_a + 8);
-    let v = b.def("llvm.mlir.poison : vector<2xi64>");
-    let (i0, i1) = (b.c32(0), b.c32(1));
-    let v = b.def(format!(
-        "llvm.insertelement {a}, {v}[{i0} : i32] : vector<2xi64>"
-    ));
-    let v = b.def(format!(
-        "llvm.insertelement {v_b}, {v}[{i1} : i32] : vector<2xi64>"
-    ));
     let p = b.gep(blk, g, off_a);
-    b.store(&v, "vector<2xi64>", &p, g, 16);
+    store16(b, t, pred, &[a, v_b], "i64", &p, g);
+}
+
+/// One 16-byte store of `words` (4 × i32 or 2 × i64) at `ptr`, by the
+/// threads where `pred` holds (`None`: the caller already branched). On
+/// NVPTX a predicated `st.v4.b32`/`st.v2.b64`, so no branch is left around
+/// the store; elsewhere a vector store under `scf.if`.
+fn store16(
+    b: &mut Body,
+    t: &Target,
+    pred: Option<&str>,
+    words: &[&str],
+    wty: &str,
+    ptr: &str,
+    pty: &str,
+) {
+    let (n, cons, ty) = if wty == "i64" {
+        (2, "l", "b64")
+    } else {
+        (4, "r", "b32")
+    };
+    debug_assert_eq!(words.len(), n);
+    if let (Some(p), Target::Nvptx { .. }) = (pred, t) {
+        let space = if pty.ends_with("<3>") {
+            "shared"
+        } else {
+            "global"
+        };
+        let regs: Vec<String> = (0..n).map(|i| format!("${}", i + 2)).collect();
+        b.line(format!(
+            "llvm.inline_asm has_side_effects asm_dialect = att \"@$0 st.{space}.v{n}.{ty} [$1], {{{}}};\", \"b,l,{}\" {p}, {ptr}, {} : (i1, {pty}, {}) -> ()",
+            regs.join(", "),
+            vec![cons; n].join(","),
+            words.join(", "),
+            vec![wty; n].join(", ")
+        ));
+        return;
+    }
+    let vty = format!("vector<{n}x{wty}>");
+    let mut v = b.def(format!("llvm.mlir.poison : {vty}"));
+    for (i, w) in words.iter().enumerate() {
+        let idx = b.c32(i as i64);
+        v = b.def(format!("llvm.insertelement {w}, {v}[{idx} : i32] : {vty}"));
+    }
+    if let Some(p) = pred {
+        b.line(format!("scf.if {p} {{"));
+    }
+    b.store(&v, &vty, ptr, pty, 16);
+    if pred.is_some() {
+        b.line("}");
+    }
 }
 
 // ---- record store -----------------------------------------------------------
@@ -814,33 +856,57 @@ pub fn finalize(cfg: &LoweringConfig) -> String {
     let seg_ty = cfg.seg_ptr();
     barrier(&mut b, &cfg.target);
     b.line("scf.if %active {");
-    if matches!(cfg.target, Target::Nvptx { .. }) {
-        // Thread 0's header stores, predicated: no branch around them.
-        finalize_header_nvptx(&mut b, cfg, g, seg_ty);
+    // Thread 0 writes the header: on NVPTX with predicated stores (no
+    // branch), elsewhere inside one branch.
+    let t = &cfg.target;
+    let pred = if matches!(t, Target::Nvptx { .. }) {
+        Some("%hdr")
     } else {
         b.line("scf.if %hdr {");
-        if cfg.buffer == BufferKind::Shared {
-            store_identity(&mut b, cfg, "%cta", "%blk", g);
-            let slot = b.gep("%seg0", seg_ty, cfg.stamp_offset());
-            let stamps = b.def(format!(
-                "llvm.load {slot} {{alignment = 16 : i64}} : {seg_ty} -> vector<2xi64>"
-            ));
-            const { assert!(H::START_CLOCK == H::START_TIME + 8) };
-            let p = b.gep("%blk", g, H::START_TIME);
-            b.store(&stamps, "vector<2xi64>", &p, g, 16);
-            store_shape(&mut b, cfg, "%blk", g);
-        }
-        let t = read_globaltimer(&mut b, &cfg.target);
-        let c = read_counter_full(&mut b, cfg);
+        None
+    };
+    if cfg.buffer == BufferKind::Shared {
+        let id = identity_words(&mut b, cfg, "%cta");
+        store_words(&mut b, t, pred, &id, "%blk", g);
+        let slot = b.gep("%seg0", seg_ty, cfg.stamp_offset());
+        let stamps = b.def(format!(
+            "llvm.load {slot} {{alignment = 16 : i64}} : {seg_ty} -> vector<2xi64>"
+        ));
+        let (i0, i1) = (b.c32(0), b.c32(1));
+        let t0 = b.def(format!(
+            "llvm.extractelement {stamps}[{i0} : i32] : vector<2xi64>"
+        ));
+        let c0 = b.def(format!(
+            "llvm.extractelement {stamps}[{i1} : i32] : vector<2xi64>"
+        ));
         store_pair64(
             &mut b,
-            H::FINALIZE_START_TIME,
-            &t,
-            H::FINALIZE_CLOCK,
-            &c,
+            t,
+            pred,
+            H::START_TIME,
+            &t0,
+            H::START_CLOCK,
+            &c0,
             "%blk",
             g,
         );
+        let shape = shape_words(&mut b, cfg);
+        store_words(&mut b, t, pred, &shape, "%blk", g);
+    }
+    let time = read_globaltimer(&mut b, t);
+    let c = read_counter_full(&mut b, cfg);
+    store_pair64(
+        &mut b,
+        t,
+        pred,
+        H::FINALIZE_START_TIME,
+        &time,
+        H::FINALIZE_CLOCK,
+        &c,
+        "%blk",
+        g,
+    );
+    if pred.is_none() {
         b.line("}");
     }
 
@@ -900,80 +966,6 @@ pub fn finalize(cfg: &LoweringConfig) -> String {
     b.line("}");
     b.line("}");
     finalize_function(b, cfg, seg_ty, g)
-}
-
-/// NVPTX finalize header: identity, init stamps (shared memory), shape
-/// and finalize stamps as four predicated 16-byte stores by thread 0. The
-/// values are computed by every thread (the same instructions a branch
-/// would hold), so no branch is left around them.
-fn finalize_header_nvptx(b: &mut Body, cfg: &LoweringConfig, g: &str, seg_ty: &str) {
-    let st = |b: &mut Body, off: usize, words: &[&str], wty: &str| {
-        let p = b.gep("%blk", g, off);
-        let (n, c, ty) = if wty == "i64" {
-            (2, "l", "b64")
-        } else {
-            (4, "r", "b32")
-        };
-        debug_assert_eq!(words.len(), n);
-        let regs: Vec<String> = (0..n).map(|i| format!("${}", i + 2)).collect();
-        let cons: Vec<&str> = vec![c; n];
-        let tys: Vec<&str> = vec![wty; n];
-        b.line(format!(
-            "llvm.inline_asm has_side_effects asm_dialect = att \"@$0 st.global.v{n}.{ty} [$1], {{{}}};\", \"b,l,{}\" %hdr, {p}, {} : (i1, {g}, {}) -> ()",
-            regs.join(", "),
-            cons.join(","),
-            words.join(", "),
-            tys.join(", ")
-        ));
-    };
-    if cfg.buffer == BufferKind::Shared {
-        let hw = hw_id(b, &cfg.target);
-        let magic = b.c32(MAGIC as i64);
-        let version = b.c32(ABI_VERSION as i64);
-        const {
-            assert!(
-                H::VERSION == H::MAGIC + 4
-                    && H::CTA_ID == H::MAGIC + 8
-                    && H::HW_ID == H::MAGIC + 12
-            )
-        };
-        st(b, H::MAGIC, &[&magic, &version, "%cta", &hw], "i32");
-        let slot = b.gep("%seg0", seg_ty, cfg.stamp_offset());
-        let stamps = b.def(format!(
-            "llvm.load {slot} {{alignment = 16 : i64}} : {seg_ty} -> vector<2xi64>"
-        ));
-        let (i0, i1) = (b.c32(0), b.c32(1));
-        let t0 = b.def(format!(
-            "llvm.extractelement {stamps}[{i0} : i32] : vector<2xi64>"
-        ));
-        let c0 = b.def(format!(
-            "llvm.extractelement {stamps}[{i1} : i32] : vector<2xi64>"
-        ));
-        const { assert!(H::START_CLOCK == H::START_TIME + 8) };
-        st(b, H::START_TIME, &[&t0, &c0], "i64");
-        let zero = b.c32(0);
-        let units = b.c32(cfg.units as i64);
-        let slots = b.c32(cfg.global_slots as i64);
-        let flags = b.c32(
-            HeaderFlags {
-                counter: cfg.counter,
-                strategy: cfg.strategy,
-            }
-            .encode() as i64,
-        );
-        const {
-            assert!(
-                H::SLOTS == H::UNITS + 4
-                    && H::FLAGS == H::UNITS + 8
-                    && H::RESERVED == H::UNITS + 12
-            )
-        };
-        st(b, H::UNITS, &[&units, &slots, &flags, &zero], "i32");
-    }
-    let t = read_globaltimer(b, &cfg.target);
-    let c = read_counter_full(b, cfg);
-    const { assert!(H::FINALIZE_CLOCK == H::FINALIZE_START_TIME + 8) };
-    st(b, H::FINALIZE_START_TIME, &[&t, &c], "i64");
 }
 
 /// Copy-outs of at most this many 16-byte chunks per thread are unrolled:
