@@ -93,7 +93,6 @@ const HOLD_NS: u64 = 20_000;
 
 /// A kernel loaded with its arguments in device memory, ready to sample.
 pub struct CudaBench {
-    ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     func: CudaFunction,
     cfg: LaunchConfig,
@@ -183,7 +182,6 @@ impl CudaBench {
         let start = ctx.new_event(timing).map_err(cuda("event"))?;
         let end = ctx.new_event(timing).map_err(cuda("event"))?;
         let mut bench = CudaBench {
-            ctx,
             stream,
             func,
             cfg,
@@ -275,10 +273,6 @@ impl CudaBench {
             sm_clock_mhz,
         })
     }
-
-    pub fn context(&self) -> &Arc<CudaContext> {
-        &self.ctx
-    }
 }
 
 fn launch_probe(
@@ -333,6 +327,30 @@ pub fn device_chip(ordinal: usize) -> Result<String, LaunchError> {
     Ok(format!("sm_{major}{minor}{suffix}"))
 }
 
+/// The fastest of `reps` event-timed runs of `work` on `stream` (ms), after
+/// one untimed run.
+fn best_event_ms(
+    ctx: &Arc<CudaContext>,
+    stream: &Arc<CudaStream>,
+    reps: u32,
+    mut work: impl FnMut() -> Result<(), LaunchError>,
+) -> Result<f64, LaunchError> {
+    let timing = Some(CUevent_flags::CU_EVENT_DEFAULT);
+    let (a, b) = (
+        ctx.new_event(timing).map_err(cuda("event"))?,
+        ctx.new_event(timing).map_err(cuda("event"))?,
+    );
+    work()?;
+    let mut best = f64::INFINITY;
+    for _ in 0..reps.max(1) {
+        a.record(stream).map_err(cuda("event"))?;
+        work()?;
+        b.record(stream).map_err(cuda("event"))?;
+        best = best.min(a.elapsed_ms(&b).map_err(cuda("event time"))? as f64);
+    }
+    Ok(best)
+}
+
 /// `kperf peak --target cuda`: device-to-device copy bandwidth (bytes read
 /// plus written per second) over `bytes`-sized buffers, best of `reps`.
 pub fn copy_bandwidth(
@@ -346,21 +364,9 @@ pub fn copy_bandwidth(
     let stream = ctx.default_stream();
     let src = stream.alloc_zeros::<u8>(bytes).map_err(cuda("alloc"))?;
     let mut dst = stream.alloc_zeros::<u8>(bytes).map_err(cuda("alloc"))?;
-    let timing = Some(CUevent_flags::CU_EVENT_DEFAULT);
-    let (a, b) = (
-        ctx.new_event(timing).map_err(cuda("event"))?,
-        ctx.new_event(timing).map_err(cuda("event"))?,
-    );
-    let mut best = f64::INFINITY;
-    for i in 0..reps + 1 {
-        a.record(&stream).map_err(cuda("event"))?;
-        stream.memcpy_dtod(&src, &mut dst).map_err(cuda("copy"))?;
-        b.record(&stream).map_err(cuda("event"))?;
-        let ms = a.elapsed_ms(&b).map_err(cuda("event time"))? as f64;
-        if i > 0 {
-            best = best.min(ms);
-        }
-    }
+    let best = best_event_ms(&ctx, &stream, reps, || {
+        stream.memcpy_dtod(&src, &mut dst).map_err(cuda("copy"))
+    })?;
     Ok((name, 2.0 * bytes as f64 / (best * 1e-3)))
 }
 
@@ -398,23 +404,11 @@ pub fn sgemm_rate(ordinal: usize, n: usize, reps: u32) -> Result<f64, LaunchErro
         beta: 0.0f32,
         ldc: n32,
     };
-    let timing = Some(CUevent_flags::CU_EVENT_DEFAULT);
-    let (e0, e1) = (
-        ctx.new_event(timing).map_err(cuda("event"))?,
-        ctx.new_event(timing).map_err(cuda("event"))?,
-    );
-    let mut best = f64::INFINITY;
-    for i in 0..reps + 1 {
-        e0.record(&stream).map_err(cuda("event"))?;
+    let best = best_event_ms(&ctx, &stream, reps, || {
         // SAFETY: a, b, c hold n × n floats, matching the configuration.
         unsafe { blas.gemm(cfg, &a, &b, &mut c) }
-            .map_err(|e| LaunchError::Cuda(format!("cuBLAS SGEMM: {e}")))?;
-        e1.record(&stream).map_err(cuda("event"))?;
-        let ms = e0.elapsed_ms(&e1).map_err(cuda("event time"))? as f64;
-        if i > 0 {
-            best = best.min(ms);
-        }
-    }
+            .map_err(|e| LaunchError::Cuda(format!("cuBLAS SGEMM: {e}")))
+    })?;
     Ok(2.0 * (n as f64).powi(3) / (best * 1e-3))
 }
 

@@ -181,12 +181,7 @@ impl<'jit> GridLauncher<'jit> {
             template.push(profile.as_mut_ptr() as u64);
         }
         let total = spec.grid_ctas();
-        let mut words = template.clone();
-        words.extend([0u64; 6]);
-        let ptrs: Vec<*mut c_void> = words
-            .iter_mut()
-            .map(|w| w as *mut u64 as *mut c_void)
-            .collect();
+        let (words, ptrs) = call_words(&template);
         Ok(GridLauncher {
             f,
             _code: std::marker::PhantomData,
@@ -201,19 +196,10 @@ impl<'jit> GridLauncher<'jit> {
         })
     }
 
-    /// The buffer arguments as they are now, in argument order.
-    pub fn buffers(&self) -> &[HostBuffer] {
-        &self.buffers
-    }
-
     /// Bytes the launch holds: buffer arguments and profile buffer.
     pub fn allocated_bytes(&self) -> u64 {
         let bufs: usize = self.buffers.iter().map(|b| b.data.len() * 8).sum();
         (bufs + self.profile.len() * 16) as u64
-    }
-
-    pub fn threads(&self) -> usize {
-        self.threads
     }
 
     /// Run every CTA of the grid once; returns the wall time in ns. With one
@@ -240,12 +226,7 @@ impl<'jit> GridLauncher<'jit> {
         // The kernel writes the buffers through the template's addresses;
         // `&mut self` keeps anyone else from reading them meanwhile.
         let worker = move || {
-            let mut words = template.clone();
-            words.extend([0u64; 6]);
-            let mut ptrs: Vec<*mut c_void> = words
-                .iter_mut()
-                .map(|w| w as *mut u64 as *mut c_void)
-                .collect();
+            let (_words, mut ptrs) = call_words(template);
             loop {
                 let c = next.fetch_add(1, Ordering::Relaxed);
                 if c >= total {
@@ -285,6 +266,19 @@ impl<'jit> GridLauncher<'jit> {
             .take(self.profile_bytes)
             .collect()
     }
+}
+
+/// One call's argument words (the template, then six grid ids) and a
+/// pointer to each, as the packed convention takes them. The pointers stay
+/// valid while the words live: moving a Vec does not move its storage.
+fn call_words(template: &[u64]) -> (Vec<u64>, Vec<*mut c_void>) {
+    let mut words = template.to_vec();
+    words.extend([0u64; 6]);
+    let ptrs = words
+        .iter_mut()
+        .map(|w| w as *mut u64 as *mut c_void)
+        .collect();
+    (words, ptrs)
 }
 
 /// Block x, y, z and grid x, y, z of linear CTA `c`.

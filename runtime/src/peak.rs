@@ -23,6 +23,19 @@ fn err(msg: impl Into<String>) -> LaunchError {
     LaunchError::Launch(msg.into())
 }
 
+/// The fastest of `reps` timed runs of `run`, after one untimed run that
+/// pays first-touch and warm-up costs.
+fn best_seconds(reps: u32, mut run: impl FnMut()) -> f64 {
+    run();
+    (0..reps.max(1))
+        .map(|_| {
+            let start = Instant::now();
+            run();
+            start.elapsed().as_secs_f64()
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
 /// Copy bandwidth in bytes/s (read + written), best of `reps` after one
 /// untimed pass, with `bytes` per buffer split over `threads`.
 pub fn host_copy_bandwidth(bytes: usize, threads: usize, reps: u32) -> f64 {
@@ -32,20 +45,14 @@ pub fn host_copy_bandwidth(bytes: usize, threads: usize, reps: u32) -> f64 {
     let src = vec![1u64; words];
     let mut dst = vec![2u64; words];
     let chunk = words.div_ceil(threads);
-    let mut best = f64::INFINITY;
-    for rep in 0..=reps {
-        let start = Instant::now();
+    let best = best_seconds(reps, || {
         std::thread::scope(|s| {
             for (d, sc) in dst.chunks_mut(chunk).zip(src.chunks(chunk)) {
                 s.spawn(move || d.copy_from_slice(sc));
             }
         });
-        let t = start.elapsed().as_secs_f64();
-        if rep > 0 {
-            best = best.min(t);
-        }
         std::hint::black_box(&mut dst);
-    }
+    });
     2.0 * (words * 8) as f64 / best
 }
 
@@ -83,9 +90,7 @@ pub fn host_add_bandwidth(bytes: usize, threads: usize, reps: u32) -> Result<f64
     let best = with_jit(&ir, "kperf_stream_add", |addr| {
         // SAFETY: the function was built with exactly this signature above.
         let f: Add = unsafe { std::mem::transmute::<usize, Add>(addr) };
-        let mut best = f64::INFINITY;
-        for rep in 0..=reps {
-            let start = Instant::now();
+        best_seconds(reps, || {
             std::thread::scope(|s| {
                 for (yc, xc) in y.chunks_mut(chunk).zip(x.chunks(chunk)) {
                     // SAFETY: each chunk holds per_thread_vecs whole vectors.
@@ -94,12 +99,7 @@ pub fn host_add_bandwidth(bytes: usize, threads: usize, reps: u32) -> Result<f64
                     });
                 }
             });
-            let t = start.elapsed().as_secs_f64();
-            if rep > 0 {
-                best = best.min(t);
-            }
-        }
-        best
+        })
     })?;
     std::hint::black_box(&y);
     Ok(12.0 * n as f64 / best)
@@ -234,9 +234,7 @@ pub fn host_fma_rate(
     let best = with_jit(&shape.ir(), "kperf_fma_peak", |addr| {
         // SAFETY: the function was built with exactly this signature above.
         let f: Fma = unsafe { std::mem::transmute::<usize, Fma>(addr) };
-        let mut best = f64::INFINITY;
-        for rep in 0..=reps {
-            let start = Instant::now();
+        best_seconds(reps, || {
             std::thread::scope(|s| {
                 for _ in 0..threads {
                     s.spawn(move || {
@@ -247,12 +245,7 @@ pub fn host_fma_rate(
                     });
                 }
             });
-            let t = start.elapsed().as_secs_f64();
-            if rep > 0 {
-                best = best.min(t);
-            }
-        }
-        best
+        })
     })?;
     Ok(shape.flops(iters) * threads as f64 / best)
 }

@@ -274,11 +274,7 @@ impl BenchSpec {
             eval(n, &vars).with_context(|| what.to_string())
         };
         let dim = |n: &Num, what: &str| -> Result<u32> {
-            let v = num(n, what)?;
-            if v < 1.0 || v.fract() != 0.0 || v > u32::MAX as f64 {
-                bail!("{what} = {v}: must be a positive integer");
-            }
-            Ok(v as u32)
+            Ok(whole(num(n, what)?, what, 1, u32::MAX as u64)? as u32)
         };
         let l = &self.launch;
         let grid = [
@@ -292,13 +288,7 @@ impl BenchSpec {
             dim(&l.block[2], "block z")?,
         ];
         let shared_bytes = match &l.shared_bytes {
-            Some(n) => {
-                let v = num(n, "shared_bytes")?;
-                if v < 0.0 || v.fract() != 0.0 || v > u32::MAX as f64 {
-                    bail!("shared_bytes = {v}: must be a whole number of bytes");
-                }
-                v as u32
-            }
+            Some(n) => whole(num(n, "shared_bytes")?, "shared_bytes", 0, u32::MAX as u64)? as u32,
             None => 0,
         };
         let mut args = Vec::new();
@@ -312,11 +302,8 @@ impl BenchSpec {
                 Some(s) => Some(
                     s.iter()
                         .map(|d| {
-                            let v = num(d, &format!("{who}: shape"))?;
-                            if v < 0.0 || v.fract() != 0.0 {
-                                bail!("{who}: shape extent {v} is not a whole number");
-                            }
-                            Ok(v as u64)
+                            let what = format!("{who}: shape extent");
+                            whole(num(d, &what)?, &what, 0, u64::MAX)
                         })
                         .collect::<Result<Vec<u64>>>()?,
                 ),
@@ -373,6 +360,14 @@ impl BenchSpec {
         let dir = spec_path.parent().unwrap_or(Path::new("."));
         Ok(dir.join(rel))
     }
+}
+
+/// `v` as a whole number in [min, max], or an error naming `what`.
+fn whole(v: f64, what: &str, min: u64, max: u64) -> Result<u64> {
+    if v.fract() != 0.0 || v < min as f64 || v > max as f64 {
+        bail!("{what} = {v}: must be a whole number in [{min}, {max}]");
+    }
+    Ok(v as u64)
 }
 
 fn param_of(v: &toml::Value) -> Result<Param> {
@@ -446,11 +441,7 @@ fn work_of(
         eval(n, vars).with_context(|| format!("[work] {what}"))
     };
     let count = |n: &Option<Num>, what: &str| -> Result<u64> {
-        let v = need(n, what)?;
-        if v < 0.0 || v.fract() != 0.0 {
-            bail!("[work] {what} = {v}: must be a whole number");
-        }
-        Ok(v as u64)
+        whole(need(n, what)?, &format!("[work] {what}"), 0, u64::MAX)
     };
     let dtype = |d: &Option<String>, default: &str| -> Result<WorkDType> {
         let s = substitute(d.as_deref().unwrap_or(default), params)?;

@@ -4,6 +4,7 @@
 //! results, print a table, and compare against a baseline.
 
 use crate::bench_spec::{parse_override, BenchSpec, Point};
+use crate::host_job::{parse_params, pick_kernel};
 use anyhow::{bail, Context, Result};
 use kperf_bench::compare::CompareConfig;
 use kperf_bench::host::{CacheFlusher, CycleTimer, FlushMode, HostInfo};
@@ -399,14 +400,7 @@ fn bench_host(
                 false,
                 None,
             )?;
-            let params: Vec<Param> = hm
-                .param_types
-                .iter()
-                .enumerate()
-                .map(|(i, t)| {
-                    Param::parse(t).with_context(|| format!("kernel parameter {i} has type {t}, which the host runner does not support"))
-                })
-                .collect::<Result<_>>()?;
+            let params = parse_params(&hm.param_types, "the host runner")?;
             with_host_kernel(&hm.module, &hm.kernel, &params, None, launch, threads, time)?
         }
         "ll" | "llir" | "bc" => {
@@ -475,12 +469,9 @@ fn bench_cuda(
             let source = String::from_utf8(bytes).with_context(|| format!("{file}: not UTF-8"))?;
             let kctx = KperfContext::new()?;
             let kernels = device_kernel_params(&kctx, &source, &file, &iopts.target)?;
-            let (name, types) = pick(&file, launch.kernel.as_deref(), kernels)?;
-            let params = types
-                .iter()
-                .enumerate()
-                .map(|(i, t)| Param::parse(t).with_context(|| format!("kernel parameter {i} has type {t}, which the launcher does not support")))
-                .collect::<Result<Vec<_>>>()?;
+            let (name, types) =
+                pick_kernel(&file, launch.kernel.as_deref(), &kernels, "the [[impl]]")?;
+            let params = parse_params(&types, "the launcher")?;
             let ptx = compile_plain(&kctx, &source, &file, &iopts, Emit::Ptx)?;
             (String::from_utf8(ptx)?, name, params)
         }
@@ -531,25 +522,6 @@ fn bench_cuda(
     Ok((m, bench.allocated_bytes, bench.device_name.clone()))
 }
 
-fn pick(
-    file: &str,
-    want: Option<&str>,
-    kernels: Vec<(String, Vec<String>)>,
-) -> Result<(String, Vec<String>)> {
-    match (want, kernels.as_slice()) {
-        (Some(k), _) => kernels
-            .iter()
-            .find(|(n, _)| n == k)
-            .cloned()
-            .with_context(|| format!("{file}: no kernel `{k}`")),
-        (None, [one]) => Ok(one.clone()),
-        (None, []) => bail!("{file}: no kernel found"),
-        (None, _) => {
-            bail!("{file}: several kernels; name one with `kernel = \"...\"` in the [[impl]]")
-        }
-    }
-}
-
 /// The entry's name and parameters from PTX. A `.u64`/`.b64` parameter is a
 /// buffer when the spec gives that argument a shape, else a 64-bit scalar.
 pub fn ptx_kernel(file: &str, ptx: &str, launch: &LaunchSpec) -> Result<(String, Vec<Param>)> {
@@ -572,7 +544,7 @@ pub fn ptx_kernel(file: &str, ptx: &str, launch: &LaunchSpec) -> Result<(String,
         entries.push((name, params));
         rest = &after[close..];
     }
-    let (name, decls) = pick(file, launch.kernel.as_deref(), entries)?;
+    let (name, decls) = pick_kernel(file, launch.kernel.as_deref(), &entries, "the [[impl]]")?;
     if decls.len() != launch.args.len() {
         bail!(
             "{file}: kernel `{name}` takes {} parameters, the spec gives {} arguments",

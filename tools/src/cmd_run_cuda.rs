@@ -2,13 +2,13 @@
 //! driver, write the raw profile.
 
 use crate::cmd_run::RunArgs;
-use anyhow::{bail, Context, Result};
+use crate::host_job::{parse_params, pick_kernel};
+use anyhow::{Context, Result};
 use kperf_dialects::meta::InstrumentMeta;
 use kperf_instrument::mlir::pipeline::{compile_plain, device_kernel_params};
 use kperf_instrument::{instrument, Emit, InstrumentOptions, KperfContext};
 use kperf_runtime::calibrate::DeviceProfile;
 use kperf_runtime::cuda::{run_cuda, DeviceCode};
-use kperf_runtime::host::Param;
 use kperf_runtime::profile::RunInfo;
 use kperf_runtime::spec::LaunchSpec;
 
@@ -18,25 +18,8 @@ pub fn run(a: &RunArgs, opts: &InstrumentOptions, spec: &LaunchSpec) -> Result<(
         std::fs::read_to_string(&a.input).with_context(|| format!("cannot read {file}"))?;
     let kctx = KperfContext::new()?;
     let kernels = device_kernel_params(&kctx, &source, &file, &opts.target)?;
-    let (name, types) = match (&spec.kernel, kernels.as_slice()) {
-        (Some(k), _) => kernels
-            .iter()
-            .find(|(n, _)| n == k)
-            .cloned()
-            .with_context(|| format!("{file}: no kernel `{k}`"))?,
-        (None, [one]) => one.clone(),
-        (None, []) => bail!("{file}: no kernel found"),
-        (None, _) => bail!("{file}: several kernels; name one with `kernel = \"...\"` in the spec"),
-    };
-    let params: Vec<Param> = types
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            Param::parse(t).with_context(|| {
-                format!("kernel parameter {i} has type {t}, which the launcher does not support")
-            })
-        })
-        .collect::<Result<_>>()?;
+    let (name, types) = pick_kernel(&file, spec.kernel.as_deref(), &kernels, "the spec")?;
+    let params = parse_params(&types, "the launcher")?;
     let mut opts = opts.clone();
     opts.block.get_or_insert(spec.block);
     let (ptx, meta): (Vec<u8>, Option<InstrumentMeta>) = if a.no_instrument {

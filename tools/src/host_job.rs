@@ -37,16 +37,7 @@ pub fn run_host_job(
         previous_meta,
     )?;
     let name = hm.kernel.clone();
-    let params: Vec<Param> = hm
-        .param_types
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            Param::parse(t).with_context(|| {
-                format!("kernel parameter {i} has type {t}, which the host runner does not support")
-            })
-        })
-        .collect::<Result<_>>()?;
+    let params = parse_params(&hm.param_types, "the host runner")?;
     let kmeta = hm.meta.as_ref().and_then(|m| m.kernel(&name)).cloned();
     if hm.meta.is_some() && kmeta.is_none() {
         bail!("kernel `{name}` has no regions to record");
@@ -132,6 +123,40 @@ pub fn run_host_job_llvm(
         info,
         cta_stride,
     })
+}
+
+/// The kernel's parameters (MLIR type strings) as the launchers see them;
+/// `runner` names who cannot take an unsupported one.
+pub fn parse_params(types: &[String], runner: &str) -> Result<Vec<Param>> {
+    types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            Param::parse(t).with_context(|| {
+                format!("kernel parameter {i} has type {t}, which {runner} does not support")
+            })
+        })
+        .collect()
+}
+
+/// The kernel `want` names, or the only one in `file`; `hint` says where to
+/// name one when there are several.
+pub fn pick_kernel<T: Clone>(
+    file: &str,
+    want: Option<&str>,
+    kernels: &[(String, T)],
+    hint: &str,
+) -> Result<(String, T)> {
+    match (want, kernels) {
+        (Some(k), _) => kernels
+            .iter()
+            .find(|(n, _)| n == k)
+            .cloned()
+            .with_context(|| format!("{file}: no kernel `{k}`")),
+        (None, [one]) => Ok(one.clone()),
+        (None, []) => bail!("{file}: no kernel found"),
+        (None, _) => bail!("{file}: several kernels; name one with `kernel = \"...\"` in {hint}"),
+    }
 }
 
 pub fn default_threads() -> usize {
