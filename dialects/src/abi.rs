@@ -26,18 +26,31 @@ use serde::{Deserialize, Serialize};
 /// `b"KPRF"` read as a little-endian u32: the first word of a written CTA
 /// block. A block whose first word is 0 was never written (CTA not sampled).
 pub const MAGIC: u32 = u32::from_le_bytes(*b"KPRF");
-/// Bumped on any change to the layout below.
-pub const ABI_VERSION: u32 = 1;
+/// Bumped on any change to the layout below. Version 2 packs the flags
+/// beside the version and writes the shape with the end stamp, so finalize
+/// stores four 16-byte groups instead of five.
+pub const ABI_VERSION: u16 = 2;
 
 /// Byte offsets of the fields of the per-CTA header. Fields written
 /// together sit in one aligned 16-byte group, so each group is one vector
-/// store on the device: identity (init), init stamps (init), finalize stamps
-/// (finalize), shape (init), and the end stamp.
+/// store on the device:
+///
+/// | group | bytes | fields | written |
+/// |---|---|---|---|
+/// | identity | 0..16 | magic, version, flags, CTA id, hardware id | finalize (init for a global buffer) |
+/// | init stamps | 16..32 | global timer, counter | init (parked in shared memory until finalize for a shared buffer) |
+/// | finalize stamps | 32..48 | global timer, counter | finalize, after the CTA barrier |
+/// | shape and end | 48..64 | units, slots, end global timer | last, after the copy-out |
+///
+/// The shape is written last on purpose: a block whose copy-out never
+/// finished has units = slots = 0 and is rejected as incomplete.
 pub mod cta_header {
     /// u32 [`super::MAGIC`].
     pub const MAGIC: usize = 0;
-    /// u32 [`super::ABI_VERSION`].
+    /// u16 [`super::ABI_VERSION`].
     pub const VERSION: usize = 4;
+    /// u16 [`super::HeaderFlags`] bits.
+    pub const FLAGS: usize = 6;
     /// u32 linear CTA id (x + y·gx + z·gx·gy).
     pub const CTA_ID: usize = 8;
     /// u32 hardware id: SM on NVIDIA, CU on AMD, CPU on the host.
@@ -54,15 +67,24 @@ pub mod cta_header {
     pub const UNITS: usize = 48;
     /// u32 record slots per unit segment.
     pub const SLOTS: usize = 52;
-    /// u32 [`super::HeaderFlags`] bits.
-    pub const FLAGS: usize = 56;
-    /// u32 reserved, written as 0.
-    pub const RESERVED: usize = 60;
-    /// u64 global timer (ns) read when finalize ended.
-    pub const FINALIZE_END_TIME: usize = 64;
+    /// u64 global timer (ns) read when finalize ended (after this thread's
+    /// copy-out).
+    pub const FINALIZE_END_TIME: usize = 56;
 }
 /// Size of the per-CTA header; a multiple of 8 so the tables after it stay aligned.
-pub const CTA_HEADER_SIZE: usize = 72;
+pub const CTA_HEADER_SIZE: usize = 64;
+
+/// The u32 at [`cta_header::VERSION`]: version in the low half, flags in
+/// the high half, so the device writes both with one constant.
+pub fn version_word(flags: HeaderFlags) -> u32 {
+    u32::from(ABI_VERSION) | flags.encode() << 16
+}
+
+/// The u64 at [`cta_header::UNITS`]: units in the low half, slots in the
+/// high half (one constant on the device, stored with the end stamp).
+pub fn shape_word(layout: Layout) -> u64 {
+    u64::from(layout.units) | u64::from(layout.slots) << 32
+}
 
 /// Byte offsets inside one per-unit entry.
 pub mod unit_entry {
@@ -321,9 +343,11 @@ pub enum HeaderError {
     #[error("bad magic {found:#010x} (expected {MAGIC:#010x} \"KPRF\")")]
     BadMagic { found: u32 },
     #[error("unsupported ABI version {found} (this build reads {ABI_VERSION})")]
-    BadVersion { found: u32 },
+    BadVersion { found: u16 },
     #[error("unknown header flags {0:#x}")]
     BadFlags(u32),
+    #[error("unfinished block: units = 0 (the shape is written last, after the copy-out; this CTA's finalize did not finish)")]
+    Unfinished,
 }
 
 /// The parsed per-CTA header.
@@ -340,6 +364,9 @@ pub struct CtaHeader {
     pub flags: HeaderFlags,
 }
 
+fn u16_at(b: &[u8], off: usize) -> u16 {
+    u16::from_le_bytes(b[off..off + 2].try_into().expect("2-byte slice"))
+}
 fn u32_at(b: &[u8], off: usize) -> u32 {
     u32::from_le_bytes(b[off..off + 4].try_into().expect("4-byte slice"))
 }
@@ -362,12 +389,16 @@ impl CtaHeader {
         if magic != MAGIC {
             return Err(HeaderError::BadMagic { found: magic });
         }
-        let version = u32_at(block, cta_header::VERSION);
+        let version = u16_at(block, cta_header::VERSION);
         if version != ABI_VERSION {
             return Err(HeaderError::BadVersion { found: version });
         }
-        let flag_bits = u32_at(block, cta_header::FLAGS);
+        let flag_bits = u32::from(u16_at(block, cta_header::FLAGS));
         let flags = HeaderFlags::decode(flag_bits).ok_or(HeaderError::BadFlags(flag_bits))?;
+        let units = u32_at(block, cta_header::UNITS);
+        if units == 0 {
+            return Err(HeaderError::Unfinished);
+        }
         Ok(CtaHeader {
             cta_id: u32_at(block, cta_header::CTA_ID),
             hw_id: u32_at(block, cta_header::HW_ID),
@@ -377,7 +408,7 @@ impl CtaHeader {
             start_clock: u64_at(block, cta_header::START_CLOCK),
             finalize_clock: u64_at(block, cta_header::FINALIZE_CLOCK),
             layout: Layout {
-                units: u32_at(block, cta_header::UNITS),
+                units,
                 slots: u32_at(block, cta_header::SLOTS),
             },
             flags,
@@ -389,19 +420,16 @@ impl CtaHeader {
     pub fn write(&self, out: &mut [u8]) {
         let mut put32 = |off: usize, v: u32| out[off..off + 4].copy_from_slice(&v.to_le_bytes());
         put32(cta_header::MAGIC, MAGIC);
-        put32(cta_header::VERSION, ABI_VERSION);
+        put32(cta_header::VERSION, version_word(self.flags));
         put32(cta_header::CTA_ID, self.cta_id);
         put32(cta_header::HW_ID, self.hw_id);
-        put32(cta_header::UNITS, self.layout.units);
-        put32(cta_header::SLOTS, self.layout.slots);
-        put32(cta_header::FLAGS, self.flags.encode());
-        put32(cta_header::RESERVED, 0);
         let mut put64 = |off: usize, v: u64| out[off..off + 8].copy_from_slice(&v.to_le_bytes());
         put64(cta_header::START_TIME, self.start_time);
         put64(cta_header::FINALIZE_START_TIME, self.finalize_start_time);
         put64(cta_header::FINALIZE_END_TIME, self.finalize_end_time);
         put64(cta_header::START_CLOCK, self.start_clock);
         put64(cta_header::FINALIZE_CLOCK, self.finalize_clock);
+        put64(cta_header::UNITS, shape_word(self.layout));
     }
 }
 
@@ -413,7 +441,8 @@ mod tests {
     fn header_fields_do_not_overlap_and_fit() {
         let fields = [
             (cta_header::MAGIC, 4),
-            (cta_header::VERSION, 4),
+            (cta_header::VERSION, 2),
+            (cta_header::FLAGS, 2),
             (cta_header::CTA_ID, 4),
             (cta_header::HW_ID, 4),
             (cta_header::START_TIME, 8),
@@ -423,8 +452,6 @@ mod tests {
             (cta_header::FINALIZE_CLOCK, 8),
             (cta_header::UNITS, 4),
             (cta_header::SLOTS, 4),
-            (cta_header::FLAGS, 4),
-            (cta_header::RESERVED, 4),
         ];
         let mut used = [false; CTA_HEADER_SIZE];
         for (off, len) in fields {
@@ -501,6 +528,9 @@ mod tests {
             CtaHeader::parse(&buf[..10]),
             Err(HeaderError::Truncated(10))
         );
+        let mut unfinished = buf.clone();
+        unfinished[cta_header::UNITS..cta_header::UNITS + 16].fill(0);
+        assert_eq!(CtaHeader::parse(&unfinished), Err(HeaderError::Unfinished));
         buf[cta_header::VERSION] = 9;
         assert_eq!(
             CtaHeader::parse(&buf),
@@ -516,10 +546,12 @@ mod tests {
     #[test]
     fn layout_arithmetic() {
         let l = Layout { units: 4, slots: 8 };
-        // 72 + 4·8 = 104, rounded up to 112 for 16-byte copies.
-        assert_eq!(l.records_offset(), 112);
-        assert_eq!(l.segment_offset(1), 112 + 64);
-        assert_eq!(l.cta_stride(), 112 + 4 * 64);
+        // 64 + 4·8 = 96, already a multiple of 16.
+        assert_eq!(l.records_offset(), 96);
+        assert_eq!(l.segment_offset(1), 96 + 64);
+        assert_eq!(l.cta_stride(), 96 + 4 * 64);
+        // 64 + 3·8 = 88, rounded up to 96 for 16-byte copies.
+        assert_eq!(Layout { units: 3, slots: 8 }.records_offset(), 96);
         assert_eq!(l.checked_cta_stride(), Some(l.cta_stride()));
         assert_eq!(
             Layout {

@@ -188,7 +188,7 @@ impl InstrumentMeta {
     ) -> Self {
         InstrumentMeta {
             meta_version: META_VERSION,
-            abi_version: ABI_VERSION,
+            abi_version: ABI_VERSION.into(),
             target: target.to_string(),
             counter,
             granularity,

@@ -178,6 +178,7 @@ pub(crate) fn decode_block_into(
             HeaderError::BadMagic { .. } => cta_header::MAGIC,
             HeaderError::BadVersion { .. } => cta_header::VERSION,
             HeaderError::BadFlags(_) => cta_header::FLAGS,
+            HeaderError::Unfinished => cta_header::UNITS,
         };
         RuntimeError::BadCtaHeader {
             path: ctx.path.to_path_buf(),

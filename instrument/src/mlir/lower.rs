@@ -468,6 +468,13 @@ pub(crate) fn template_prelude(cfg: &LoweringConfig) -> String {
             cfg.ring_words().max(1)
         ));
     }
+    if let Some(sym) = cfg.header_table_symbol() {
+        let words = cfg.header_constants().map(|w| (w as i32).to_string());
+        s.push_str(&format!(
+            "  llvm.mlir.global internal @{sym}(dense<[{}]> : vector<4xi32>) {{addr_space = 4 : i32, alignment = 16 : i64, externally_initialized}} : vector<4xi32>\n",
+            words.join(", ")
+        ));
+    }
     s
 }
 

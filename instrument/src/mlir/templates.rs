@@ -9,7 +9,8 @@
 
 use crate::options::Target;
 use kperf_dialects::abi::{
-    cta_header as H, Counter, Edge, HeaderFlags, RecordWord, RegionId, ABI_VERSION, MAGIC,
+    cta_header as H, shape_word, version_word, Counter, Edge, HeaderFlags, RecordWord, RegionId,
+    MAGIC,
 };
 use kperf_dialects::abi::{
     Strategy, CTA_HEADER_SIZE, RECORD_CLOCK_WORD, RECORD_SIZE, RECORD_TAG_WORD, TAG_CLOCK_HI_SHIFT,
@@ -102,6 +103,30 @@ impl LoweringConfig {
     /// Byte offset of the init stamp slot from the start of the rings.
     fn stamp_offset(&self) -> usize {
         self.units as usize * self.slots as usize * RECORD_SIZE
+    }
+    /// The header's constant words: magic, version and flags (identity
+    /// group), units, slots (shape group).
+    pub fn header_constants(&self) -> [u32; 4] {
+        let flags = HeaderFlags {
+            counter: self.counter,
+            strategy: self.strategy,
+        };
+        let shape = shape_word(self.layout());
+        [
+            MAGIC,
+            version_word(flags),
+            shape as u32,
+            (shape >> 32) as u32,
+        ]
+    }
+    /// NVPTX: the symbol of a 16-byte `.const` table holding
+    /// [`LoweringConfig::header_constants`]. One 64-bit constant-bank load
+    /// (LDC.64) fills a register pair that two immediate moves would
+    /// otherwise fill, two SASS instructions fewer in finalize. The table
+    /// is `externally_initialized` so LLVM does not fold the loads back
+    /// into immediates. Other targets use immediates.
+    pub fn header_table_symbol(&self) -> Option<String> {
+        matches!(self.target, Target::Nvptx { .. }).then(|| format!("{}_hdr", self.smem_symbol))
     }
 }
 
@@ -536,8 +561,6 @@ pub fn init(cfg: &LoweringConfig) -> String {
             &blk,
             g,
         );
-        let shape = shape_words(&mut b, cfg);
-        store_words(&mut b, t, None, &shape, &blk, g);
         b.line("}");
     }
 
@@ -567,30 +590,49 @@ pub fn init(cfg: &LoweringConfig) -> String {
     )
 }
 
-/// The header's identity group: magic, version, CTA id, SM (CU, CPU) id.
+/// The header's identity group: magic, version and flags, CTA id, SM (CU,
+/// CPU) id.
 fn identity_words(b: &mut Body, cfg: &LoweringConfig, cta: &str) -> [(usize, String); 4] {
     let hw = hw_id(b, &cfg.target);
+    let [magic, version, ..] = cfg.header_constants();
+    let (magic, version) = match cfg.header_table_symbol() {
+        Some(sym) => {
+            let p = b.def(format!("llvm.mlir.addressof @{sym} : !llvm.ptr<4>"));
+            let v = b.def(format!(
+                "llvm.load {p} {{alignment = 16 : i64}} : !llvm.ptr<4> -> vector<2xi32>"
+            ));
+            let (i0, i1) = (b.c32(0), b.c32(1));
+            (
+                b.def(format!(
+                    "llvm.extractelement {v}[{i0} : i32] : vector<2xi32>"
+                )),
+                b.def(format!(
+                    "llvm.extractelement {v}[{i1} : i32] : vector<2xi32>"
+                )),
+            )
+        }
+        None => (b.c32(magic as i64), b.c32(version as i64)),
+    };
     [
-        (H::MAGIC, b.c32(MAGIC as i64)),
-        (H::VERSION, b.c32(ABI_VERSION as i64)),
+        (H::MAGIC, magic),
+        (H::VERSION, version),
         (H::CTA_ID, cta.to_string()),
         (H::HW_ID, hw),
     ]
 }
 
-/// The header's shape group: units, slots, flags, reserved.
-fn shape_words(b: &mut Body, cfg: &LoweringConfig) -> [(usize, String); 4] {
-    let flags = HeaderFlags {
-        counter: cfg.counter,
-        strategy: cfg.strategy,
+/// The header's shape as one u64 (units, slots): [`shape_word`].
+fn shape_value(b: &mut Body, cfg: &LoweringConfig) -> String {
+    match cfg.header_table_symbol() {
+        Some(sym) => {
+            let p = b.def(format!("llvm.mlir.addressof @{sym} : !llvm.ptr<4>"));
+            let p = b.gep(&p, "!llvm.ptr<4>", 8);
+            b.def(format!(
+                "llvm.load {p} {{alignment = 8 : i64}} : !llvm.ptr<4> -> i64"
+            ))
+        }
+        None => b.c64(shape_word(cfg.layout()) as i64),
     }
-    .encode();
-    [
-        (H::UNITS, b.c32(cfg.units as i64)),
-        (H::SLOTS, b.c32(cfg.global_slots as i64)),
-        (H::FLAGS, b.c32(flags as i64)),
-        (H::RESERVED, b.c32(0)),
-    ]
 }
 
 /// Store four consecutive u32 header fields as one 16-byte store.
@@ -857,12 +899,16 @@ pub fn finalize(cfg: &LoweringConfig) -> String {
     barrier(&mut b, &cfg.target);
     b.line("scf.if %active {");
     // Thread 0 writes the header: on NVPTX with predicated stores (no
-    // branch), elsewhere inside one branch.
+    // branch), elsewhere inside one branch. Inside `%active`, thread 0 is
+    // the whole condition (`%hdr` would repeat the `%active` test).
     let t = &cfg.target;
-    let pred = if matches!(t, Target::Nvptx { .. }) {
-        Some("%hdr")
+    let zero = b.c32(0);
+    let t0 = b.def(format!("llvm.icmp \"eq\" %tid, {zero} : i32"));
+    let nvptx = matches!(t, Target::Nvptx { .. });
+    let pred = if nvptx {
+        Some(t0.as_str())
     } else {
-        b.line("scf.if %hdr {");
+        b.line(format!("scf.if {t0} {{"));
         None
     };
     if cfg.buffer == BufferKind::Shared {
@@ -890,8 +936,6 @@ pub fn finalize(cfg: &LoweringConfig) -> String {
             "%blk",
             g,
         );
-        let shape = shape_words(&mut b, cfg);
-        store_words(&mut b, t, pred, &shape, "%blk", g);
     }
     let time = read_globaltimer(&mut b, t);
     let c = read_counter_full(&mut b, cfg);
@@ -958,12 +1002,26 @@ pub fn finalize(cfg: &LoweringConfig) -> String {
         copy_out(&mut b, cfg, g, seg_ty);
     }
 
-    // The end stamp, written last by thread 0.
-    b.line("scf.if %hdr {");
-    let t = read_globaltimer(&mut b, &cfg.target);
-    let p = b.gep("%blk", g, H::FINALIZE_END_TIME);
-    b.store(&t, "i64", &p, g, 8);
-    b.line("}");
+    // The shape and the end stamp, written last by thread 0.
+    if !nvptx {
+        b.line(format!("scf.if {t0} {{"));
+    }
+    let shape = shape_value(&mut b, cfg);
+    let end = read_globaltimer(&mut b, t);
+    store_pair64(
+        &mut b,
+        t,
+        pred,
+        H::UNITS,
+        &shape,
+        H::FINALIZE_END_TIME,
+        &end,
+        "%blk",
+        g,
+    );
+    if !nvptx {
+        b.line("}");
+    }
     b.line("}");
     finalize_function(b, cfg, seg_ty, g)
 }
