@@ -250,6 +250,11 @@ pub struct InstrumentOptions {
     pub sample_ctas: CtaSampling,
     /// LLVM-IR input: where the profile pointer comes from.
     pub profile_param: ProfileParam,
+    /// LLVM-IR input: record the kernel's region markers (true), or strip
+    /// them and record only the automatic regions (false: what `kperf
+    /// cost` measures init and finalize with, so records that markers put
+    /// in loops are not counted as fixed cost).
+    pub markers: bool,
 }
 
 impl Default for InstrumentOptions {
@@ -272,6 +277,7 @@ impl Default for InstrumentOptions {
             sample_units: Vec::new(),
             sample_ctas: CtaSampling::All,
             profile_param: ProfileParam::Auto,
+            markers: true,
         }
     }
 }

@@ -88,8 +88,12 @@ fn one(
     let Target::Nvptx { chip } = &opts.target else {
         bail!("kperf cost reads NVIDIA SASS: use --target nvptx:<sm> (default sm_90a)");
     };
+    // Init and finalize alone: the kernel region, no markers (records that
+    // markers put in loops cost index arithmetic that is theirs, not init's
+    // or finalize's; the instrumented column counts them).
     let mut kernel_only = opts.clone();
     kernel_only.regions = vec![RegionMode::Kernel];
+    kernel_only.markers = false;
     let mut probed = kernel_only.clone();
     let mut probed_double = kernel_only.clone();
     probed.regions.push(RegionMode::Probe(probe));

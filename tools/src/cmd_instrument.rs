@@ -59,6 +59,10 @@ pub struct LoweringArgs {
     /// one), append, or a 0-based parameter index
     #[arg(long, default_value = "auto")]
     pub profile_param: String,
+    /// LLVM IR: strip the kernel's region markers and record only the
+    /// automatic regions (--regions)
+    #[arg(long)]
+    pub ignore_markers: bool,
 }
 
 impl LoweringArgs {
@@ -108,6 +112,7 @@ impl LoweringArgs {
             o.sample_ctas = parse_cta_sampling(c)?;
         }
         o.profile_param = kperf_instrument::options::ProfileParam::parse(&self.profile_param)?;
+        o.markers = !self.ignore_markers;
         Ok(o)
     }
 }

@@ -147,16 +147,13 @@ fn every_corpus_kernel_instruments_in_every_mode_and_assembles() {
 /// with the 64-bit one (probe 16 vs 32 regions, as in docs/cost.md); init +
 /// finalize stay under Proton's ~68.
 ///
-/// `fixed` is in-line code; out-of-line blocks (reduce_sum: a record after
-/// the join of `if (warp == 0)` makes ptxas add a 34-instruction fallback
-/// for its shuffles in a diverged warp) are reported apart by `kperf cost`.
-///
-/// Two kernels do not meet the fixed budget yet; each has its measured
-/// ceiling here so it cannot grow while that work is open (see the session
-/// note): sgemm_tiled and softmax pay predicate save/restores and
-/// recomputed CTA ids and addresses around the header writes.
+/// `fixed` is in-line code, measured with the kernel region alone (markers
+/// stripped: their records in loops pay index arithmetic that is theirs);
+/// out-of-line blocks (reduce_sum: a record after the join of `if (warp ==
+/// 0)`, the kernel's END record here, makes ptxas add a 34-instruction
+/// fallback for its shuffles in a diverged warp) are reported apart by
+/// `kperf cost`.
 const FIXED_BUDGET: f64 = 68.0;
-const FIXED_OPEN: [(&str, f64); 2] = [("sgemm_tiled", 84.0), ("softmax", 76.0)];
 
 #[test]
 fn corpus_kernels_stay_within_the_cost_budgets() {
@@ -199,17 +196,10 @@ fn corpus_kernels_stay_within_the_cost_budgets() {
             over.push(format!("{k} {c}: added spills {}", r["added_spill_bytes"]));
         }
         let fixed = r["fixed"].as_f64().unwrap_or(f64::MAX);
-        let ceiling = FIXED_OPEN
-            .iter()
-            .find(|(name, _)| *name == k)
-            .map_or(FIXED_BUDGET, |(_, c)| *c);
-        let within = if ceiling == FIXED_BUDGET {
-            fixed < ceiling
-        } else {
-            fixed <= ceiling
-        };
-        if !within {
-            over.push(format!("{k} {c}: fixed cost {fixed:.0} over {ceiling:.0}"));
+        if fixed >= FIXED_BUDGET {
+            over.push(format!(
+                "{k} {c}: fixed cost {fixed:.0}, budget under {FIXED_BUDGET:.0}"
+            ));
         }
     }
     assert!(over.is_empty(), "{}", over.join("\n"));

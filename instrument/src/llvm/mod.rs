@@ -618,8 +618,10 @@ pub fn instrument_llvm(
     let module = parse(&ctx, bytes, file)?;
     let tm = target_machine(&opts.target, &module)?;
     check_triple(&module, &opts.target, &tm, file)?;
-    if plain {
+    if plain || !opts.markers {
         strip_markers(&module, &opts.target, file)?;
+    }
+    if plain {
         return Ok(LlvmOutput {
             bytes: emit_module(&module, &tm, &opts.target, emit, file)?,
             meta: None,
