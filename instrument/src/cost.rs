@@ -43,8 +43,13 @@ pub enum InstClass {
     Store,
     /// Loads (the finalize copy reads the ring back).
     Load,
-    /// Integer address/index arithmetic and moves (IADD3, IMAD, LEA, LOP3, SHF, MOV, …).
+    /// Integer address/index arithmetic (IADD3, IMAD, LEA, LOP3, SHF, SEL, …)
+    /// and special-register reads other than clocks.
     IndexArith,
+    /// Register moves and constants: MOV, IMAD.MOV, `IMAD.U32 Rd, RZ, RZ, x`,
+    /// zeroing (`CS2R Rd, SRZ`, `HFMA2.MMA Rd, -RZ, RZ, 0, 0`), R2UR. A
+    /// record's tag is one of these, not index arithmetic.
+    Move,
     /// Predicate computation (ISETP, PLOP3, P2R, R2P, VOTE, …).
     Predicate,
     /// Barriers and branches.
@@ -54,11 +59,12 @@ pub enum InstClass {
 }
 
 impl InstClass {
-    pub const ALL: [InstClass; 7] = [
+    pub const ALL: [InstClass; 8] = [
         InstClass::ClockRead,
         InstClass::Store,
         InstClass::Load,
         InstClass::IndexArith,
+        InstClass::Move,
         InstClass::Predicate,
         InstClass::Control,
         InstClass::Other,
@@ -69,6 +75,7 @@ impl InstClass {
             InstClass::Store => "stores",
             InstClass::Load => "loads",
             InstClass::IndexArith => "index arith",
+            InstClass::Move => "moves",
             InstClass::Predicate => "predicates",
             InstClass::Control => "control",
             InstClass::Other => "other",
@@ -92,12 +99,15 @@ impl SassInst {
         if self.text.contains("SR_CLOCK") || self.text.contains("SR_GLOBALTIMER") {
             return InstClass::ClockRead;
         }
+        if self.is_move() {
+            return InstClass::Move;
+        }
         match base {
             "STS" | "STG" | "ST" | "STSM" | "ATOMS" | "RED" => InstClass::Store,
             "LDS" | "LDG" | "LD" | "LDSM" | "LDC" | "ULDC" => InstClass::Load,
-            "IADD3" | "IADD" | "IMAD" | "LEA" | "LOP3" | "SHF" | "SHL" | "SHR" | "MOV" | "UMOV"
-            | "UIADD3" | "UIMAD" | "ULEA" | "ULOP3" | "USHF" | "IMNMX" | "SEL" | "USEL" | "S2R"
-            | "S2UR" | "CS2R" | "R2UR" | "PRMT" | "IABS" | "FLO" | "POPC" | "BREV" => {
+            "IADD3" | "IADD" | "IMAD" | "LEA" | "LOP3" | "SHF" | "SHL" | "SHR" | "UIADD3"
+            | "UIMAD" | "ULEA" | "ULOP3" | "USHF" | "IMNMX" | "SEL" | "USEL" | "S2R" | "S2UR"
+            | "CS2R" | "PRMT" | "IABS" | "FLO" | "POPC" | "BREV" => {
                 InstClass::IndexArith
             }
             "ISETP" | "UISETP" | "PLOP3" | "UPLOP3" | "P2R" | "R2P" | "VOTE" | "VOTEU" => {
@@ -106,6 +116,22 @@ impl SassInst {
             "BAR" | "BRA" | "EXIT" | "BSSY" | "BSYNC" | "WARPSYNC" | "CALL" | "RET" | "JMP"
             | "BRX" | "MEMBAR" | "DEPBAR" | "ELECT" => InstClass::Control,
             _ => InstClass::Other,
+        }
+    }
+    fn is_move(&self) -> bool {
+        let op = self.opcode.as_str();
+        let base = op.split('.').next().unwrap_or(op);
+        // Operands after the opcode, without the guard and the `;`.
+        let operands = self
+            .text
+            .split_once(op)
+            .map_or("", |(_, rest)| rest.trim().trim_end_matches(';'));
+        match base {
+            "MOV" | "UMOV" | "R2UR" => true,
+            "IMAD" => op.starts_with("IMAD.MOV") || operands.contains(", RZ, RZ, "),
+            "CS2R" => operands.ends_with("SRZ"),
+            "HFMA2" => operands.ends_with("-RZ, RZ, 0, 0"),
+            _ => false,
         }
     }
     /// The target of a direct branch.
@@ -440,6 +466,36 @@ mod tests {
 "#;
 
     #[test]
+    fn moves_are_told_apart_from_index_arithmetic() {
+        let cases = [
+            ("@P6 IMAD.MOV.U32 R5, RZ, RZ, 0x10000", InstClass::Move),
+            ("IMAD.U32 R10, RZ, RZ, UR6", InstClass::Move),
+            ("MOV R2, 0x400", InstClass::Move),
+            ("UMOV UR4, 0x400", InstClass::Move),
+            ("R2UR UR4, R0", InstClass::Move),
+            ("CS2R R14, SRZ", InstClass::Move),
+            ("HFMA2.MMA R11, -RZ, RZ, 0, 0", InstClass::Move),
+            ("IMAD.WIDE.U32 R26, R3, 0x10, R24", InstClass::IndexArith),
+            ("IMAD.SHL.U32 R9, R2, 0x4, RZ", InstClass::IndexArith),
+            ("LEA R0, R3, UR7, 0x4", InstClass::IndexArith),
+            ("S2R R3, SR_TID.X", InstClass::IndexArith),
+            ("CS2R R20, SR_GLOBALTIMERLO", InstClass::ClockRead),
+            ("HFMA2 R3, R1, R2, R3", InstClass::Other),
+        ];
+        for (text, want) in cases {
+            let words: Vec<&str> = text.split_whitespace().collect();
+            let opcode = if words[0].starts_with('@') { words[1] } else { words[0] };
+            let i = SassInst {
+                addr: 0,
+                predicated: text.starts_with('@'),
+                opcode: opcode.to_string(),
+                text: text.to_string(),
+            };
+            assert_eq!(i.class(), want, "{text}");
+        }
+    }
+
+    #[test]
     fn sass_is_parsed_and_classified() {
         let s = parse_sass(SASS, Some("k"));
         let got: Vec<(u64, bool, &str, InstClass)> = s
@@ -451,7 +507,7 @@ mod tests {
             vec![
                 (0x00, false, "LDC", InstClass::Load),
                 (0x10, false, "CS2R.32", InstClass::ClockRead),
-                (0x20, false, "MOV", InstClass::IndexArith),
+                (0x20, false, "MOV", InstClass::Move),
                 (0x30, true, "STS.64", InstClass::Store),
                 (0x40, true, "BRA", InstClass::Control),
                 (0x60, false, "EXIT", InstClass::Control),
