@@ -107,9 +107,7 @@ impl SassInst {
             "LDS" | "LDG" | "LD" | "LDSM" | "LDC" | "ULDC" => InstClass::Load,
             "IADD3" | "IADD" | "IMAD" | "LEA" | "LOP3" | "SHF" | "SHL" | "SHR" | "UIADD3"
             | "UIMAD" | "ULEA" | "ULOP3" | "USHF" | "IMNMX" | "SEL" | "USEL" | "S2R" | "S2UR"
-            | "CS2R" | "PRMT" | "IABS" | "FLO" | "POPC" | "BREV" => {
-                InstClass::IndexArith
-            }
+            | "CS2R" | "PRMT" | "IABS" | "FLO" | "POPC" | "BREV" => InstClass::IndexArith,
             "ISETP" | "UISETP" | "PLOP3" | "UPLOP3" | "P2R" | "R2P" | "VOTE" | "VOTEU" => {
                 InstClass::Predicate
             }
@@ -484,7 +482,11 @@ mod tests {
         ];
         for (text, want) in cases {
             let words: Vec<&str> = text.split_whitespace().collect();
-            let opcode = if words[0].starts_with('@') { words[1] } else { words[0] };
+            let opcode = if words[0].starts_with('@') {
+                words[1]
+            } else {
+                words[0]
+            };
             let i = SassInst {
                 addr: 0,
                 predicated: text.starts_with('@'),

@@ -525,9 +525,10 @@ fn bench_cuda(
 /// The entry's name and parameters from PTX. A `.u64`/`.b64` parameter is a
 /// buffer when the spec gives that argument a shape, else a 64-bit scalar.
 pub fn ptx_kernel(file: &str, ptx: &str, launch: &LaunchSpec) -> Result<(String, Vec<Param>)> {
+    let code = strip_ptx_comments(ptx);
     let mut entries = Vec::new();
-    let mut rest = ptx;
-    while let Some(i) = rest.find(".entry") {
+    let mut rest = code.as_str();
+    while let Some(i) = find_directive(rest, ".entry") {
         let after = &rest[i + 6..];
         let open = after
             .find('(')
@@ -570,10 +571,74 @@ pub fn ptx_kernel(file: &str, ptx: &str, launch: &LaunchSpec) -> Result<(String,
     Ok((name, params))
 }
 
+/// PTX without its `//` and `/* */` comments (a commented-out `.entry`
+/// is not a kernel), line structure kept.
+fn strip_ptx_comments(ptx: &str) -> String {
+    let mut out = String::with_capacity(ptx.len());
+    let mut rest = ptx;
+    loop {
+        let line = rest.find("//");
+        let block = rest.find("/*");
+        match (line, block) {
+            (Some(l), b) if b.is_none_or(|b| l < b) => {
+                out.push_str(&rest[..l]);
+                rest = rest[l..].find('\n').map_or("", |n| &rest[l + n..]);
+            }
+            (_, Some(b)) => {
+                out.push_str(&rest[..b]);
+                out.push(' ');
+                rest = rest[b + 2..]
+                    .find("*/")
+                    .map_or("", |e| &rest[b + 2 + e + 2..]);
+            }
+            _ => {
+                out.push_str(rest);
+                return out;
+            }
+        }
+    }
+}
+
+/// Byte index of directive `d` standing as a word of its own (not inside
+/// `.entry_point` or a longer name).
+fn find_directive(text: &str, d: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(i) = text[from..].find(d).map(|i| i + from) {
+        let before_ok = i == 0 || text[..i].ends_with(|c: char| c.is_whitespace());
+        let after_ok = text[i + d.len()..].starts_with(|c: char| c.is_whitespace());
+        if before_ok && after_ok {
+            return Some(i);
+        }
+        from = i + d.len();
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use kperf_runtime::spec::ArgSpec;
+
+    #[test]
+    fn commented_out_entries_are_not_kernels() {
+        let ptx = "// .entry old(.param .u64 a)\n/* .visible .entry older(\n .param .u64 b) */\n.visible .entry axpy(\n .param .u64 axpy_param_0 // the x vector\n)\n{ ret; }";
+        let launch = LaunchSpec {
+            kernel: None,
+            grid: [1, 1, 1],
+            block: [1, 1, 1],
+            shared_bytes: 0,
+            args: vec![ArgSpec {
+                name: String::new(),
+                dtype: "f32".into(),
+                shape: Some(vec![4]),
+                fill: None,
+                seed: None,
+                value: None,
+            }],
+        };
+        let (name, params) = ptx_kernel("k.ptx", ptx, &launch).unwrap();
+        assert_eq!((name.as_str(), params), ("axpy", vec![Param::Pointer]));
+    }
 
     #[test]
     fn ptx_parameters_follow_the_spec() {
