@@ -9,7 +9,8 @@
 use crate::host::{pack_args, prepare_args, Param};
 use crate::launch_error::LaunchError;
 use crate::spec::{HostBuffer, LaunchSpec};
-use cudarc::driver::{CudaContext, DevicePtr, LaunchConfig, PushKernelArg};
+use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute};
+use cudarc::driver::{CudaContext, CudaFunction, DevicePtr, LaunchConfig, PushKernelArg};
 use kperf_dialects::meta::KernelMeta;
 use std::time::Instant;
 
@@ -39,6 +40,43 @@ pub struct DeviceRun {
     /// Launch to synchronize, wall clock.
     pub kernel_ns: u64,
     pub device_name: String,
+}
+
+/// Let `func` launch with `dynamic` bytes of dynamic shared memory. The
+/// driver's default cap is 48 KiB minus the kernel's static shared memory,
+/// and instrumentation adds static shared memory (the rings), so a Triton
+/// kernel that fit before can exceed it: opt in up to the device's per-block
+/// maximum, and name both amounts when even that is too small.
+pub(crate) fn fit_dynamic_shared(
+    ctx: &CudaContext,
+    func: &CudaFunction,
+    kernel: &str,
+    dynamic: u32,
+) -> Result<(), LaunchError> {
+    if dynamic == 0 {
+        return Ok(());
+    }
+    let static_bytes = func.shared_size_bytes().map_err(cuda)?.max(0) as u64;
+    let limit = ctx
+        .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+        .map_err(cuda)?
+        .max(0) as u64;
+    if static_bytes + u64::from(dynamic) > limit {
+        return Err(LaunchError::Launch(format!(
+            "kernel `{kernel}` needs {static_bytes} B of static shared memory (kperf's rings included) \
+             + {dynamic} B dynamic, over the device's {limit} B per block: \
+             lower --shared-budget or --slots, or the launch's shared_bytes"
+        )));
+    }
+    func.set_attribute(
+        CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+        dynamic as i32,
+    )
+    .map_err(|e| {
+        LaunchError::Cuda(format!(
+            "kernel `{kernel}`: opt in to {dynamic} B of dynamic shared memory: {e}"
+        ))
+    })
 }
 
 fn cuda(e: impl std::fmt::Display) -> LaunchError {
@@ -75,6 +113,7 @@ pub fn run_cuda(
     let func = module
         .load_function(kernel)
         .map_err(|e| LaunchError::Cuda(format!("kernel `{kernel}`: {e}")))?;
+    fit_dynamic_shared(&ctx, &func, kernel, spec.shared_bytes)?;
 
     let mut dev_bufs = Vec::with_capacity(buffers.len());
     for b in &buffers {

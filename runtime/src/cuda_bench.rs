@@ -137,6 +137,7 @@ impl CudaBench {
         let func = module
             .load_function(kernel)
             .map_err(|e| LaunchError::Cuda(format!("kernel `{kernel}`: {e}")))?;
+        crate::cuda::fit_dynamic_shared(&ctx, &func, kernel, spec.shared_bytes)?;
         let mut dev = Vec::with_capacity(buffers.len());
         for b in &buffers {
             dev.push(stream.clone_htod(b.bytes()).map_err(cuda("upload"))?);
