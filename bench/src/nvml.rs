@@ -78,11 +78,30 @@ impl NvmlSession {
     /// Samples GPU `index`. Clocks are required; the rest is optional
     /// because consumer and virtualised GPUs refuse some queries.
     pub fn sample(&self, index: u32) -> Result<GpuState> {
-        let what = |q: &str| format!("{q} of GPU {index}");
         let dev = self
             .nvml
             .device_by_index(index)
-            .map_err(|e| nvml_err(&what("opening"), e))?;
+            .map_err(|e| nvml_err(&format!("opening GPU {index}"), e))?;
+        Self::sample_device(&dev, index)
+    }
+
+    /// Samples the GPU at PCI bus id `bus_id` (`domain:bus:device.function`
+    /// in hex). CUDA ordinals and NVML indices need not agree (CUDA orders
+    /// fastest first unless CUDA_DEVICE_ORDER=PCI_BUS_ID); the bus id names
+    /// the same GPU for both.
+    pub fn sample_pci(&self, bus_id: &str) -> Result<GpuState> {
+        let dev = self
+            .nvml
+            .device_by_pci_bus_id(bus_id)
+            .map_err(|e| nvml_err(&format!("opening the GPU at PCI {bus_id}"), e))?;
+        let index = dev
+            .index()
+            .map_err(|e| nvml_err(&format!("index of the GPU at PCI {bus_id}"), e))?;
+        Self::sample_device(&dev, index)
+    }
+
+    fn sample_device(dev: &nvml_wrapper::Device<'_>, index: u32) -> Result<GpuState> {
+        let what = |q: &str| format!("{q} of GPU {index}");
         let name = dev.name().map_err(|e| nvml_err(&what("name"), e))?;
         let sm_clock_mhz = dev
             .clock_info(Clock::SM)
@@ -124,6 +143,11 @@ impl GpuState {
     /// Samples GPU `index` with a fresh NVML session.
     pub fn sample_index(index: u32) -> Result<GpuState> {
         NvmlSession::open()?.sample(index)
+    }
+
+    /// Samples the GPU at PCI bus id `bus_id` with a fresh NVML session.
+    pub fn sample_pci(bus_id: &str) -> Result<GpuState> {
+        NvmlSession::open()?.sample_pci(bus_id)
     }
 }
 

@@ -315,17 +315,47 @@ fn probe_clock(
 
 /// The `--chip` a device runs: `sm_<major><minor>`, with Hopper's `a`
 /// features (sm_90a PTX loads on every sm_90 device).
-pub fn device_chip(ordinal: usize) -> Result<String, LaunchError> {
+/// The device's chip, name and PCI bus id, from one context.
+pub fn describe_device(ordinal: usize) -> Result<CudaDeviceInfo, LaunchError> {
     check_driver()?;
     let ctx = CudaContext::new(ordinal).map_err(cuda("create context"))?;
-    let major = ctx
-        .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
-        .map_err(cuda("compute capability"))?;
-    let minor = ctx
-        .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)
-        .map_err(cuda("compute capability"))?;
+    let attr = |a: CUdevice_attribute, what: &str| ctx.attribute(a).map_err(cuda(what));
+    let major = attr(
+        CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+        "compute capability",
+    )?;
+    let minor = attr(
+        CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+        "compute capability",
+    )?;
     let suffix = if (major, minor) == (9, 0) { "a" } else { "" };
-    Ok(format!("sm_{major}{minor}{suffix}"))
+    let domain = attr(
+        CUdevice_attribute::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID,
+        "PCI domain",
+    )?;
+    let bus = attr(
+        CUdevice_attribute::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID,
+        "PCI bus",
+    )?;
+    let device = attr(
+        CUdevice_attribute::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID,
+        "PCI device",
+    )?;
+    Ok(CudaDeviceInfo {
+        chip: format!("sm_{major}{minor}{suffix}"),
+        name: ctx.name().unwrap_or_else(|_| format!("cuda:{ordinal}")),
+        pci_bus_id: format!("{domain:08x}:{bus:02x}:{device:02x}.0"),
+    })
+}
+
+/// What `kperf bench --target cuda` needs to know of a device up front.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CudaDeviceInfo {
+    /// Target chip for ptxas and the lowering, e.g. `sm_90a`.
+    pub chip: String,
+    pub name: String,
+    /// `domain:bus:device.function` in hex, as NVML takes it.
+    pub pci_bus_id: String,
 }
 
 /// The fastest of `reps` event-timed runs of `work` on `stream` (ms), after

@@ -102,6 +102,8 @@ enum Runner {
     Cuda {
         opts: CudaBenchOptions,
         chip: String,
+        /// Names the same GPU to NVML (whose indices need not be CUDA's).
+        pci_bus_id: String,
     },
 }
 
@@ -140,12 +142,13 @@ pub fn run(a: BenchArgs) -> Result<()> {
         }
         "cuda" => {
             kperf_runtime::cuda::check_driver()?;
+            let info = kperf_runtime::cuda_bench::describe_device(a.device)?;
             let mut notes = vec![];
-            let gpu_before = kperf_bench::nvml::GpuState::sample_index(a.device as u32)
+            let gpu_before = kperf_bench::nvml::GpuState::sample_pci(&info.pci_bus_id)
                 .map_err(|e| notes.push(format!("NVML: {e}")))
                 .ok();
             let device = DeviceInfo {
-                name: format!("cuda:{}", a.device),
+                name: format!("cuda:{} {} (PCI {})", a.device, info.name, info.pci_bus_id),
                 kind: DeviceKind::Cuda,
                 gpu_before,
                 gpu_after: None,
@@ -158,11 +161,15 @@ pub fn run(a: BenchArgs) -> Result<()> {
                 graph_launches: a.graph,
                 clock_probe: true,
             };
-            let chip = match &a.chip {
-                Some(c) => c.clone(),
-                None => kperf_runtime::cuda_bench::device_chip(a.device)?,
-            };
-            (Runner::Cuda { opts, chip }, device)
+            let chip = a.chip.clone().unwrap_or_else(|| info.chip.clone());
+            (
+                Runner::Cuda {
+                    opts,
+                    chip,
+                    pci_bus_id: info.pci_bus_id,
+                },
+                device,
+            )
         }
         t => bail!("--target {t}: expected host or cuda"),
     };
@@ -193,8 +200,8 @@ pub fn run(a: BenchArgs) -> Result<()> {
         &mut runner,
         &mut results,
     );
-    if let Runner::Cuda { .. } = runner {
-        results.device.gpu_after = kperf_bench::nvml::GpuState::sample_index(a.device as u32).ok();
+    if let Runner::Cuda { pci_bus_id, .. } = &runner {
+        results.device.gpu_after = kperf_bench::nvml::GpuState::sample_pci(pci_bus_id).ok();
     }
     results.compute_speedups(spec.settings.baseline_impl.as_deref());
     if let Err(e) = out {
@@ -274,7 +281,7 @@ fn run_points(
                             })?;
                     (m, bytes, None)
                 }
-                Runner::Cuda { opts, chip } => {
+                Runner::Cuda { opts, chip, .. } => {
                     let (m, bytes, name) = bench_cuda(&path, &launch, settings, opts, chip)
                         .with_context(|| format!("{} at {label} ({})", imp.name, path.display()))?;
                     (m, bytes, Some(name))
