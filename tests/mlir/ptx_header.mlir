@@ -1,0 +1,49 @@
+// The CTA header (ABI v2, dialects/src/abi.rs) as NVPTX writes it, for 128
+// threads at warp granularity: 4 units × 256 slots, block stride 8288 =
+// 64 (header) + 4·8 (unit entries) + 4·2048 (rings).
+// - The constant words come from a .const table: "KPRF", version 2 with
+//   flags 0, units 4, slots 256 (little-endian bytes).
+// - Init: thread 0 parks {global timer, clock64} after the rings (+8192).
+// - Finalize, past the barrier and the null-pointer check, thread 0 stores
+//   four 16-byte groups with predicated stores: identity (+0), the parked
+//   init stamps (+16), finalize stamps (+32); the copy-out follows, and the
+//   shape with the end stamp (+48) goes last.
+// RUN: kperf instrument %s --regions kernel --emit ptx
+// CHECK: .const .align 16 .b8 __kperf_smem_k_hdr[16] = {75, 80, 82, 70, 2, 0, 0, 0, 4, 0, 0, 0, 0, 1};
+// CHECK: .shared .align 16 .b8 __kperf_smem_k[8208];
+// CHECK: setp.eq.b32 [[T0:%p[0-9]+]], %r1, 0;
+// CHECK: mov.u64 [[IT:%rd[0-9]+]], %globaltimer;
+// CHECK-NEXT: mov.u64 [[IC:%rd[0-9]+]], %clock64;
+// CHECK-NEXT: add.s64 [[SLOT:%rd[0-9]+]], {{%rd[0-9]+}}, 8192;
+// CHECK: @[[T0]] st.shared.v2.b64 [[[SLOT]]], {[[IT]], [[IC]]};
+// CHECK: bar.sync 0;
+// CHECK-NEXT: @{{%p[0-9]+}} bra
+// CHECK: mul.wide.u32 {{%rd[0-9]+}}, {{%r[0-9]+}}, 8288;
+// CHECK: ld.const.v2.b32 {[[MAGIC:%r[0-9]+]], [[VERSION:%r[0-9]+]]}, [__kperf_smem_k_hdr];
+// CHECK: @[[T0]] st.global.v4.b32 [[[BLK:%rd[0-9]+]]], {[[MAGIC]], [[VERSION]], {{%r[0-9]+}}, {{%r[0-9]+}}};
+// CHECK: ld.shared.v2.b64 {[[ST:%rd[0-9]+]], [[SC:%rd[0-9]+]]}, [__kperf_smem_k+8192];
+// CHECK-NEXT: add.s64 [[P16:%rd[0-9]+]], [[BLK]], 16;
+// CHECK: @[[T0]] st.global.v2.b64 [[[P16]]], {[[ST]], [[SC]]};
+// CHECK: mov.u64 [[FT:%rd[0-9]+]], %globaltimer;
+// CHECK-NEXT: mov.u64 [[FC:%rd[0-9]+]], %clock64;
+// CHECK-NEXT: add.s64 [[P32:%rd[0-9]+]], [[BLK]], 32;
+// CHECK: @[[T0]] st.global.v2.b64 [[[P32]]], {[[FT]], [[FC]]};
+// CHECK: st.global.b64 [{{%rd[0-9]+}}+64], {{%rd[0-9]+}};
+// CHECK: st.global.v2.b64 [{{%rd[0-9]+}}+96]
+// CHECK: st.global.v2.b64 [{{%rd[0-9]+}}+6240]
+// CHECK: ld.const.b64 [[SHAPE:%rd[0-9]+]], [__kperf_smem_k_hdr+8];
+// CHECK-NEXT: mov.u64 [[END:%rd[0-9]+]], %globaltimer;
+// CHECK-NEXT: add.s64 [[P48:%rd[0-9]+]], [[BLK]], 48;
+// CHECK: @[[T0]] st.global.v2.b64 [[[P48]]], {[[SHAPE]], [[END]]};
+// CHECK-NOT: st.global
+// CHECK: ret;
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @k(%buf: memref<1024xf32>, %n: index) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %f = arith.constant 1.0 : f32
+      memref.store %f, %buf[%c0] : memref<1024xf32>
+      gpu.return
+    }
+  }
+}
