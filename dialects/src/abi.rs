@@ -40,10 +40,14 @@ pub const ABI_VERSION: u16 = 2;
 /// | identity | 0..16 | magic, version, flags, CTA id, hardware id | finalize (init for a global buffer) |
 /// | init stamps | 16..32 | global timer, counter | init (parked in shared memory until finalize for a shared buffer) |
 /// | finalize stamps | 32..48 | global timer, counter | finalize, after the CTA barrier |
-/// | shape and end | 48..64 | units, slots, end global timer | last, after the copy-out |
+/// | shape and end | 48..64 | units, slots, end global timer | last, after thread 0's copy-out |
 ///
-/// The shape is written last on purpose: a block whose copy-out never
-/// finished has units = slots = 0 and is rejected as incomplete.
+/// The shape is written last on purpose: a block whose thread 0 never
+/// reached the end of finalize (the kernel aborted, or the CTA left by a
+/// path without finalize) has units = slots = 0 and is reported as
+/// unfinished, not decoded from half-copied rings. Other threads' copy-out
+/// shares are not ordered before it (that would cost a barrier); once the
+/// kernel has completed, they are all visible anyway.
 pub mod cta_header {
     /// u32 [`super::MAGIC`].
     pub const MAGIC: usize = 0;
@@ -346,7 +350,7 @@ pub enum HeaderError {
     BadVersion { found: u16 },
     #[error("unknown header flags {0:#x}")]
     BadFlags(u32),
-    #[error("unfinished block: units = 0 (the shape is written last, after the copy-out; this CTA's finalize did not finish)")]
+    #[error("unfinished block: units = 0 (the shape is written last; this CTA's thread 0 never reached the end of finalize)")]
     Unfinished,
 }
 
@@ -378,6 +382,13 @@ impl CtaHeader {
     /// True when the block was never written (an unsampled or absent CTA).
     pub fn is_unwritten(block: &[u8]) -> bool {
         block.len() >= 4 && u32_at(block, cta_header::MAGIC) == 0
+    }
+
+    /// True when the block has a kperf header whose finalize never finished
+    /// (see [`HeaderError::Unfinished`]): readers skip and count such blocks
+    /// instead of failing the whole profile on them.
+    pub fn is_unfinished(block: &[u8]) -> bool {
+        matches!(CtaHeader::parse(block), Err(HeaderError::Unfinished))
     }
 
     /// Parse the header at the start of `block`; checks magic, version, flags.
@@ -531,6 +542,9 @@ mod tests {
         let mut unfinished = buf.clone();
         unfinished[cta_header::UNITS..cta_header::UNITS + 16].fill(0);
         assert_eq!(CtaHeader::parse(&unfinished), Err(HeaderError::Unfinished));
+        assert!(CtaHeader::is_unfinished(&unfinished));
+        assert!(!CtaHeader::is_unfinished(&buf));
+        assert!(!CtaHeader::is_unfinished(&vec![0u8; 64]));
         buf[cta_header::VERSION] = 9;
         assert_eq!(
             CtaHeader::parse(&buf),
@@ -541,6 +555,40 @@ mod tests {
             CtaHeader::parse(&buf),
             Err(HeaderError::BadMagic { .. })
         ));
+    }
+
+    /// The header as docs/profile-format.md draws it, byte by byte: the
+    /// round trip above cannot tell two swapped fields apart, this can.
+    #[test]
+    fn header_bytes_match_the_documented_layout() {
+        let h = CtaHeader {
+            cta_id: 0x0102_0304,
+            hw_id: 0x0506_0708,
+            start_time: 0x1111_1111_1111_1111,
+            start_clock: 0x2222_2222_2222_2222,
+            finalize_start_time: 0x3333_3333_3333_3333,
+            finalize_clock: 0x4444_4444_4444_4444,
+            finalize_end_time: 0x5555_5555_5555_5555,
+            layout: Layout { units: 3, slots: 6 },
+            flags: HeaderFlags {
+                counter: Counter::Clock64,
+                strategy: Strategy::Flush,
+            },
+        };
+        let mut buf = [0u8; CTA_HEADER_SIZE];
+        h.write(&mut buf);
+        #[rustfmt::skip]
+        let expected: [u8; 64] = [
+            b'K', b'P', b'R', b'F', 2, 0, 0x11, 0,     // magic, version 2, flags clock64|flush
+            4, 3, 2, 1, 8, 7, 6, 5,                    // CTA id, hardware id
+            0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, // init global timer
+            0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, // init counter
+            0x33, 0x33, 0x33, 0x33, 0x33, 0x33, 0x33, 0x33, // finalize global timer
+            0x44, 0x44, 0x44, 0x44, 0x44, 0x44, 0x44, 0x44, // finalize counter
+            3, 0, 0, 0, 6, 0, 0, 0,                    // units, slots
+            0x55, 0x55, 0x55, 0x55, 0x55, 0x55, 0x55, 0x55, // finalize end global timer
+        ];
+        assert_eq!(buf, expected);
     }
 
     #[test]

@@ -24,6 +24,10 @@ pub struct ProfileScan {
     pub time_origin_ns: Option<u64>,
     /// Smallest clock difference between consecutive records of any unit.
     pub min_gap_ticks: Option<u64>,
+    /// Blocks skipped because their finalize never finished (see
+    /// `kperf_runtime::BlockRead::Unfinished`), and the first of them.
+    pub unfinished_blocks: u64,
+    pub first_unfinished: Option<u64>,
 }
 
 impl ProfileScan {
@@ -44,6 +48,23 @@ impl ProfileScan {
                 self.min_gap_ticks = Some(self.min_gap_ticks.map_or(g, |m| m.min(g)));
             }
         }
+    }
+
+    /// Count a block that was skipped as unfinished.
+    pub fn observe_unfinished(&mut self, block_index: u64) {
+        self.unfinished_blocks += 1;
+        self.first_unfinished.get_or_insert(block_index);
+    }
+
+    /// The report's caveat for the unfinished blocks, if there were any.
+    pub fn unfinished_caveat(&self) -> Option<String> {
+        let first = self.first_unfinished?;
+        Some(format!(
+            "{} CTA block(s) left out, the first at block index {first}: their finalize never \
+             finished (units = 0 in the header: the kernel aborted, or a CTA left by a path \
+             without finalize), so their rings may be half-copied",
+            self.unfinished_blocks
+        ))
     }
 
     pub fn of<'a>(ctas: impl IntoIterator<Item = &'a CtaTrace>) -> ProfileScan {
@@ -72,6 +93,7 @@ pub struct Replayer {
     correction: Correction,
     t0: Option<u64>,
     early_ctas: u64,
+    unfinished_caveat: Option<String>,
     acc: Accumulator,
     scratch: PairScratch,
     current: Option<CtaReplay>,
@@ -93,6 +115,7 @@ impl Replayer {
             correction: Correction::resolve(info, opts, scan),
             t0: scan.time_origin_ns,
             early_ctas: 0,
+            unfinished_caveat: scan.unfinished_caveat(),
             acc: Accumulator::default(),
             scratch: PairScratch::default(),
             current: None,
@@ -184,6 +207,7 @@ impl Replayer {
             ),
             _ => {}
         }
+        caveats.extend(self.unfinished_caveat);
         if self.early_ctas > 0 {
             caveats.push(format!(
                 "{} CTAs started before the first CTA replayed (no scan pass): they have \

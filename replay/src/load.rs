@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use kperf_runtime::decode::ProfileReader;
+use kperf_runtime::decode::{BlockRead, ProfileReader};
 use kperf_runtime::profile::CtaTrace;
 
 use crate::analyze::ReplayReport;
@@ -32,11 +32,13 @@ fn scan_reader(reader: &ProfileReader, path: &Path) -> Result<ProfileScan, Repla
     let mut scan = ProfileScan::default();
     let mut cta = CtaTrace::default();
     for block in 0..reader.block_count() {
-        if reader
+        match reader
             .read_cta_into(block, &mut cta)
             .map_err(|source| profile_err(path, source))?
         {
-            scan.observe(&cta);
+            BlockRead::Decoded => scan.observe(&cta),
+            BlockRead::Unfinished => scan.observe_unfinished(block),
+            BlockRead::Unwritten => {}
         }
     }
     Ok(scan)

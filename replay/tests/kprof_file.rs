@@ -4,7 +4,7 @@ mod common;
 
 use common::*;
 use kperf_dialects::abi::{
-    Counter, CtaHeader, Edge, HeaderFlags, Layout, RecordWord, RegionId, Strategy,
+    cta_header, Counter, CtaHeader, Edge, HeaderFlags, Layout, RecordWord, RegionId, Strategy,
 };
 use kperf_replay::{replay_file, Profile, ReplayError, ReplayOptions};
 
@@ -19,6 +19,12 @@ fn words(recs: &[(u16, Edge, u64)]) -> Vec<RecordWord> {
 }
 
 fn write_profile(dir: &std::path::Path) -> std::path::PathBuf {
+    write_profile_unfinished(dir, None)
+}
+
+/// Three CTAs; `unfinished` names one whose finalize never finished (its
+/// shape and end stamp left 0).
+fn write_profile_unfinished(dir: &std::path::Path, unfinished: Option<u32>) -> std::path::PathBuf {
     let mut info = cycle_info(&[reg(0, "load"), reg(1, "mma")]);
     info.record_cost_ticks = Some(2.0);
     let layout = Layout { units: 2, slots: 8 };
@@ -55,11 +61,12 @@ fn write_profile(dir: &std::path::Path) -> std::path::PathBuf {
             })
             .collect();
         let u1 = words(&all[2..]);
-        buffer.extend(kperf_runtime::encode_block(
-            &header,
-            &[(0, 4, &u0), (1, 10, &u1)],
-            Counter::Clock64,
-        ));
+        let mut block =
+            kperf_runtime::encode_block(&header, &[(0, 4, &u0), (1, 10, &u1)], Counter::Clock64);
+        if unfinished == Some(cta) {
+            block[cta_header::UNITS..cta_header::UNITS + 16].fill(0);
+        }
+        buffer.extend(block);
     }
     let path = dir.join("run.kprof");
     kperf_runtime::write_kprof(&path, &info, layout.cta_stride(), &buffer).unwrap();
@@ -120,6 +127,28 @@ fn replay_file_reads_a_kprof_and_streams_the_trace() {
             .collect::<Vec<_>>(),
         [0, 1, 2, 3]
     );
+}
+
+/// A CTA whose finalize never finished is left out of the report with a
+/// caveat naming it; the other CTAs replay as usual.
+#[test]
+fn an_unfinished_block_is_left_out_with_a_caveat() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_profile_unfinished(dir.path(), Some(1));
+    let r = replay_file(&path, &ReplayOptions::default(), None).unwrap();
+    assert_eq!(r.totals.ctas, 2);
+    assert_eq!(r.ctas.iter().map(|c| c.cta_id).collect::<Vec<_>>(), [0, 2]);
+    let caveat = r
+        .caveats
+        .iter()
+        .find(|c| c.contains("finalize never finished"))
+        .unwrap_or_else(|| panic!("no unfinished caveat in {:?}", r.caveats));
+    assert!(
+        caveat.starts_with("1 CTA block(s) left out, the first at block index 1"),
+        "{caveat}"
+    );
+    let p = Profile::load(&path).unwrap();
+    assert_eq!(p.report(), &r);
 }
 
 #[test]

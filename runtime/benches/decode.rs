@@ -203,7 +203,10 @@ fn main() {
         let mut n = 0u64;
         let mut sum = 0u64;
         for i in 0..reader.block_count() {
-            assert!(reader.read_cta_into(i, &mut trace).expect("valid block"));
+            assert_eq!(
+                reader.read_cta_into(i, &mut trace).expect("valid block"),
+                kperf_runtime::BlockRead::Decoded
+            );
             for u in &trace.units {
                 n += u.records.len() as u64;
                 sum = sum.wrapping_add(u.records.last().map_or(0, |r| r.clock));

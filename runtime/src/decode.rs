@@ -513,7 +513,8 @@ impl ProfileReader {
     }
 
     /// Every written CTA, decoded lazily in block order. Unwritten blocks
-    /// (CTAs that were not sampled) are skipped; a corrupt block yields an
+    /// (CTAs that were not sampled) and unfinished ones (counted by
+    /// [`Self::unfinished_blocks`]) are skipped; a corrupt block yields an
     /// `Err` and iteration goes on with the next one.
     pub fn ctas(&self) -> Ctas<'_> {
         Ctas {
@@ -523,13 +524,13 @@ impl ProfileReader {
     }
 
     /// Decode block `block_index` into `out`, reusing `out`'s vectors (the
-    /// allocation-free path for hot loops). Returns `Ok(false)`, leaving
-    /// `out` unspecified, when the block was never written.
+    /// allocation-free path for hot loops). Unless it returns
+    /// [`BlockRead::Decoded`], `out` is left unspecified.
     pub fn read_cta_into(
         &self,
         block_index: u64,
         out: &mut CtaTrace,
-    ) -> Result<bool, RuntimeError> {
+    ) -> Result<BlockRead, RuntimeError> {
         if block_index >= self.block_count() {
             return Err(RuntimeError::BadArgument {
                 path: self.path.clone(),
@@ -557,7 +558,10 @@ impl ProfileReader {
                     "CTA block",
                 )?;
                 if CtaHeader::is_unwritten(block) {
-                    return Ok(false);
+                    return Ok(BlockRead::Unwritten);
+                }
+                if CtaHeader::is_unfinished(block) {
+                    return Ok(BlockRead::Unfinished);
                 }
                 decode_block_into(
                     block,
@@ -569,17 +573,63 @@ impl ProfileReader {
                     },
                     out,
                 )?;
-                Ok(true)
+                Ok(BlockRead::Decoded)
             }
-            Format::Proton(dump) => dump.decode_block(bytes, block_index, &self.path, out),
+            Format::Proton(dump) => {
+                let written = dump.decode_block(bytes, block_index, &self.path, out)?;
+                Ok(if written {
+                    BlockRead::Decoded
+                } else {
+                    BlockRead::Unwritten
+                })
+            }
         }
     }
 
-    /// Decode one block; `Ok(None)` if it was never written.
+    /// Decode one block; `Ok(None)` if it holds no CTA to decode (never
+    /// written, or unfinished: see [`BlockRead`]).
     pub fn cta(&self, block_index: u64) -> Result<Option<CtaTrace>, RuntimeError> {
         let mut out = CtaTrace::default();
-        Ok(self.read_cta_into(block_index, &mut out)?.then_some(out))
+        Ok((self.read_cta_into(block_index, &mut out)? == BlockRead::Decoded).then_some(out))
     }
+
+    /// Blocks with a kperf header whose finalize never finished (units = 0,
+    /// see [`BlockRead::Unfinished`]), in block order: [`Self::ctas`] skips
+    /// them, so a report should say how many there were.
+    pub fn unfinished_blocks(&self) -> Vec<u64> {
+        let Format::Kprof {
+            buffer_offset,
+            cta_stride,
+            block_count,
+            ..
+        } = &self.format
+        else {
+            return Vec::new();
+        };
+        let bytes = self.data.bytes();
+        (0..*block_count)
+            .filter(|i| {
+                let start = (buffer_offset + i * cta_stride) as usize;
+                bytes
+                    .get(start..start + *cta_stride as usize)
+                    .is_some_and(CtaHeader::is_unfinished)
+            })
+            .collect()
+    }
+}
+
+/// What [`ProfileReader::read_cta_into`] found in a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockRead {
+    /// A CTA was decoded.
+    Decoded,
+    /// The block's first word is 0: the CTA was not sampled or never ran.
+    Unwritten,
+    /// A kperf header whose shape (written last) is still 0: the CTA's
+    /// thread 0 never reached the end of finalize (the kernel aborted, or
+    /// the CTA left by a path without finalize). Its rings may be
+    /// half-copied, so it is not decoded.
+    Unfinished,
 }
 
 /// The iterator of [`ProfileReader::ctas`].
@@ -597,8 +647,8 @@ impl Iterator for Ctas<'_> {
             self.next += 1;
             let mut out = CtaTrace::default();
             match self.reader.read_cta_into(index, &mut out) {
-                Ok(true) => return Some(Ok(out)),
-                Ok(false) => continue,
+                Ok(BlockRead::Decoded) => return Some(Ok(out)),
+                Ok(BlockRead::Unwritten | BlockRead::Unfinished) => continue,
                 Err(e) => return Some(Err(e)),
             }
         }

@@ -21,7 +21,7 @@ pub mod profile;
 pub mod proton;
 pub mod spec;
 
-pub use decode::{decode_block, encode_block, DecodeParams, ProfileReader};
+pub use decode::{decode_block, encode_block, BlockRead, DecodeParams, ProfileReader};
 pub use error::RuntimeError;
 pub use kprof::write_kprof;
 pub use launch_error::LaunchError;

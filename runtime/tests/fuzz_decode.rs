@@ -13,7 +13,7 @@ use common::{cta_header, proton_dump, proton_fixture, records_with_gaps, run_inf
 use kperf_dialects::abi::{Counter, Layout, RecordWord, Strategy};
 use kperf_runtime::kprof::{encode_kprof, parse_header, KPROF_MAGIC};
 use kperf_runtime::profile::CtaTrace;
-use kperf_runtime::{encode_block, ProfileReader, RuntimeError};
+use kperf_runtime::{encode_block, BlockRead, ProfileReader, RuntimeError};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::strategy::Strategy as _;
@@ -24,7 +24,7 @@ fn exercise(opened: Result<ProfileReader, RuntimeError>) {
     let mut reused = CtaTrace::default();
     let mut written = 0;
     for i in 0..reader.block_count() {
-        if let Ok(true) = reader.read_cta_into(i, &mut reused) {
+        if let Ok(BlockRead::Decoded) = reader.read_cta_into(i, &mut reused) {
             check(&reused);
             written += 1;
         }

@@ -8,7 +8,7 @@ use common::{cta_header, records_with_gaps, run_info, survivors};
 use kperf_dialects::abi::{cta_header as field, Counter, Layout, RecordWord, Strategy};
 use kperf_runtime::profile::{CtaTrace, RunInfo};
 use kperf_runtime::{
-    decode_block, encode_block, write_kprof, DecodeParams, ProfileReader, RuntimeError,
+    decode_block, encode_block, write_kprof, BlockRead, DecodeParams, ProfileReader, RuntimeError,
 };
 use proptest::prelude::*;
 use proptest::strategy::Strategy as _;
@@ -266,9 +266,43 @@ fn decoding_into_a_reused_trace_equals_fresh_decoding() {
     .unwrap();
     let mut reused = CtaTrace::default();
     for i in 0..2 {
-        assert!(reader.read_cta_into(i, &mut reused).unwrap());
+        assert_eq!(
+            reader.read_cta_into(i, &mut reused).unwrap(),
+            BlockRead::Decoded
+        );
         assert_eq!(Some(&reused), reader.cta(i).unwrap().as_ref());
     }
+}
+
+/// A block whose finalize never finished (shape still 0) is skipped and
+/// counted, not decoded and not fatal: the blocks around it still decode.
+#[test]
+fn unfinished_blocks_are_skipped_and_counted() {
+    let counter = Counter::Clock32;
+    let units: Vec<Unit> = (0..4).map(|u| (u, records_with_gaps(5, &[2, 2]))).collect();
+    let mut buffer = Vec::new();
+    for cta in 0..3 {
+        buffer.extend(block(cta, counter, Strategy::Circular, 8, 5, &units));
+    }
+    let stride = Layout { units: 4, slots: 8 }.cta_stride();
+    // Block 1: identity and stamps written, shape and end stamp not.
+    buffer[stride + field::UNITS..stride + field::UNITS + 16].fill(0);
+    let info = run_info(counter, Strategy::Circular, None);
+    let reader = ProfileReader::from_bytes(
+        kperf_runtime::kprof::encode_kprof(&info, stride, &buffer).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(reader.unfinished_blocks(), [1]);
+    let mut out = CtaTrace::default();
+    assert_eq!(
+        reader.read_cta_into(1, &mut out).unwrap(),
+        BlockRead::Unfinished
+    );
+    assert_eq!(reader.cta(1).unwrap(), None);
+    assert_eq!(
+        reader.ctas().map(|c| c.unwrap().cta_id).collect::<Vec<_>>(),
+        [0, 2]
+    );
 }
 
 #[test]
