@@ -7,8 +7,13 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
+# Build the binary the report runs, unless one is named: a stale
+# target/debug/kperf would silently report the old code's figures.
+if [ -z "${KPERF:-}" ]; then
+  cargo build -q -p kperf
+fi
 kperf=${KPERF:-target/debug/kperf}
-[ -x "$kperf" ] || { echo "corpus-report: build kperf first (cargo build -p kperf)" >&2; exit 1; }
+[ -x "$kperf" ] || { echo "corpus-report: no kperf binary at $kperf" >&2; exit 1; }
 kernels=(corpus/triton/*.llir corpus/cuda/*.ll)
 modes=("kernel" "loops" "iterations" "asm=wgmma|cp\\.async" "async" "calls=llvm.nvvm.*")
 

@@ -47,7 +47,8 @@ pub enum InstClass {
     /// and special-register reads other than clocks.
     IndexArith,
     /// Register moves and constants: MOV, IMAD.MOV, `IMAD.U32 Rd, RZ, RZ, x`,
-    /// zeroing (`CS2R Rd, SRZ`, `HFMA2.MMA Rd, -RZ, RZ, 0, 0`), R2UR. A
+    /// zeroing (`CS2R Rd, SRZ`), constants on the FMA pipe
+    /// (`HFMA2.MMA Rd, -RZ, RZ, a, b`), R2UR. A
     /// record's tag is one of these, not index arithmetic.
     Move,
     /// Predicate computation (ISETP, PLOP3, P2R, R2P, VOTE, …).
@@ -124,11 +125,22 @@ impl SassInst {
             .text
             .split_once(op)
             .map_or("", |(_, rest)| rest.trim().trim_end_matches(';'));
+        let args: Vec<&str> = operands.split(',').map(str::trim).collect();
         match base {
             "MOV" | "UMOV" | "R2UR" => true,
-            "IMAD" => op.starts_with("IMAD.MOV") || operands.contains(", RZ, RZ, "),
+            // `IMAD[.U32|.MOV[.U32]] Rd, RZ, RZ, x` is Rd = x. Not IMAD.X
+            // (x plus a carry: the high half of an address add), .HI or
+            // .WIDE, which compute.
+            "IMAD" => {
+                matches!(op, "IMAD" | "IMAD.U32" | "IMAD.MOV" | "IMAD.MOV.U32")
+                    && args.len() == 4
+                    && args[1] == "RZ"
+                    && args[2] == "RZ"
+            }
             "CS2R" => operands.ends_with("SRZ"),
-            "HFMA2" => operands.ends_with("-RZ, RZ, 0, 0"),
+            // `HFMA2[.MMA] Rd, -RZ, RZ, a, b` is Rd = (a, b): ptxas's way of
+            // loading a constant (0 or not) on the FMA pipe.
+            "HFMA2" => args.len() == 5 && args[1] == "-RZ" && args[2] == "RZ",
             _ => false,
         }
     }
@@ -473,6 +485,9 @@ mod tests {
             ("R2UR UR4, R0", InstClass::Move),
             ("CS2R R14, SRZ", InstClass::Move),
             ("HFMA2.MMA R11, -RZ, RZ, 0, 0", InstClass::Move),
+            ("HFMA2.MMA R5, -RZ, RZ, 0, 1.5e-05", InstClass::Move),
+            ("IMAD.X R5, RZ, RZ, R3, P0", InstClass::IndexArith),
+            ("IMAD.HI.U32 R4, RZ, RZ, R3", InstClass::IndexArith),
             ("IMAD.WIDE.U32 R26, R3, 0x10, R24", InstClass::IndexArith),
             ("IMAD.SHL.U32 R9, R2, 0x4, RZ", InstClass::IndexArith),
             ("LEA R0, R3, UR7, 0x4", InstClass::IndexArith),
