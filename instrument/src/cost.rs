@@ -18,6 +18,7 @@
 //! `cuobjdump -sass`. NOPs are not counted.
 
 use crate::error::{InstrumentError, Result};
+use crate::sass_loops::{natural_loops, SassLoop};
 use crate::tools::{run_tool, scratch_dir};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -144,6 +145,11 @@ impl SassInst {
             _ => false,
         }
     }
+    /// `BRA` to its own address: the trap ptxas puts after a function's
+    /// last EXIT, never executed.
+    pub fn is_self_branch(&self) -> bool {
+        !self.predicated && self.branch_target() == Some(self.addr)
+    }
     /// The target of a direct branch.
     pub fn branch_target(&self) -> Option<u64> {
         if !self.opcode.starts_with("BRA") {
@@ -256,31 +262,29 @@ impl Compiled {
     /// Instructions after the last unpredicated `EXIT`: blocks ptxas lays
     /// out of line, reached only by branches (e.g. the divergent-warp
     /// fallback of a shuffle after a join), never on the converged path.
+    /// The end-of-function `BRA` to itself is not counted.
     pub fn out_of_line(&self) -> usize {
-        match self
+        let Some(last) = self
             .sass
             .iter()
             .rposition(|i| !i.predicated && i.opcode == "EXIT")
-        {
-            Some(last) => self.sass.len() - last - 1,
-            None => 0,
-        }
-    }
-    /// Loops as (first, last) address ranges of backward branches.
-    pub fn loops(&self) -> Vec<(u64, u64)> {
-        self.sass
+        else {
+            return 0;
+        };
+        self.sass[last + 1..]
             .iter()
-            .filter_map(|i| {
-                i.branch_target()
-                    .filter(|t| *t <= i.addr)
-                    .map(|t| (t, i.addr))
-            })
-            .collect()
+            .filter(|i| !i.is_self_branch())
+            .count()
     }
-    pub fn clock_reads_in(&self, (lo, hi): (u64, u64)) -> usize {
-        self.sass
+    /// The natural loops of the function's control-flow graph.
+    pub fn loops(&self) -> Vec<SassLoop> {
+        natural_loops(&self.sass)
+    }
+    /// Clock and timer reads in the body of `l`.
+    pub fn clock_reads_in(&self, l: &SassLoop) -> usize {
+        l.body
             .iter()
-            .filter(|i| i.addr >= lo && i.addr <= hi && i.class() == InstClass::ClockRead)
+            .filter(|&&k| self.sass[k].class() == InstClass::ClockRead)
             .count()
     }
 }
@@ -424,7 +428,7 @@ pub fn report(l: &Labels, v: &Variants) -> CostReport {
     let loops = v.instrumented.loops();
     let with_records = loops
         .iter()
-        .filter(|r| v.instrumented.clock_reads_in(**r) > 0)
+        .filter(|l| v.instrumented.clock_reads_in(l) > 0)
         .count();
     let spills = |p: &PtxasInfo| (p.spill_store_bytes + p.spill_load_bytes) as i64;
     CostReport {
@@ -471,6 +475,7 @@ mod tests {
         /*0040*/              @!P1 BRA 0x10 ;                             /* 0x0000000000049947 */
         /*0050*/                   NOP ;                                  /* 0x0000000000007918 */
         /*0060*/                   EXIT ;                                 /* 0x000000000000794d */
+        /*0070*/                   BRA 0x70;                              /* 0x000000000000794d */
 		Function : other
         /*0000*/                   EXIT ;                                 /* 0x000000000000794d */
 "#;
@@ -528,14 +533,17 @@ mod tests {
                 (0x30, true, "STS.64", InstClass::Store),
                 (0x40, true, "BRA", InstClass::Control),
                 (0x60, false, "EXIT", InstClass::Control),
+                (0x70, false, "BRA", InstClass::Control),
             ]
         );
         let c = Compiled {
             ptxas: PtxasInfo::default(),
             sass: s,
         };
-        assert_eq!(c.loops(), vec![(0x10, 0x40)]);
-        assert_eq!(c.clock_reads_in((0x10, 0x40)), 1);
+        let loops = c.loops();
+        assert_eq!(loops.len(), 1);
+        assert_eq!(loops[0].header, 0x10);
+        assert_eq!(c.clock_reads_in(&loops[0]), 1);
         assert_eq!(c.out_of_line(), 0);
     }
 

@@ -1,0 +1,290 @@
+//! Loops in SASS, found on the control-flow graph: natural loops of the
+//! back edges (an edge whose target dominates its source).
+//!
+//! Address ranges of backward branches are not enough: ptxas lays retry
+//! blocks (an mbarrier wait that failed, a shuffle in a diverged warp) out
+//! of line after the last EXIT and branches back into the kernel, so the
+//! range from such a branch's target to the branch covers everything in
+//! between (finalize included) without any of it being in a loop.
+
+use crate::cost::SassInst;
+use std::collections::{BTreeSet, HashMap};
+
+/// One natural loop: its header's address and the instructions of its body
+/// (indices into the function's SASS), every back edge to the header merged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SassLoop {
+    pub header: u64,
+    pub body: BTreeSet<usize>,
+}
+
+struct Cfg {
+    /// Instruction index ranges, one per basic block.
+    blocks: Vec<std::ops::Range<usize>>,
+    succs: Vec<Vec<usize>>,
+}
+
+/// An instruction after which control does not fall through.
+fn ends_flow(i: &SassInst) -> bool {
+    let base = i.opcode.split('.').next().unwrap_or(&i.opcode);
+    !i.predicated
+        && matches!(
+            base,
+            "BRA" | "EXIT" | "RET" | "BRX" | "JMP" | "JMX" | "KILL"
+        )
+}
+
+/// An instruction that ends a basic block (it may also fall through).
+fn is_branch_like(i: &SassInst) -> bool {
+    let base = i.opcode.split('.').next().unwrap_or(&i.opcode);
+    matches!(
+        base,
+        "BRA" | "EXIT" | "RET" | "BRX" | "JMP" | "JMX" | "KILL"
+    )
+}
+
+fn build_cfg(sass: &[SassInst]) -> Cfg {
+    let index_of: HashMap<u64, usize> = sass.iter().enumerate().map(|(k, i)| (i.addr, k)).collect();
+    let mut leaders = BTreeSet::new();
+    if !sass.is_empty() {
+        leaders.insert(0);
+    }
+    for (k, i) in sass.iter().enumerate() {
+        if let Some(t) = i.branch_target().and_then(|t| index_of.get(&t)) {
+            leaders.insert(*t);
+        }
+        if is_branch_like(i) && k + 1 < sass.len() {
+            leaders.insert(k + 1);
+        }
+    }
+    let starts: Vec<usize> = leaders.into_iter().collect();
+    let blocks: Vec<std::ops::Range<usize>> = starts
+        .iter()
+        .enumerate()
+        .map(|(b, &s)| s..starts.get(b + 1).copied().unwrap_or(sass.len()))
+        .collect();
+    let block_of: HashMap<usize, usize> = starts.iter().enumerate().map(|(b, &s)| (s, b)).collect();
+    let succs = blocks
+        .iter()
+        .enumerate()
+        .map(|(b, r)| {
+            let last = &sass[r.end - 1];
+            let mut out = Vec::new();
+            if let Some(t) = last
+                .branch_target()
+                .and_then(|t| index_of.get(&t))
+                .and_then(|k| block_of.get(k))
+            {
+                out.push(*t);
+            }
+            if !ends_flow(last) && b + 1 < blocks.len() {
+                out.push(b + 1);
+            }
+            out
+        })
+        .collect();
+    Cfg { blocks, succs }
+}
+
+/// Immediate dominators of the blocks reachable from block 0 (Cooper,
+/// Harvey and Kennedy's iterative algorithm over reverse post-order);
+/// `None` for unreachable blocks.
+fn dominators(cfg: &Cfg) -> Vec<Option<usize>> {
+    let n = cfg.blocks.len();
+    let mut order = Vec::with_capacity(n); // post-order
+    let mut seen = vec![false; n];
+    if n == 0 {
+        return Vec::new();
+    }
+    let mut stack = vec![(0usize, 0usize)];
+    seen[0] = true;
+    while let Some((b, next)) = stack.pop() {
+        if let Some(&s) = cfg.succs[b].get(next) {
+            stack.push((b, next + 1));
+            if !seen[s] {
+                seen[s] = true;
+                stack.push((s, 0));
+            }
+        } else {
+            order.push(b);
+        }
+    }
+    let mut rpo_index = vec![usize::MAX; n];
+    for (k, &b) in order.iter().rev().enumerate() {
+        rpo_index[b] = k;
+    }
+    let mut preds = vec![Vec::new(); n];
+    for (b, ss) in cfg.succs.iter().enumerate() {
+        for &s in ss {
+            preds[s].push(b);
+        }
+    }
+    let mut idom: Vec<Option<usize>> = vec![None; n];
+    idom[0] = Some(0);
+    let intersect = |idom: &[Option<usize>], mut a: usize, mut b: usize| {
+        while a != b {
+            while rpo_index[a] > rpo_index[b] {
+                a = idom[a].unwrap_or(0);
+            }
+            while rpo_index[b] > rpo_index[a] {
+                b = idom[b].unwrap_or(0);
+            }
+        }
+        a
+    };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in order.iter().rev().skip(1) {
+            let mut new = None;
+            for &p in &preds[b] {
+                if idom[p].is_none() {
+                    continue;
+                }
+                new = Some(match new {
+                    None => p,
+                    Some(cur) => intersect(&idom, p, cur),
+                });
+            }
+            if new.is_some() && idom[b] != new {
+                idom[b] = new;
+                changed = true;
+            }
+        }
+    }
+    idom
+}
+
+fn dominates(idom: &[Option<usize>], a: usize, mut b: usize) -> bool {
+    loop {
+        if a == b {
+            return true;
+        }
+        match idom[b] {
+            Some(p) if p != b => b = p,
+            _ => return false,
+        }
+    }
+}
+
+/// The natural loops of `sass` (one function), by header address.
+pub fn natural_loops(sass: &[SassInst]) -> Vec<SassLoop> {
+    let cfg = build_cfg(sass);
+    let idom = dominators(&cfg);
+    let mut preds = vec![Vec::new(); cfg.blocks.len()];
+    for (b, ss) in cfg.succs.iter().enumerate() {
+        for &s in ss {
+            preds[s].push(b);
+        }
+    }
+    // header block → body blocks
+    let mut bodies: std::collections::BTreeMap<usize, BTreeSet<usize>> = Default::default();
+    for (u, ss) in cfg.succs.iter().enumerate() {
+        if idom[u].is_none() {
+            continue;
+        }
+        for &h in ss {
+            if !dominates(&idom, h, u) {
+                continue;
+            }
+            let body = bodies.entry(h).or_insert_with(|| BTreeSet::from([h]));
+            let mut work = vec![u];
+            while let Some(x) = work.pop() {
+                if body.insert(x) {
+                    work.extend(preds[x].iter().copied());
+                }
+            }
+        }
+    }
+    bodies
+        .into_iter()
+        .map(|(h, blocks)| SassLoop {
+            header: sass[cfg.blocks[h].start].addr,
+            body: blocks
+                .into_iter()
+                .flat_map(|b| cfg.blocks[b].clone())
+                .collect(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `addr: text` lines as SASS instructions.
+    fn sass(lines: &[(u64, &str)]) -> Vec<SassInst> {
+        lines
+            .iter()
+            .map(|&(addr, text)| {
+                let words: Vec<&str> = text.split_whitespace().collect();
+                let predicated = words[0].starts_with('@');
+                SassInst {
+                    addr,
+                    predicated,
+                    opcode: words[usize::from(predicated)].to_string(),
+                    text: text.to_string(),
+                }
+            })
+            .collect()
+    }
+
+    fn addrs(l: &SassLoop, s: &[SassInst]) -> Vec<u64> {
+        l.body.iter().map(|&k| s[k].addr).collect()
+    }
+
+    #[test]
+    fn a_retry_block_after_exit_is_a_loop_of_its_own_not_of_everything_between() {
+        // 0x10..0x20: wait; on failure branch to the out-of-line retry at
+        // 0x60, which spins on itself and then jumps back to 0x20.
+        // Finalize (0x30, 0x40) sits between, in no loop.
+        let s = sass(&[
+            (0x00, "S2R R0, SR_TID.X"),
+            (0x10, "@!P0 BRA 0x60"),
+            (0x20, "IADD3 R1, R0, 0x1, RZ"),
+            (0x30, "CS2R.32 R2, SR_CLOCKLO"),
+            (0x40, "STS.64 [UR4], R2"),
+            (0x50, "EXIT"),
+            (0x60, "SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [R3], R4"),
+            (0x70, "@!P0 BRA 0x60"),
+            (0x80, "BRA 0x20"),
+            (0x90, "BRA 0x90"),
+        ]);
+        let loops = natural_loops(&s);
+        assert_eq!(loops.len(), 1, "{loops:?}");
+        assert_eq!(loops[0].header, 0x60);
+        assert_eq!(addrs(&loops[0], &s), [0x60, 0x70]);
+    }
+
+    #[test]
+    fn nested_loops_and_a_rotated_loop_body() {
+        let s = sass(&[
+            (0x00, "MOV R0, RZ"),
+            (0x10, "MOV R1, RZ"),            // outer header
+            (0x20, "IADD3 R1, R1, 0x1, RZ"), // inner header
+            (0x30, "ISETP.GE.AND P0, PT, R1, 0x8, PT"),
+            (0x40, "@!P0 BRA 0x20"),
+            (0x50, "CS2R.32 R2, SR_CLOCKLO"),
+            (0x60, "@!P1 BRA 0x10"),
+            (0x70, "EXIT"),
+        ]);
+        let loops = natural_loops(&s);
+        assert_eq!(loops.len(), 2, "{loops:?}");
+        assert_eq!(loops[0].header, 0x10);
+        assert_eq!(addrs(&loops[0], &s), [0x10, 0x20, 0x30, 0x40, 0x50, 0x60]);
+        assert_eq!(loops[1].header, 0x20);
+        assert_eq!(addrs(&loops[1], &s), [0x20, 0x30, 0x40]);
+    }
+
+    #[test]
+    fn straight_line_code_and_the_closing_self_branch_have_no_loops() {
+        let s = sass(&[
+            (0x00, "CS2R.32 R2, SR_CLOCKLO"),
+            (0x10, "@P0 EXIT"),
+            (0x20, "STS.64 [UR4], R2"),
+            (0x30, "EXIT"),
+            (0x40, "BRA 0x40"),
+        ]);
+        assert_eq!(natural_loops(&s), []);
+    }
+}
