@@ -250,10 +250,11 @@ pub struct InstrumentOptions {
     pub sample_ctas: CtaSampling,
     /// LLVM-IR input: where the profile pointer comes from.
     pub profile_param: ProfileParam,
-    /// LLVM-IR input: record the kernel's region markers (true), or strip
-    /// them and record only the automatic regions (false: what `kperf
-    /// cost` measures init and finalize with, so records that markers put
-    /// in loops are not counted as fixed cost).
+    /// Record the regions the kernel's author placed (true): region
+    /// markers in LLVM IR, explicit `kperf.record` ops and `kperf.region`
+    /// attributes in MLIR. False strips them and records only the automatic
+    /// regions: what `kperf cost` measures init and finalize with, so
+    /// records that markers put in loops are not counted as fixed cost.
     pub markers: bool,
 }
 

@@ -59,8 +59,9 @@ pub struct LoweringArgs {
     /// one), append, or a 0-based parameter index
     #[arg(long, default_value = "auto")]
     pub profile_param: String,
-    /// LLVM IR: strip the kernel's region markers and record only the
-    /// automatic regions (--regions)
+    /// Strip the regions the kernel's author placed (LLVM IR region
+    /// markers; MLIR kperf.record ops and kperf.region attributes) and
+    /// record only the automatic regions (--regions)
     #[arg(long)]
     pub ignore_markers: bool,
 }

@@ -88,9 +88,9 @@ fn run_case(c: &Case, dir: &Path) -> Result<(), String> {
         .to_string();
     let out_file = out_dir.join(format!("{stem}.out"));
     let mut args = c.args.clone();
-    if matches!(args.first().map(String::as_str), Some("instrument" | "opt"))
-        && !args.iter().any(|a| a == "-o")
-    {
+    // instrument and opt write a file; other commands (cost) print.
+    let writes_file = matches!(args.first().map(String::as_str), Some("instrument" | "opt"));
+    if writes_file && !args.iter().any(|a| a == "-o") {
         args.push("-o".into());
         args.push(out_file.display().to_string());
     }
@@ -127,8 +127,12 @@ fn run_case(c: &Case, dir: &Path) -> Result<(), String> {
         return Err(format!("kperf failed:\n{stderr}"));
     }
     if c.has_checks {
-        let produced = std::fs::read(&out_file)
-            .map_err(|e| format!("no output {}: {e}", out_file.display()))?;
+        let produced = if writes_file {
+            std::fs::read(&out_file)
+                .map_err(|e| format!("no output {}: {e}", out_file.display()))?
+        } else {
+            output.stdout.clone()
+        };
         let mut fc = Command::new(FILECHECK)
             .arg(&c.path)
             .arg("--match-full-lines=false")

@@ -83,6 +83,9 @@ pub fn instrument_module(
     let already_gpu = |k: Op| k.nested_ops().iter().any(|o| o.name() == ops::INIT);
     for k in &kernels {
         if !already_gpu(*k) {
+            if !opts.markers {
+                regions::strip_user_regions(*k);
+            }
             regions::insert_regions(ctx, *k, &opts.regions)?;
         }
     }
@@ -515,6 +518,8 @@ pub fn compile_plain(
     emit: Emit,
 ) -> Result<Vec<u8>> {
     let mut module = kctx.parse(source, file)?;
+    // Records the author placed would reach translation unlowered.
+    regions::strip_user_regions(module_op(&module));
     if !opts.target.is_host() && has_op(module_op(&module), "gpu.launch") {
         kctx.run_pipeline(&mut module, "gpu-kernel-outlining")?;
     }

@@ -161,6 +161,21 @@ fn site_name(base: &str, counts: &mut HashMap<String, usize>) -> String {
     }
 }
 
+/// Remove the regions the kernel's author placed: explicit `kperf.record`
+/// ops and `kperf.region` attributes, everywhere under `op`. The MLIR
+/// counterpart of the LLVM IR path's marker stripping: the plain baseline
+/// must compile without them, and with `markers = false` only the automatic
+/// modes record.
+pub fn strip_user_regions(op: Op) {
+    for o in op.nested_ops() {
+        if o.name() == ops::RECORD {
+            o.erase();
+        } else if o.has_attr(attrs::REGION) {
+            o.remove_attr(attrs::REGION);
+        }
+    }
+}
+
 /// Insert `kperf.record` pairs for the attribute and automatic modes into
 /// kernel `f`. Explicit records already present are left as they are.
 pub fn insert_regions(ctx: MlirContext, f: Op, modes: &[RegionMode]) -> Result<()> {
