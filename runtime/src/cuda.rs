@@ -57,15 +57,17 @@ pub(crate) fn fit_dynamic_shared(
         return Ok(());
     }
     let static_bytes = func.shared_size_bytes().map_err(cuda)?.max(0) as u64;
-    let limit = ctx
-        .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
-        .map_err(cuda)?
-        .max(0) as u64;
+    // A device without opt-in (reported as 0) still has the default cap.
+    let attr = |a| ctx.attribute(a).map_err(cuda).map(|v| v.max(0) as u64);
+    let limit = attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?
+        .max(attr(
+            CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
+        )?);
     if static_bytes + u64::from(dynamic) > limit {
         return Err(LaunchError::Launch(format!(
-            "kernel `{kernel}` needs {static_bytes} B of static shared memory (kperf's rings included) \
-             + {dynamic} B dynamic, over the device's {limit} B per block: \
-             lower --shared-budget or --slots, or the launch's shared_bytes"
+            "kernel `{kernel}` needs {static_bytes} B of static shared memory (kperf's rings \
+             included, if instrumented) + {dynamic} B dynamic, over the device's {limit} B per \
+             block: lower --shared-budget or --slots, or the launch's shared_bytes"
         )));
     }
     func.set_attribute(

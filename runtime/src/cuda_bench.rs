@@ -313,9 +313,9 @@ fn probe_clock(
     Ok(c1.saturating_sub(c0) as f64 / dt as f64 * 1000.0)
 }
 
-/// The `--chip` a device runs: `sm_<major><minor>`, with Hopper's `a`
-/// features (sm_90a PTX loads on every sm_90 device).
-/// The device's chip, name and PCI bus id, from one context.
+/// The device's chip, name and PCI bus id, from one context. The chip is
+/// the `--chip` it runs: `sm_<major><minor>`, with Hopper's `a` features
+/// (sm_90a PTX loads on every sm_90 device).
 pub fn describe_device(ordinal: usize) -> Result<CudaDeviceInfo, LaunchError> {
     check_driver()?;
     let ctx = CudaContext::new(ordinal).map_err(cuda("create context"))?;

@@ -268,7 +268,7 @@ fn run_points(
                 .as_deref()
                 .map(|k| crate::bench_spec::substitute(k, &p.params))
                 .transpose()?;
-            let (m, bytes, device_name) = match runner {
+            let (m, bytes) = match runner {
                 Runner::Host {
                     timer,
                     flusher,
@@ -279,17 +279,15 @@ fn run_points(
                             .with_context(|| {
                                 format!("{} at {label} ({})", imp.name, path.display())
                             })?;
-                    (m, bytes, None)
+                    (m, bytes)
                 }
                 Runner::Cuda { opts, chip, .. } => {
-                    let (m, bytes, name) = bench_cuda(&path, &launch, settings, opts, chip)
-                        .with_context(|| format!("{} at {label} ({})", imp.name, path.display()))?;
-                    (m, bytes, Some(name))
+                    // The device's name (with ordinal and PCI bus id) was
+                    // set once, from describe_device, before the first point.
+                    bench_cuda(&path, &launch, settings, opts, chip)
+                        .with_context(|| format!("{} at {label} ({})", imp.name, path.display()))?
                 }
             };
-            if let Some(n) = device_name {
-                results.device.name = n;
-            }
             let r = point_result(p, &imp.name, m, bytes, settings, peaks)?;
             progress.println(format!(
                 "{:>10} {label}: {} ({})",
@@ -461,7 +459,7 @@ fn bench_cuda(
     settings: &Settings,
     opts: &CudaBenchOptions,
     chip: &str,
-) -> Result<(Measurement, u64, String)> {
+) -> Result<(Measurement, u64)> {
     let file = path.display().to_string();
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {file}"))?;
     let iopts = InstrumentOptions {
@@ -526,7 +524,7 @@ fn bench_cuda(
             })
         },
     )?;
-    Ok((m, bench.allocated_bytes, bench.device_name.clone()))
+    Ok((m, bench.allocated_bytes))
 }
 
 /// The entry's name and parameters from PTX. A `.u64`/`.b64` parameter is a
@@ -536,21 +534,32 @@ pub fn ptx_kernel(file: &str, ptx: &str, launch: &LaunchSpec) -> Result<(String,
     let mut entries = Vec::new();
     let mut rest = code.as_str();
     while let Some(i) = find_directive(rest, ".entry") {
-        let after = &rest[i + 6..];
-        let open = after
-            .find('(')
-            .with_context(|| format!("{file}: .entry without a parameter list"))?;
-        let close = after
-            .find(')')
-            .with_context(|| format!("{file}: unclosed .entry parameter list"))?;
-        let name = after[..open].trim().to_string();
-        let params: Vec<String> = after[open + 1..close]
-            .split(',')
-            .map(|p| p.trim().to_string())
-            .filter(|p| !p.is_empty())
-            .collect();
+        let after = rest[i + 6..].trim_start();
+        let name_len = after
+            .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '$' | '%')))
+            .unwrap_or(after.len());
+        let name = after[..name_len].to_string();
+        if name.is_empty() {
+            bail!("{file}: .entry without a kernel name");
+        }
+        let tail = after[name_len..].trim_start();
+        // The parameter list is optional in PTX: `.entry k { ... }`.
+        let (params, next) = match tail.strip_prefix('(') {
+            Some(list) => {
+                let close = list
+                    .find(')')
+                    .with_context(|| format!("{file}: unclosed parameter list of .entry {name}"))?;
+                let params: Vec<String> = list[..close]
+                    .split(',')
+                    .map(|p| p.trim().to_string())
+                    .filter(|p| !p.is_empty())
+                    .collect();
+                (params, &list[close..])
+            }
+            None => (Vec::new(), tail),
+        };
         entries.push((name, params));
-        rest = &after[close..];
+        rest = next;
     }
     let (name, decls) = pick_kernel(file, launch.kernel.as_deref(), &entries, "the [[impl]]")?;
     if decls.len() != launch.args.len() {
@@ -579,31 +588,63 @@ pub fn ptx_kernel(file: &str, ptx: &str, launch: &LaunchSpec) -> Result<(String,
 }
 
 /// PTX without its `//` and `/* */` comments (a commented-out `.entry`
-/// is not a kernel), line structure kept.
+/// is not a kernel). One pass; a block comment leaves its newlines, so
+/// line structure is kept, and `"..."` strings (`.file` paths) are copied
+/// as they are.
 fn strip_ptx_comments(ptx: &str) -> String {
+    #[derive(PartialEq)]
+    enum In {
+        Code,
+        Str,
+        Line,
+        Block,
+    }
     let mut out = String::with_capacity(ptx.len());
-    let mut rest = ptx;
-    loop {
-        let line = rest.find("//");
-        let block = rest.find("/*");
-        match (line, block) {
-            (Some(l), b) if b.is_none_or(|b| l < b) => {
-                out.push_str(&rest[..l]);
-                rest = rest[l..].find('\n').map_or("", |n| &rest[l + n..]);
+    let mut state = In::Code;
+    let mut chars = ptx.chars().peekable();
+    while let Some(c) = chars.next() {
+        match state {
+            In::Code => match (c, chars.peek()) {
+                ('/', Some('/')) => {
+                    chars.next();
+                    state = In::Line;
+                }
+                ('/', Some('*')) => {
+                    chars.next();
+                    out.push(' ');
+                    state = In::Block;
+                }
+                ('"', _) => {
+                    out.push(c);
+                    state = In::Str;
+                }
+                _ => out.push(c),
+            },
+            In::Str => {
+                out.push(c);
+                if c == '\\' {
+                    out.extend(chars.next());
+                } else if c == '"' || c == '\n' {
+                    state = In::Code;
+                }
             }
-            (_, Some(b)) => {
-                out.push_str(&rest[..b]);
-                out.push(' ');
-                rest = rest[b + 2..]
-                    .find("*/")
-                    .map_or("", |e| &rest[b + 2 + e + 2..]);
+            In::Line => {
+                if c == '\n' {
+                    out.push(c);
+                    state = In::Code;
+                }
             }
-            _ => {
-                out.push_str(rest);
-                return out;
+            In::Block => {
+                if c == '*' && chars.peek() == Some(&'/') {
+                    chars.next();
+                    state = In::Code;
+                } else if c == '\n' {
+                    out.push(c);
+                }
             }
         }
     }
+    out
 }
 
 /// Byte index of directive `d` standing as a word of its own (not inside
@@ -645,6 +686,52 @@ mod tests {
         };
         let (name, params) = ptx_kernel("k.ptx", ptx, &launch).unwrap();
         assert_eq!((name.as_str(), params), ("axpy", vec![Param::Pointer]));
+    }
+
+    #[test]
+    fn comments_are_stripped_in_one_pass() {
+        let cases = [
+            ("a // b\nc", "a \nc"),
+            ("a /* b\n c */ d", "a  \n d"),
+            ("a //* b\nc", "a \nc"),
+            ("a /*/ b */c", "a  c"),
+            ("a /* never closed\n.entry k(", "a  \n"),
+            (
+                ".file 1 \"/tmp/a/*b.cu\"\n.entry k(",
+                ".file 1 \"/tmp/a/*b.cu\"\n.entry k(",
+            ),
+            (".file 1 \"x\\\"//y\" // z", ".file 1 \"x\\\"//y\" "),
+        ];
+        for (ptx, want) in cases {
+            assert_eq!(strip_ptx_comments(ptx), want, "{ptx:?}");
+        }
+    }
+
+    #[test]
+    fn entry_headers_parse_without_panics() {
+        let launch = LaunchSpec {
+            kernel: None,
+            grid: [1, 1, 1],
+            block: [1, 1, 1],
+            shared_bytes: 0,
+            args: vec![],
+        };
+        // Without a parameter list, a kernel that takes nothing.
+        let (name, params) = ptx_kernel("k.ptx", ".visible .entry k {\n ret;\n}", &launch).unwrap();
+        assert_eq!((name.as_str(), params), ("k", vec![]));
+        for (ptx, error) in [
+            (
+                ".visible .entry k (\n .param .u64 a\n{ ret; }",
+                "k.ptx: unclosed parameter list of .entry k",
+            ),
+            (
+                ".visible .entry (.param .u64 a)",
+                "k.ptx: .entry without a kernel name",
+            ),
+        ] {
+            let e = ptx_kernel("k.ptx", ptx, &launch).unwrap_err().to_string();
+            assert_eq!(e, error);
+        }
     }
 
     #[test]

@@ -919,10 +919,10 @@ pub fn finalize(cfg: &LoweringConfig) -> String {
             "llvm.load {slot} {{alignment = 16 : i64}} : {seg_ty} -> vector<2xi64>"
         ));
         let (i0, i1) = (b.c32(0), b.c32(1));
-        let t0 = b.def(format!(
+        let init_time = b.def(format!(
             "llvm.extractelement {stamps}[{i0} : i32] : vector<2xi64>"
         ));
-        let c0 = b.def(format!(
+        let init_clock = b.def(format!(
             "llvm.extractelement {stamps}[{i1} : i32] : vector<2xi64>"
         ));
         store_pair64(
@@ -930,9 +930,9 @@ pub fn finalize(cfg: &LoweringConfig) -> String {
             t,
             pred,
             H::START_TIME,
-            &t0,
+            &init_time,
             H::START_CLOCK,
-            &c0,
+            &init_clock,
             "%blk",
             g,
         );
