@@ -179,6 +179,18 @@ pub struct InstrumentMeta {
 }
 
 impl InstrumentMeta {
+    /// `None` when these kernels write the buffer ABI this build reads;
+    /// otherwise what to tell the user.
+    pub fn abi_mismatch(&self) -> Option<String> {
+        (self.abi_version != u32::from(ABI_VERSION)).then(|| {
+            format!(
+                "the kernel was instrumented for profile-buffer ABI {}, this build reads ABI {}: \
+                 instrument it again with this kperf",
+                self.abi_version, ABI_VERSION
+            )
+        })
+    }
+
     pub fn new_header(
         target: &str,
         counter: Counter,

@@ -156,6 +156,17 @@ pub fn parse_header(bytes: &[u8], path: &Path) -> Result<KprofHeader, RuntimeErr
         source,
     })?;
 
+    // One clear error for a profile of another buffer ABI, rather than a
+    // bad-version error from every block.
+    if let Some(detail) = info.meta.abi_mismatch() {
+        return Err(RuntimeError::Invalid {
+            path: path.to_path_buf(),
+            offset: JSON_OFFSET as u64,
+            what: "RunInfo JSON (meta.abi_version)",
+            detail,
+        });
+    }
+
     // json_len ≤ MAX_JSON_LEN, so this cannot overflow; the fallback only keeps it panic-free.
     let table = table_offset(json_len).unwrap_or(usize::MAX);
     let pad_start = JSON_OFFSET + json_len;

@@ -305,6 +305,35 @@ fn unfinished_blocks_are_skipped_and_counted() {
     );
 }
 
+/// A profile from kernels instrumented for another buffer ABI is refused
+/// once, when the file is opened, not by a bad-version error per block.
+#[test]
+fn another_abi_version_is_refused_at_open() {
+    let mut info = run_info(Counter::Clock32, Strategy::Circular, None);
+    info.meta.abi_version = 1;
+    let stride = Layout { units: 1, slots: 2 }.cta_stride();
+    let e = ProfileReader::from_bytes(
+        kperf_runtime::kprof::encode_kprof(&info, stride, &vec![0u8; stride]).unwrap(),
+    )
+    .err()
+    .expect("refused");
+    assert!(
+        matches!(
+            e,
+            RuntimeError::Invalid {
+                what: "RunInfo JSON (meta.abi_version)",
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(
+        e.to_string()
+            .contains("profile-buffer ABI 1, this build reads ABI 2"),
+        "{e}"
+    );
+}
+
 #[test]
 fn open_auto_recognises_kprof() {
     let info = run_info(Counter::Clock64, Strategy::Flush, None);

@@ -62,6 +62,9 @@ fn wrap_raw(a: &ReplayArgs) -> Result<PathBuf> {
             .with_context(|| format!("cannot read {}", meta_path.display()))?,
     )
     .with_context(|| format!("{} is not kperf metadata", meta_path.display()))?;
+    if let Some(why) = meta.abi_mismatch() {
+        anyhow::bail!("{}: {why}", meta_path.display());
+    }
     let km = match (&a.kernel, meta.kernels.as_slice()) {
         (Some(k), _) => meta
             .kernel(k)

@@ -58,10 +58,14 @@ pub fn run(a: RunArgs) -> Result<()> {
     // A module `kperf instrument` already lowered carries its metadata beside it.
     let meta_file = crate::cmd_instrument::meta_path(&a.input);
     let previous_meta = match std::fs::read(&meta_file) {
-        Ok(bytes) => Some(
-            serde_json::from_slice(&bytes)
-                .with_context(|| format!("{} is not kperf metadata", meta_file.display()))?,
-        ),
+        Ok(bytes) => {
+            let meta: kperf_dialects::meta::InstrumentMeta = serde_json::from_slice(&bytes)
+                .with_context(|| format!("{} is not kperf metadata", meta_file.display()))?;
+            if let Some(why) = meta.abi_mismatch() {
+                anyhow::bail!("{}: {why}", meta_file.display());
+            }
+            Some(meta)
+        }
         Err(_) => None,
     };
     let job = if is_llvm {
