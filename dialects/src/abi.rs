@@ -544,7 +544,7 @@ mod tests {
         assert_eq!(CtaHeader::parse(&unfinished), Err(HeaderError::Unfinished));
         assert!(CtaHeader::is_unfinished(&unfinished));
         assert!(!CtaHeader::is_unfinished(&buf));
-        assert!(!CtaHeader::is_unfinished(&vec![0u8; 64]));
+        assert!(!CtaHeader::is_unfinished(&[0u8; 64]));
         buf[cta_header::VERSION] = 9;
         assert_eq!(
             CtaHeader::parse(&buf),
