@@ -191,7 +191,8 @@ pub fn natural_loops(sass: &[SassInst]) -> Vec<SassLoop> {
             let mut work = vec![u];
             while let Some(x) = work.pop() {
                 if body.insert(x) {
-                    work.extend(preds[x].iter().copied());
+                    // Unreachable blocks (dead code ptxas kept) are in no loop.
+                    work.extend(preds[x].iter().copied().filter(|p| idom[*p].is_some()));
                 }
             }
         }
