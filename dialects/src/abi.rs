@@ -384,13 +384,6 @@ impl CtaHeader {
         block.len() >= 4 && u32_at(block, cta_header::MAGIC) == 0
     }
 
-    /// True when the block has a kperf header whose finalize never finished
-    /// (see [`HeaderError::Unfinished`]): readers skip and count such blocks
-    /// instead of failing the whole profile on them.
-    pub fn is_unfinished(block: &[u8]) -> bool {
-        matches!(CtaHeader::parse(block), Err(HeaderError::Unfinished))
-    }
-
     /// Parse the header at the start of `block`; checks magic, version, flags.
     pub fn parse(block: &[u8]) -> Result<CtaHeader, HeaderError> {
         if block.len() < CTA_HEADER_SIZE {
@@ -542,9 +535,6 @@ mod tests {
         let mut unfinished = buf.clone();
         unfinished[cta_header::UNITS..cta_header::UNITS + 16].fill(0);
         assert_eq!(CtaHeader::parse(&unfinished), Err(HeaderError::Unfinished));
-        assert!(CtaHeader::is_unfinished(&unfinished));
-        assert!(!CtaHeader::is_unfinished(&buf));
-        assert!(!CtaHeader::is_unfinished(&[0u8; 64]));
         buf[cta_header::VERSION] = 9;
         assert_eq!(
             CtaHeader::parse(&buf),

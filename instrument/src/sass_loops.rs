@@ -22,25 +22,21 @@ struct Cfg {
     /// Instruction index ranges, one per basic block.
     blocks: Vec<std::ops::Range<usize>>,
     succs: Vec<Vec<usize>>,
+    preds: Vec<Vec<usize>>,
 }
 
-/// An instruction after which control does not fall through.
-fn ends_flow(i: &SassInst) -> bool {
-    let base = i.opcode.split('.').next().unwrap_or(&i.opcode);
-    !i.predicated
-        && matches!(
-            base,
-            "BRA" | "EXIT" | "RET" | "BRX" | "JMP" | "JMX" | "KILL"
-        )
-}
+/// Opcodes (before the first `.`) that end a basic block.
+const BLOCK_ENDERS: &[&str] = &["BRA", "EXIT", "RET", "BRX", "JMP", "JMX", "KILL"];
 
 /// An instruction that ends a basic block (it may also fall through).
 fn is_branch_like(i: &SassInst) -> bool {
     let base = i.opcode.split('.').next().unwrap_or(&i.opcode);
-    matches!(
-        base,
-        "BRA" | "EXIT" | "RET" | "BRX" | "JMP" | "JMX" | "KILL"
-    )
+    BLOCK_ENDERS.contains(&base)
+}
+
+/// An instruction after which control does not fall through.
+fn ends_flow(i: &SassInst) -> bool {
+    !i.predicated && is_branch_like(i)
 }
 
 fn build_cfg(sass: &[SassInst]) -> Cfg {
@@ -82,8 +78,18 @@ fn build_cfg(sass: &[SassInst]) -> Cfg {
             }
             out
         })
-        .collect();
-    Cfg { blocks, succs }
+        .collect::<Vec<Vec<usize>>>();
+    let mut preds = vec![Vec::new(); blocks.len()];
+    for (b, ss) in succs.iter().enumerate() {
+        for &s in ss {
+            preds[s].push(b);
+        }
+    }
+    Cfg {
+        blocks,
+        succs,
+        preds,
+    }
 }
 
 /// Immediate dominators of the blocks reachable from block 0 (Cooper,
@@ -113,12 +119,6 @@ fn dominators(cfg: &Cfg) -> Vec<Option<usize>> {
     for (k, &b) in order.iter().rev().enumerate() {
         rpo_index[b] = k;
     }
-    let mut preds = vec![Vec::new(); n];
-    for (b, ss) in cfg.succs.iter().enumerate() {
-        for &s in ss {
-            preds[s].push(b);
-        }
-    }
     let mut idom: Vec<Option<usize>> = vec![None; n];
     idom[0] = Some(0);
     let intersect = |idom: &[Option<usize>], mut a: usize, mut b: usize| {
@@ -137,7 +137,7 @@ fn dominators(cfg: &Cfg) -> Vec<Option<usize>> {
         changed = false;
         for &b in order.iter().rev().skip(1) {
             let mut new = None;
-            for &p in &preds[b] {
+            for &p in &cfg.preds[b] {
                 if idom[p].is_none() {
                     continue;
                 }
@@ -171,12 +171,6 @@ fn dominates(idom: &[Option<usize>], a: usize, mut b: usize) -> bool {
 pub fn natural_loops(sass: &[SassInst]) -> Vec<SassLoop> {
     let cfg = build_cfg(sass);
     let idom = dominators(&cfg);
-    let mut preds = vec![Vec::new(); cfg.blocks.len()];
-    for (b, ss) in cfg.succs.iter().enumerate() {
-        for &s in ss {
-            preds[s].push(b);
-        }
-    }
     // header block → body blocks
     let mut bodies: std::collections::BTreeMap<usize, BTreeSet<usize>> = Default::default();
     for (u, ss) in cfg.succs.iter().enumerate() {
@@ -192,7 +186,7 @@ pub fn natural_loops(sass: &[SassInst]) -> Vec<SassLoop> {
             while let Some(x) = work.pop() {
                 if body.insert(x) {
                     // Unreachable blocks (dead code ptxas kept) are in no loop.
-                    work.extend(preds[x].iter().copied().filter(|p| idom[*p].is_some()));
+                    work.extend(cfg.preds[x].iter().copied().filter(|p| idom[*p].is_some()));
                 }
             }
         }

@@ -513,8 +513,9 @@ impl ProfileReader {
     }
 
     /// Every written CTA, decoded lazily in block order. Unwritten blocks
-    /// (CTAs that were not sampled) and unfinished ones (counted by
-    /// [`Self::unfinished_blocks`]) are skipped; a corrupt block yields an
+    /// (CTAs that were not sampled) and unfinished ones (see
+    /// [`BlockRead::Unfinished`]; [`Self::read_cta_into`] tells them apart)
+    /// are skipped; a corrupt block yields an
     /// `Err` and iteration goes on with the next one.
     pub fn ctas(&self) -> Ctas<'_> {
         Ctas {
@@ -560,20 +561,21 @@ impl ProfileReader {
                 if CtaHeader::is_unwritten(block) {
                     return Ok(BlockRead::Unwritten);
                 }
-                if CtaHeader::is_unfinished(block) {
-                    return Ok(BlockRead::Unfinished);
+                let ctx = BlockCtx {
+                    path: &self.path,
+                    offset,
+                    index: block_index,
+                };
+                // The header is parsed once, by the decoder; an unfinished
+                // block is its one header error that is not a failure.
+                match decode_block_into(block, params, &ctx, out) {
+                    Ok(()) => Ok(BlockRead::Decoded),
+                    Err(RuntimeError::BadCtaHeader {
+                        source: HeaderError::Unfinished,
+                        ..
+                    }) => Ok(BlockRead::Unfinished),
+                    Err(e) => Err(e),
                 }
-                decode_block_into(
-                    block,
-                    params,
-                    &BlockCtx {
-                        path: &self.path,
-                        offset,
-                        index: block_index,
-                    },
-                    out,
-                )?;
-                Ok(BlockRead::Decoded)
             }
             Format::Proton(dump) => {
                 let written = dump.decode_block(bytes, block_index, &self.path, out)?;
@@ -591,30 +593,6 @@ impl ProfileReader {
     pub fn cta(&self, block_index: u64) -> Result<Option<CtaTrace>, RuntimeError> {
         let mut out = CtaTrace::default();
         Ok((self.read_cta_into(block_index, &mut out)? == BlockRead::Decoded).then_some(out))
-    }
-
-    /// Blocks with a kperf header whose finalize never finished (units = 0,
-    /// see [`BlockRead::Unfinished`]), in block order: [`Self::ctas`] skips
-    /// them, so a report should say how many there were.
-    pub fn unfinished_blocks(&self) -> Vec<u64> {
-        let Format::Kprof {
-            buffer_offset,
-            cta_stride,
-            block_count,
-            ..
-        } = &self.format
-        else {
-            return Vec::new();
-        };
-        let bytes = self.data.bytes();
-        (0..*block_count)
-            .filter(|i| {
-                let start = (buffer_offset + i * cta_stride) as usize;
-                bytes
-                    .get(start..start + *cta_stride as usize)
-                    .is_some_and(CtaHeader::is_unfinished)
-            })
-            .collect()
     }
 }
 
