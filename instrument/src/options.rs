@@ -223,6 +223,44 @@ impl ProfileParam {
     }
 }
 
+/// Floating-point contraction (fusing a multiply and an add into an FMA)
+/// for LLVM-IR input, so the plain and instrumented builds compile the way
+/// the source's own compiler does: Triton fuses unless its
+/// `enable_fp_fusion` is off (it sets LLVM's `AllowFPOpFusion = Fast`
+/// instead of marking the IR), clang CUDA marks the IR itself (`contract`
+/// flags, from its default `-ffp-contract=fast`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum FpContract {
+    /// Triton kernels (by their producer or the metadata beside them): as
+    /// `enable_fp_fusion` says, on by default; anything else: as written.
+    #[default]
+    Auto,
+    /// Every floating-point add, subtract, multiply and negate may fuse.
+    Fast,
+    /// The IR's own flags.
+    AsWritten,
+}
+
+impl FpContract {
+    pub fn parse(s: &str) -> Result<FpContract> {
+        match s {
+            "auto" => Ok(FpContract::Auto),
+            "fast" | "on" => Ok(FpContract::Fast),
+            "as-written" | "off" => Ok(FpContract::AsWritten),
+            _ => Err(InstrumentError::Option(format!(
+                "--fp-contract `{s}`: expected auto, fast or as-written"
+            ))),
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            FpContract::Auto => "auto",
+            FpContract::Fast => "fast",
+            FpContract::AsWritten => "as-written",
+        }
+    }
+}
+
 /// Every knob of the lowering.
 #[derive(Clone, Debug)]
 pub struct InstrumentOptions {
@@ -256,6 +294,14 @@ pub struct InstrumentOptions {
     /// regions: what `kperf cost` measures init and finalize with, so
     /// records that markers put in loops are not counted as fixed cost.
     pub markers: bool,
+    /// LLVM-IR input: floating-point contraction for every build.
+    pub fp_contract: FpContract,
+    /// LLVM-IR input, for `kperf cost` only: give every instruction of the
+    /// input a line of its own (LLVM's `debugify`, replacing the input's
+    /// debug info) and kperf's own code lines in the file
+    /// [`crate::llvm::TAG_FILE`], so that the SASS's line table tells the
+    /// kernel's instructions from the instrumentation's.
+    pub line_tags: bool,
 }
 
 impl Default for InstrumentOptions {
@@ -279,6 +325,8 @@ impl Default for InstrumentOptions {
             sample_ctas: CtaSampling::All,
             profile_param: ProfileParam::Auto,
             markers: true,
+            fp_contract: FpContract::Auto,
+            line_tags: false,
         }
     }
 }

@@ -59,13 +59,16 @@ pub fn plan_segments(
     let used = static_shared + opts.dynamic_shared as u64;
     let available = capacity.saturating_sub(used);
     let on_device_shared = opts.buffer == BufferKind::Shared && !opts.target.is_host();
-    // The init stamp slot sits after the rings (templates::INIT_STAMP_BYTES).
+    // The init stamp slot sits after the rings (templates::INIT_STAMP_BYTES),
+    // and a trash ring after it where records store unpredicated.
     let stamp = crate::mlir::templates::INIT_STAMP_BYTES;
+    let trash = crate::mlir::templates::uses_trash_ring(&opts.target, opts.buffer, opts.strategy);
     let budget = if on_device_shared {
         (opts.shared_budget as u64).min(available.saturating_sub(stamp))
     } else {
         opts.shared_budget as u64
     };
+    // The budget is the recording rings'; the trash ring comes on top.
     let slots = choose_slots(opts, units, budget)?;
     let global_slots = match opts.strategy {
         Strategy::Circular => slots,
@@ -77,10 +80,18 @@ pub fn plan_segments(
             .next_multiple_of(2),
     };
     if on_device_shared {
-        let needed = units as u64 * slots as u64 * 8 + stamp;
+        let needed = crate::mlir::templates::shared_layout(
+            &opts.target,
+            opts.buffer,
+            opts.strategy,
+            units,
+            slots,
+        )
+        .bytes;
         if needed > available {
+            let trash_note = if trash { " (and one trash ring)" } else { "" };
             let mut detail = format!(
-                "{units} units × {slots} slots × 8 bytes + {stamp} bytes of init stamps for kernel `{kernel}`; the device has {capacity}, the kernel uses {static_shared} statically and {} dynamically (--dynamic-shared)",
+                "{units} units{trash_note} × {slots} slots × 8 bytes + {stamp} bytes of init stamps for kernel `{kernel}`; the device has {capacity}, the kernel uses {static_shared} statically and {} dynamically (--dynamic-shared)",
                 opts.dynamic_shared
             );
             if !not_sized.is_empty() {

@@ -6,7 +6,7 @@
 // RUN: kperf cost %s --json
 // CHECK: "kernel": "k"
 // CHECK: "record_sites": 4
-// CHECK: "per_record": 3.0
+// CHECK: "per_record": 2.5
 // CHECK: "added_spill_bytes": 0
 // CHECK: "loops_plain": 0,
 // CHECK-NEXT: "loops_instrumented": 0,

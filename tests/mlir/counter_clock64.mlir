@@ -1,8 +1,9 @@
 // clock64 keeps clock bits 46..32 in tag bits 31..17: a shift and an or, no mask.
 // RUN: kperf instrument %s --regions kernel --counter clock64 --emit mlir
-// On NVPTX the record is one PTX block: split the pair, shift-or the tag in place, predicated store.
+// On NVPTX the record is one PTX block: split the pair, shift-or the tag in place, store
+// (unpredicated: threads that do not record store into the trash ring).
 // CHECK: nvvm.read.ptx.sreg.clock64 : i64
-// CHECK: llvm.inline_asm has_side_effects {{.*}}mov.b64 {lo, hi}, $2; shl.b32 hi, hi, 17; or.b32 hi, hi, 0; @$0 st.shared.v2.b32 [$1], {lo, hi};
+// CHECK: llvm.inline_asm has_side_effects {{.*}}mov.b64 {lo, hi}, $2; shl.b32 hi, hi, 17; or.b32 hi, hi, 0; st.shared.v2.b32 [$1], {lo, hi};
 // CHECK: nvvm.read.ptx.sreg.clock64 : i64
 // CHECK: shl.b32 hi, hi, 17; or.b32 hi, hi, 65536;
 module attributes {gpu.container_module} {

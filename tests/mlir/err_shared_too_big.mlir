@@ -1,4 +1,4 @@
-// ERROR: need 262160 bytes of shared memory but only 232448 are allowed
+// ERROR: need 264352 bytes of shared memory but only 232448 are allowed
 // RUN: kperf instrument %s --regions kernel --granularity thread --slots 256
 module attributes {gpu.container_module} {
   gpu.module @m {

@@ -1,14 +1,14 @@
-// A record is a clock read and one predicated 8-byte shared store of {clock, tag}, with no
-// branch; START of region 0 has tag 0, its END tag 65536 (bit 16).
+// A record is a clock read and one unpredicated 8-byte shared store of {clock, tag}
+// (threads that do not record store into the trash ring), with no branch; START of region 0 has tag 0, its END tag 65536 (bit 16).
 // RUN: kperf instrument %s --regions kernel --emit ptx
 // CHECK: .entry k(
-// CHECK: .shared .align 16 .b8 __kperf_smem_k[8208];
+// CHECK: .shared .align 16 .b8 __kperf_smem_k[10400];
 // CHECK: mov.u32 [[C0:%r[0-9]+]], %clock;
 // CHECK-NEXT: mov.b32 [[T0:%r[0-9]+]], 0;
-// CHECK: @[[P:%p[0-9]+]] st.shared.v2.b32 [{{%rd[0-9]+}}], {[[C0]], [[T0]]};
+// CHECK: st.shared.v2.b32 [{{%rd[0-9]+}}], {[[C0]], [[T0]]};
 // CHECK: mov.u32 [[C1:%r[0-9]+]], %clock;
 // CHECK: mov.b32 [[T1:%r[0-9]+]], 65536;
-// CHECK: @[[P]] st.shared.v2.b32 [{{%rd[0-9]+}}], {[[C1]], [[T1]]};
+// CHECK: st.shared.v2.b32 [{{%rd[0-9]+}}], {[[C1]], [[T1]]};
 // CHECK-NOT: bra
 // CHECK: bar.sync 0;
 module attributes {gpu.container_module} {

@@ -1,24 +1,33 @@
 // The CTA header (ABI v2, dialects/src/abi.rs) as NVPTX writes it, for 128
 // threads at warp granularity: 4 units × 256 slots, block stride 8288 =
-// 64 (header) + 4·8 (unit entries) + 4·2048 (rings).
+// 64 (header) + 4·8 (unit entries) + 4·2048 (rings). Shared memory: the
+// rings, 16 bytes of init stamps, one trash ring 32 bytes past the next
+// 128-byte boundary (10400 bytes).
 // - The constant words come from a .const table: "KPRF", version 2 with
 //   flags 0, units 4, slots 256 (little-endian bytes).
-// - Init: thread 0 parks {global timer, clock64} after the rings (+8192).
-// - Finalize, past the barrier and the null-pointer check, thread 0 stores
-//   four 16-byte groups with predicated stores: identity (+0), the parked
-//   init stamps (+16), finalize stamps (+32); the copy-out follows, and the
-//   shape with the end stamp (+48) goes last.
+// - Init: thread 0 (`tid < 1`, tested inside the asm so that it is not
+//   finalize's `tid == 0`) parks {global timer, clock64} after the rings
+//   (+8192).
+// - Finalize derives the thread's state again (ids read through asm), then,
+//   past the barrier and the null-pointer check, thread 0 stores four
+//   16-byte groups with predicated stores: identity (+0), the parked init
+//   stamps (+16), finalize stamps (+32); the copy-out follows, and the shape
+//   with the end stamp (+48) goes last.
 // RUN: kperf instrument %s --regions kernel --emit ptx
 // CHECK: .const .align 16 .b8 __kperf_smem_k_hdr[16] = {75, 80, 82, 70, 2, 0, 0, 0, 4, 0, 0, 0, 0, 1};
-// CHECK: .shared .align 16 .b8 __kperf_smem_k[8208];
-// CHECK: setp.eq.b32 [[T0:%p[0-9]+]], %r1, 0;
+// CHECK: .shared .align 16 .b8 __kperf_smem_k[10400];
+// CHECK: mov.u32 [[TID:%r[0-9]+]], %tid.x;
 // CHECK: mov.u64 [[IT:%rd[0-9]+]], %globaltimer;
 // CHECK-NEXT: mov.u64 [[IC:%rd[0-9]+]], %clock64;
 // CHECK-NEXT: add.s64 [[SLOT:%rd[0-9]+]], {{%rd[0-9]+}}, 8192;
-// CHECK: @[[T0]] st.shared.v2.b64 [[[SLOT]]], {[[IT]], [[IC]]};
-// CHECK: bar.sync 0;
-// CHECK-NEXT: @{{%p[0-9]+}} bra
+// CHECK: { .reg .pred p; setp.lt.u32 p, [[TID]], 1; @p st.shared.v2.b64 [[[SLOT]]], {[[IT]], [[IC]]}; }
+// CHECK: mov.u32 [[FTID:%r[0-9]+]], %tid.x;
+// CHECK: mov.u32 {{%r[0-9]+}}, %ctaid.x;
+// CHECK: setp.eq.b64 [[NULL:%p[0-9]+]], {{%rd[0-9]+}}, 0;
+// CHECK-NEXT: bar.sync 0;
+// CHECK-NEXT: @[[NULL]] bra
 // CHECK: mul.wide.u32 {{%rd[0-9]+}}, {{%r[0-9]+}}, 8288;
+// CHECK: setp.eq.b32 [[T0:%p[0-9]+]], [[FTID]], 0;
 // CHECK: ld.const.v2.b32 {[[MAGIC:%r[0-9]+]], [[VERSION:%r[0-9]+]]}, [__kperf_smem_k_hdr];
 // CHECK: @[[T0]] st.global.v4.b32 [[[BLK:%rd[0-9]+]]], {[[MAGIC]], [[VERSION]], {{%r[0-9]+}}, {{%r[0-9]+}}};
 // CHECK: ld.shared.v2.b64 {[[ST:%rd[0-9]+]], [[SC:%rd[0-9]+]]}, [__kperf_smem_k+8192];

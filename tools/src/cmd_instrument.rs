@@ -4,7 +4,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use kperf_dialects::abi::{Counter, Strategy};
 use kperf_dialects::meta::{BufferKind, Granularity, InstrumentMeta};
-use kperf_instrument::options::{parse_cta_sampling, parse_u32_list};
+use kperf_instrument::options::{parse_cta_sampling, parse_u32_list, FpContract};
 use kperf_instrument::{Emit, InstrumentOptions, KperfContext, RegionMode, Target};
 use std::path::{Path, PathBuf};
 
@@ -64,6 +64,17 @@ pub struct LoweringArgs {
     /// record only the automatic regions (--regions)
     #[arg(long)]
     pub ignore_markers: bool,
+    /// LLVM IR: floating-point contraction (FMA fusion) for the plain and
+    /// instrumented builds alike: auto (Triton kernels: as Triton's
+    /// enable_fp_fusion, default on; others: the IR's own `contract`
+    /// flags), fast, or as-written
+    #[arg(long, default_value = "auto")]
+    pub fp_contract: String,
+    /// LLVM IR: replace the input's debug info with one line per
+    /// instruction and put kperf's own code in a file of its own (what
+    /// `kperf cost` compiles with; for looking at its builds)
+    #[arg(long, hide = true)]
+    pub line_tags: bool,
 }
 
 impl LoweringArgs {
@@ -114,6 +125,8 @@ impl LoweringArgs {
         }
         o.profile_param = kperf_instrument::options::ProfileParam::parse(&self.profile_param)?;
         o.markers = !self.ignore_markers;
+        o.fp_contract = kperf_instrument::options::FpContract::parse(&self.fp_contract)?;
+        o.line_tags = self.line_tags;
         Ok(o)
     }
 }
@@ -179,6 +192,8 @@ pub struct TritonMetadata {
     pub path: PathBuf,
     pub num_warps: u32,
     pub shared: u32,
+    /// Triton's `enable_fp_fusion` (absent in old dumps: Triton's default, on).
+    pub enable_fp_fusion: bool,
 }
 
 pub fn triton_metadata_beside(input: &Path) -> Option<TritonMetadata> {
@@ -187,6 +202,10 @@ pub fn triton_metadata_beside(input: &Path) -> Option<TritonMetadata> {
     Some(TritonMetadata {
         num_warps: v.get("num_warps")?.as_u64()? as u32,
         shared: v.get("shared")?.as_u64()? as u32,
+        enable_fp_fusion: v
+            .get("enable_fp_fusion")
+            .and_then(|f| f.as_bool())
+            .unwrap_or(true),
         path,
     })
 }
@@ -204,6 +223,13 @@ pub fn apply_triton_metadata(
     }
     if opts.dynamic_shared == 0 {
         opts.dynamic_shared = t.shared;
+    }
+    if opts.fp_contract == FpContract::Auto {
+        opts.fp_contract = if t.enable_fp_fusion {
+            FpContract::Fast
+        } else {
+            FpContract::AsWritten
+        };
     }
     // Triton opts in to more than 48 KiB of shared memory only when its
     // own dynamic size exceeds 48 KiB (driver.c:loadBinary): below that,

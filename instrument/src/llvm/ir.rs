@@ -187,3 +187,86 @@ pub fn message(p: *const std::os::raw::c_char) -> String {
 pub fn has_uses(v: LLVMValueRef) -> bool {
     !unsafe { LLVMGetFirstUse(v) }.is_null()
 }
+
+/// Split the CFG edge `u → v` with a new block that only branches to `v`,
+/// placed right after `u`, and return it. Every successor slot of `u`'s
+/// terminator that names `v` is redirected (they become one edge), and the
+/// phis of `v` take their value from the new block once.
+///
+/// Only edges no record can otherwise reach are split (see
+/// `sites::Collector::edge_anchor`): splitting every critical edge
+/// (`break-crit-edges`) changes the shape of loop latches, and ptxas then
+/// compiles a different kernel (attention's loop body duplicated, 16 → 32
+/// HGMMA).
+pub fn split_edge(u: Block, v: Block) -> Block {
+    unsafe {
+        let term = u.terminator().expect("an edge's source has a terminator").0;
+        let f = LLVMGetBasicBlockParent(u.0);
+        let ctx = LLVMGetTypeContext(LLVMTypeOf(f));
+        let name = c"kperf.edge";
+        let new = LLVMAppendBasicBlockInContext(ctx, f, name.as_ptr());
+        LLVMMoveBasicBlockAfter(new, u.0);
+        let b = LLVMCreateBuilderInContext(ctx);
+        LLVMPositionBuilderAtEnd(b, new);
+        let br = LLVMBuildBr(b, v.0);
+        LLVMDisposeBuilder(b);
+        let loc = LLVMInstructionGetDebugLoc(term);
+        if !loc.is_null() {
+            inkwell::llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(br, loc);
+        }
+        for i in 0..LLVMGetNumSuccessors(term) {
+            if LLVMGetSuccessor(term, i) == v.0 {
+                LLVMSetSuccessor(term, i, new);
+            }
+        }
+        for phi in Block(v.0).instructions() {
+            if phi.opcode() != LLVMOpcode::LLVMPHI {
+                break;
+            }
+            retarget_phi(phi.0, u.0, new);
+        }
+        Block(new)
+    }
+}
+
+/// Rebuild `phi` with its entries from `from` replaced by one entry from
+/// `to` (the C API cannot set an incoming block in place).
+unsafe fn retarget_phi(phi: LLVMValueRef, from: LLVMBasicBlockRef, to: LLVMBasicBlockRef) {
+    let n = LLVMCountIncoming(phi);
+    let mut vals = Vec::with_capacity(n as usize);
+    let mut blocks = Vec::with_capacity(n as usize);
+    let mut moved = false;
+    for k in 0..n {
+        let (val, blk) = (LLVMGetIncomingValue(phi, k), LLVMGetIncomingBlock(phi, k));
+        if blk == from {
+            if moved {
+                continue;
+            }
+            moved = true;
+            vals.push(val);
+            blocks.push(to);
+        } else {
+            vals.push(val);
+            blocks.push(blk);
+        }
+    }
+    let ctx = LLVMGetTypeContext(LLVMTypeOf(phi));
+    let b = LLVMCreateBuilderInContext(ctx);
+    LLVMPositionBuilderBefore(b, phi);
+    let new = LLVMBuildPhi(b, LLVMTypeOf(phi), c"".as_ptr());
+    LLVMDisposeBuilder(b);
+    let loc = LLVMInstructionGetDebugLoc(phi);
+    if !loc.is_null() {
+        inkwell::llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(new, loc);
+    }
+    LLVMAddIncoming(
+        new,
+        vals.as_mut_ptr(),
+        blocks.as_mut_ptr(),
+        vals.len() as u32,
+    );
+    let name = value_name(phi);
+    LLVMReplaceAllUsesWith(phi, new);
+    LLVMInstructionEraseFromParent(phi);
+    LLVMSetValueName2(new, name.as_ptr().cast(), name.len());
+}

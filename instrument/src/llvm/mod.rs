@@ -16,13 +16,14 @@
 pub(crate) mod cfg;
 pub mod compat;
 pub(crate) mod ir;
+pub mod line_tags;
 pub(crate) mod sites;
 
 use crate::error::{InstrumentError, Result};
 use crate::mlir::snippets::{snippets_llvm_ir, SnippetNames};
 use crate::mlir::templates::{LoweringConfig, INIT_RESULTS};
 use crate::mlir::KperfContext;
-use crate::options::{Emit, InstrumentOptions, ProfileParam, RegionMode, Target};
+use crate::options::{Emit, FpContract, InstrumentOptions, ProfileParam, RegionMode, Target};
 use crate::plan::{plan_segments, RegionTable, SiteInfo};
 use cfg::Cfg;
 use inkwell::attributes::{Attribute, AttributeLoc};
@@ -38,11 +39,12 @@ use inkwell::targets::{
     TargetTriple,
 };
 use inkwell::types::{BasicMetadataTypeEnum, BasicType};
-use inkwell::values::{AsValueRef, BasicMetadataValueEnum, BasicValueEnum, FunctionValue};
+use inkwell::values::{AsValueRef, BasicMetadataValueEnum, FunctionValue};
 use inkwell::OptimizationLevel;
 use ir::{Block, Inst};
 use kperf_dialects::abi::{Edge, Layout, RegionId};
 use kperf_dialects::meta::{InstrumentMeta, KernelMeta};
+use line_tags::{tag_line_of_record, TAG_LINE_FINALIZE, TAG_LINE_INIT};
 use sites::Site;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Once;
@@ -399,13 +401,20 @@ fn static_shared(module: &Module) -> (u64, Vec<String>) {
     (bytes, dynamic)
 }
 
+/// The width of a shared-memory pointer (address space 3) in the module's
+/// data layout, in bytes.
+fn shared_pointer_bytes(module: &Module) -> u32 {
+    let td =
+        inkwell::targets::TargetData::create(&module.get_data_layout().as_str().to_string_lossy());
+    td.get_pointer_byte_size(Some(inkwell::AddressSpace::from(3u16)))
+}
+
 /// Is this a Triton kernel, whose last two parameters are Triton's global
 /// and profile scratch pointers?
-fn triton_profile_param(f: FunctionValue, source: &str, hint: bool) -> Option<u32> {
+fn triton_profile_param(f: FunctionValue, is_triton: bool) -> Option<u32> {
     let ps = f.get_type().get_param_types();
     let n = ps.len();
     let global1 = |t: &BasicMetadataTypeEnum| matches!(t, BasicMetadataTypeEnum::PointerType(p) if p.get_address_space() == inkwell::AddressSpace::from(1u16));
-    let is_triton = hint || source.contains("producer: \"triton\"");
     (is_triton && n >= 2 && global1(&ps[n - 1]) && global1(&ps[n - 2])).then(|| (n - 1) as u32)
 }
 
@@ -616,14 +625,28 @@ pub fn instrument_llvm(
     }
     let ctx = Context::create();
     let module = parse(&ctx, bytes, file)?;
+    let source_text = if is_bitcode(bytes) {
+        String::new()
+    } else {
+        String::from_utf8_lossy(bytes).into_owned()
+    };
+    let triton = triton_hint || is_triton_source(&source_text);
+    // Before the target machine exists: it reads them when it is made.
+    set_nvptx_codegen_options(triton);
     let tm = target_machine(&opts.target, &module)?;
     check_triple(&module, &opts.target, &tm, file)?;
+    if fp_contract_of(&opts, triton) == FpContract::Fast {
+        allow_contraction(&module);
+    }
+    if opts.line_tags {
+        line_tags::tag_kernel_lines(&module);
+    }
     if plain || !opts.markers {
         strip_markers(&module, &opts.target, file)?;
     }
     if plain {
         return Ok(LlvmOutput {
-            bytes: emit_module(&module, &tm, &opts.target, emit, file)?,
+            bytes: emit_module(&module, &tm, &opts, emit, file)?,
             meta: None,
         });
     }
@@ -638,11 +661,6 @@ pub fn instrument_llvm(
             },
         });
     }
-    let source_text = if is_bitcode(bytes) {
-        String::new()
-    } else {
-        String::from_utf8_lossy(bytes).into_owned()
-    };
     let needs_edges = opts.regions.iter().any(|m| {
         matches!(
             m,
@@ -666,11 +684,9 @@ pub fn instrument_llvm(
     for name in names {
         let f = module.get_function(&name).expect("kernel listed");
         if needs_edges {
-            run_function_passes(f, "loop-simplify,break-crit-edges", &tm)?;
+            run_function_passes(f, "loop-simplify", &tm)?;
         }
-        let entry = f.get_first_basic_block().expect("kernel has a body");
-        let cfg = Cfg::new(Block(entry.as_mut_ptr()));
-        let found = sites::collect(&cfg, &name, file, &opts.regions)?;
+        let (cfg, found) = collect_sites(f, &name, file, &opts.regions)?;
         if found.sites.is_empty() {
             continue;
         }
@@ -696,34 +712,32 @@ pub fn instrument_llvm(
         }))?;
         let plan = plan_kernel(&module, f, &opts, file, &name, &table)?;
         // The profile pointer.
-        let (f, prof_index, profile_param) = match (
-            opts.profile_param,
-            triton_profile_param(f, &source_text, triton_hint),
-        ) {
-            (ProfileParam::Append, _) | (ProfileParam::Auto, None) => {
-                let n = f.count_params();
-                let pos = if opts.target.is_host() {
-                    n - HOST_GRID_ARGS as u32
-                } else {
-                    n
-                };
-                (
-                    insert_param(&ctx, &module, f, pos, opts.target.is_host()),
-                    pos,
-                    None,
-                )
-            }
-            (ProfileParam::Auto, Some(i)) => (f, i, Some(i)),
-            (ProfileParam::Index(i), _) => {
-                if i >= f.count_params() {
-                    return Err(InstrumentError::Option(format!(
-                        "--profile-param {i}: kernel `{name}` has {} parameters",
-                        f.count_params()
-                    )));
+        let (f, prof_index, profile_param) =
+            match (opts.profile_param, triton_profile_param(f, triton)) {
+                (ProfileParam::Append, _) | (ProfileParam::Auto, None) => {
+                    let n = f.count_params();
+                    let pos = if opts.target.is_host() {
+                        n - HOST_GRID_ARGS as u32
+                    } else {
+                        n
+                    };
+                    (
+                        insert_param(&ctx, &module, f, pos, opts.target.is_host()),
+                        pos,
+                        None,
+                    )
                 }
-                (f, i, Some(i))
-            }
-        };
+                (ProfileParam::Auto, Some(i)) => (f, i, Some(i)),
+                (ProfileParam::Index(i), _) => {
+                    if i >= f.count_params() {
+                        return Err(InstrumentError::Option(format!(
+                            "--profile-param {i}: kernel `{name}` has {} parameters",
+                            f.count_params()
+                        )));
+                    }
+                    (f, i, Some(i))
+                }
+            };
         if profile_param.is_some() {
             make_param_writable(f, prof_index);
         }
@@ -778,6 +792,10 @@ pub fn instrument_llvm(
         }
         snippet_fns.extend(fn_names);
 
+        let tags = opts
+            .line_tags
+            .then(|| line_tags::tag_scope(&module, f))
+            .flatten();
         insert_records(
             &ctx,
             &module,
@@ -787,6 +805,7 @@ pub fn instrument_llvm(
             &snippet_names,
             &found.sites,
             &table,
+            tags,
         )?;
         for m in &found.markers {
             if !m.call.has_uses() {
@@ -833,9 +852,123 @@ pub fn instrument_llvm(
         .verify()
         .map_err(|e| InstrumentError::Verify(e.to_string()))?;
     Ok(LlvmOutput {
-        bytes: emit_module(&module, &tm, &opts.target, emit, file)?,
+        bytes: emit_module(&module, &tm, &opts, emit, file)?,
         meta: Some(meta),
     })
+}
+
+/// The kernel's CFG and record sites. Edges that need a record and have
+/// no instruction to stand for them (critical edges) are split, and the
+/// sites collected again on the new CFG.
+fn collect_sites(
+    f: FunctionValue,
+    name: &str,
+    file: &str,
+    modes: &[RegionMode],
+) -> Result<(Cfg, sites::Found)> {
+    let entry = Block(
+        f.get_first_basic_block()
+            .expect("kernel has a body")
+            .as_mut_ptr(),
+    );
+    let cfg = Cfg::new(entry);
+    let found = sites::collect(&cfg, name, file, modes)?;
+    if found.unplaced.is_empty() {
+        return Ok((cfg, found));
+    }
+    for &(u, v) in &found.unplaced {
+        ir::split_edge(cfg.blocks[u], cfg.blocks[v]);
+    }
+    let cfg = Cfg::new(entry);
+    let found = sites::collect(&cfg, name, file, modes)?;
+    if let Some(&(u, v)) = found.unplaced.first() {
+        return Err(InstrumentError::At {
+            location: format!("{file}: @{name}"),
+            message: format!(
+                "no place for a record on the edge from block {u} to block {v}, even after splitting it"
+            ),
+        });
+    }
+    Ok((cfg, found))
+}
+
+/// LLVM IR of an NVPTX kernel `name` whose body is a bare return, declaring
+/// `block` threads: instrumented with the kernel region, it holds init,
+/// two records and finalize and nothing of any kernel's own, which is what
+/// `kperf cost` measures a lowering's fixed cost on.
+pub fn hollow_kernel(name: &str, block: [u32; 3]) -> String {
+    let quoted = name.replace('\\', "\\5C").replace('"', "\\22");
+    format!(
+        "target triple = \"nvptx64-nvidia-cuda\"\n\
+         define ptx_kernel void @\"{quoted}\"() #0 {{\n  ret void\n}}\n\
+         attributes #0 = {{ \"nvvm.reqntid\"=\"{},{},{}\" }}\n",
+        block[0], block[1], block[2]
+    )
+}
+
+/// The contraction to compile with: `Auto` is Triton's default (fuse) for
+/// a Triton kernel (its producer string, or metadata found beside it) and
+/// the IR's own flags otherwise.
+fn fp_contract_of(opts: &InstrumentOptions, triton: bool) -> FpContract {
+    match opts.fp_contract {
+        FpContract::Auto if triton => FpContract::Fast,
+        FpContract::Auto => FpContract::AsWritten,
+        other => other,
+    }
+}
+
+/// Does LLVM IR text come from Triton (its debug info names the producer)?
+fn is_triton_source(source: &str) -> bool {
+    source.contains("producer: \"triton\"")
+}
+
+extern "C" {
+    /// cxx/llvm_options.cpp: 1 when set, 0 when LLVM has no such option,
+    /// -1 when it is not a boolean one.
+    fn kperf_set_llvm_bool_option(name: *const std::os::raw::c_char, value: i32) -> i32;
+}
+
+/// The NVPTX code-generation options of the kernel's own compiler: Triton
+/// compiles with `nvptx-short-ptr` (32-bit shared, constant and local
+/// pointers) and `nvptx-mad-wide-opt`; clang and MLIR with neither. They
+/// change the kernel (matmul_pipelined: 686 SASS instructions without,
+/// Triton's own 671 with). LLVM keeps them process-wide, so every NVPTX
+/// build sets both before it starts.
+pub fn set_nvptx_codegen_options(triton: bool) {
+    for name in [c"nvptx-short-ptr", c"nvptx-mad-wide-opt"] {
+        // SAFETY: a NUL-terminated name; the helper checks the option is a
+        // boolean before it sets it.
+        unsafe { kperf_set_llvm_bool_option(name.as_ptr(), i32::from(triton)) };
+    }
+}
+
+/// Let every floating-point add, subtract, multiply and negate fuse, as
+/// LLVM's `AllowFPOpFusion = Fast` (Triton's `enable_fp_fusion`) does for
+/// the whole back end; the C API has no such target option, and a flag on
+/// each instruction says the same to the NVPTX back end's FMA combines.
+fn allow_contraction(module: &Module) {
+    use inkwell::llvm_sys::LLVMOpcode as Op;
+    for f in module.get_functions() {
+        for bb in f.get_basic_blocks() {
+            for i in Block(bb.as_mut_ptr()).instructions() {
+                if !matches!(
+                    i.opcode(),
+                    Op::LLVMFAdd | Op::LLVMFSub | Op::LLVMFMul | Op::LLVMFNeg
+                ) {
+                    continue;
+                }
+                unsafe {
+                    if sys::LLVMCanValueUseFastMathFlags(i.0) != 0 {
+                        let flags = sys::LLVMGetFastMathFlags(i.0);
+                        sys::LLVMSetFastMathFlags(
+                            i.0,
+                            flags | inkwell::llvm_sys::LLVMFastMathAllowContract,
+                        );
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The plain baseline: the module as it is, less its markers (a marker
@@ -895,6 +1028,7 @@ fn plan_kernel(
         sampled_units: opts.sample_units.clone(),
         sample_ctas: opts.sample_ctas.clone(),
         smem_symbol: format!("__kperf_smem_{name}"),
+        short_shared_ptr: shared_pointer_bytes(module) == 4,
     };
     let layout = Layout {
         units: plan.units,
@@ -928,7 +1062,24 @@ fn insert_records<'c>(
     names: &SnippetNames,
     sites: &[Site],
     table: &RegionTable,
+    tags: Option<LLVMMetadataRef>,
 ) -> Result<()> {
+    let builder = ctx.create_builder();
+    // Where the inserted calls (and, once inlined, their code) say they
+    // come from: the anchor's own location, or a tag line.
+    let locate = |anchor: Inst, line: u32| match tags {
+        Some(scope) => unsafe {
+            let l = di::LLVMDIBuilderCreateDebugLocation(
+                ctx.raw(),
+                line,
+                0,
+                scope,
+                std::ptr::null_mut(),
+            );
+            sys::LLVMSetCurrentDebugLocation2(builder.as_mut_ptr(), l);
+        },
+        None => set_debug_location(ctx, &builder, f, anchor),
+    };
     let get = |n: &str| {
         module
             .get_function(n)
@@ -937,15 +1088,15 @@ fn insert_records<'c>(
                 diagnostics: "snippet missing".into(),
             })
     };
-    let builder = ctx.create_builder();
     let entry = f.get_first_basic_block().expect("kernel has a body");
     let first = Block(entry.as_mut_ptr())
         .instructions()
         .first()
         .copied()
         .expect("entry block has a terminator");
-    set_debug_location(ctx, &builder, f, first);
+    // Positioning takes the anchor's location: locate after it.
     builder.position_before(&unsafe { inkwell::values::InstructionValue::new(first.0) });
+    locate(first, TAG_LINE_INIT);
     let bad = |e: inkwell::builder::BuilderError| InstrumentError::Template {
         template: "builder".into(),
         diagnostics: e.to_string(),
@@ -983,15 +1134,11 @@ fn insert_records<'c>(
             diagnostics: "returns nothing".into(),
         })?
         .into_struct_value();
-    let mut state: Vec<BasicValueEnum> = Vec::with_capacity(INIT_RESULTS);
-    for i in 0..INIT_RESULTS as u32 {
-        state.push(builder.build_extract_value(st, i, "").map_err(bad)?);
-    }
     // rec, seg, cnt, blk, unit_idx: what a store needs (templates::store).
-    let store_state: Vec<BasicMetadataValueEnum> = [0usize, 2, 3, 4, 5]
-        .iter()
-        .map(|&i| state[i].into())
-        .collect();
+    let mut store_state: Vec<BasicMetadataValueEnum> = Vec::with_capacity(INIT_RESULTS);
+    for i in 0..INIT_RESULTS as u32 {
+        store_state.push(builder.build_extract_value(st, i, "").map_err(bad)?.into());
+    }
 
     let mut by_anchor: BTreeMap<usize, AnchorSites> = BTreeMap::new();
     let mut anchor_ids: HashMap<Inst, usize> = HashMap::new();
@@ -1007,11 +1154,11 @@ fn insert_records<'c>(
     let read = get(&names.read_counter())?;
     for (_, (anchor, mut list)) in by_anchor {
         order_at_anchor(&mut list);
-        set_debug_location(ctx, &builder, f, anchor);
         builder.position_before(&unsafe { inkwell::values::InstructionValue::new(anchor.0) });
         for (_, s) in list {
             let id = RegionId(table.ids[&s.name] as u16);
             let edge = if s.is_start { Edge::Start } else { Edge::End };
+            locate(anchor, tag_line_of_record(id, edge));
             let clock = builder
                 .build_call(read, &[], "kperf.clock")
                 .map_err(bad)?
@@ -1024,8 +1171,8 @@ fn insert_records<'c>(
                 .map_err(bad)?;
         }
     }
+    // Finalize takes init's arguments and derives the rest itself.
     let finalize = get(&names.finalize())?;
-    let all_state: Vec<BasicMetadataValueEnum> = state.iter().map(|v| (*v).into()).collect();
     for bb in f.get_basic_blocks() {
         let Some(t) = Block(bb.as_mut_ptr())
             .terminator()
@@ -1033,9 +1180,9 @@ fn insert_records<'c>(
         else {
             continue;
         };
-        set_debug_location(ctx, &builder, f, t);
         builder.position_before(&unsafe { inkwell::values::InstructionValue::new(t.0) });
-        builder.build_call(finalize, &all_state, "").map_err(bad)?;
+        locate(t, TAG_LINE_FINALIZE);
+        builder.build_call(finalize, &init_args, "").map_err(bad)?;
     }
     Ok(())
 }
@@ -1065,10 +1212,11 @@ fn line_tables_only_target(module: &Module, ptx: Vec<u8>) -> Vec<u8> {
 fn emit_module(
     module: &Module,
     tm: &TargetMachine,
-    target: &Target,
+    opts: &InstrumentOptions,
     emit: Emit,
     file: &str,
 ) -> Result<Vec<u8>> {
+    let target = &opts.target;
     match emit {
         Emit::Llvm => Ok(module.print_to_string().to_bytes().to_vec()),
         Emit::Bitcode => Ok(module.write_bitcode_to_memory().as_slice().to_vec()),

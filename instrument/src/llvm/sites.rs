@@ -4,10 +4,14 @@
 //! `calls=<glob>`, `asm=<regex>`, async issue/wait pairs).
 //!
 //! Every site is "a record right before instruction X". Edges of the CFG
-//! are reached without splitting them: the module is first put in
-//! loop-simplify form with critical edges broken, so every edge u→v either
-//! leaves a block with one successor (code goes before u's terminator) or
-//! enters a block with one predecessor (code goes at v's top).
+//! are reached without changing the CFG where possible: the module is first
+//! put in loop-simplify form (preheaders, dedicated exits: what the back
+//! end's own loop passes do anyway), then an edge u→v takes its record
+//! before u's terminator (u has one successor), at v's top (v has one
+//! predecessor, or all of v's predecessors carry the same record), or, for
+//! a loop's latch, before the latch's branch. Only the critical edges left
+//! are split, one by one: `break-crit-edges` on the whole function splits
+//! loop back edges, and ptxas then compiles another kernel.
 
 use super::cfg::{Cfg, Loop};
 use super::ir::{constant_string, Block, Inst};
@@ -16,7 +20,7 @@ use crate::options::RegionMode;
 use globset::Glob;
 use kperf_dialects::meta::RegionKind;
 use regex::Regex;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::OnceLock;
 
 /// The marker functions a front end declares (CUDA: `extern "C" __device__`).
@@ -48,6 +52,9 @@ pub struct Marker {
 pub struct Found {
     pub sites: Vec<Site>,
     pub markers: Vec<Marker>,
+    /// Critical edges a record needs (`u → v`, CFG indices): the caller
+    /// splits them and collects again; the sites are then incomplete.
+    pub unplaced: Vec<(usize, usize)>,
 }
 
 fn marker_asm() -> &'static Regex {
@@ -110,6 +117,7 @@ pub struct Collector<'a> {
     counts: HashMap<String, usize>,
     sites: Vec<Site>,
     markers: Vec<Marker>,
+    unplaced: Vec<(usize, usize)>,
 }
 
 impl<'a> Collector<'a> {
@@ -121,6 +129,7 @@ impl<'a> Collector<'a> {
             counts: HashMap::new(),
             sites: Vec::new(),
             markers: Vec::new(),
+            unplaced: Vec::new(),
         }
     }
 
@@ -128,6 +137,7 @@ impl<'a> Collector<'a> {
         Found {
             sites: self.sites,
             markers: self.markers,
+            unplaced: self.unplaced,
         }
     }
 
@@ -190,8 +200,11 @@ impl<'a> Collector<'a> {
         });
     }
 
-    /// Where code on edge u→v goes (see the module comment).
-    fn edge_anchor(&self, u: usize, v: usize) -> Result<Inst> {
+    /// Where code on edge u→v goes (see the module comment): before u's
+    /// terminator when u has one successor, at v's top when v has one
+    /// predecessor. A critical edge has no such place: it is noted in
+    /// `unplaced` for the caller to split, and collection runs again.
+    fn edge_anchor(&mut self, u: usize, v: usize) -> Option<Inst> {
         let cfg = self.cfg;
         let at = if cfg.succs[u].len() == 1 {
             cfg.blocks[u].terminator()
@@ -200,13 +213,33 @@ impl<'a> Collector<'a> {
         } else {
             None
         };
-        at.ok_or_else(|| InstrumentError::At {
-            location: self.block_location(cfg.blocks[u]),
-            message: format!(
-                "cannot place a record on the edge to {} (critical edge left after break-crit-edges)",
-                self.block_location(cfg.blocks[v])
-            ),
-        })
+        if at.is_none() && !self.unplaced.contains(&(u, v)) {
+            self.unplaced.push((u, v));
+        }
+        at
+    }
+
+    /// Places for one record on each of `edges`: a target block entered
+    /// only through these edges takes the record once at its top (a loop's
+    /// dedicated exit after loop-simplify); other edges go one by one.
+    fn edges_anchors(&mut self, edges: &[(usize, usize)]) -> Vec<Inst> {
+        let mut by_target: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for &(u, v) in edges {
+            let us = by_target.entry(v).or_default();
+            if !us.contains(&u) {
+                us.push(u);
+            }
+        }
+        let mut out = Vec::new();
+        for (v, us) in by_target {
+            let only_these = self.cfg.preds[v].iter().all(|p| us.contains(p));
+            let top = self.cfg.blocks[v].first_insertion_point();
+            match top.filter(|_| only_these && us.len() > 1) {
+                Some(t) => out.push(t),
+                None => out.extend(us.iter().filter_map(|&u| self.edge_anchor(u, v))),
+            }
+        }
+        out
     }
 
     /// Markers: calls to the marker functions and inline-asm comments.
@@ -272,6 +305,13 @@ impl<'a> Collector<'a> {
     /// `loops` and `iterations`: a loop region from each entering edge to
     /// each exit edge; an iteration region from the header's top to each
     /// back edge and each exit edge.
+    ///
+    /// The CFG is left as the front end made it wherever it can be: a latch
+    /// whose every successor leaves the iteration (the header, or outside
+    /// the loop) ends the iteration right before its terminator, so its
+    /// conditional branch stays one block (`@p bra header`); a dedicated
+    /// exit takes the loop's END once at its top. Only edges no
+    /// instruction stands for are split (see [`Collector::edge_anchor`]).
     pub fn loops(&mut self, loops: &[Loop], whole: bool, iterations: bool) -> Result<()> {
         for l in loops {
             let header = self.cfg.blocks[l.header];
@@ -279,10 +319,10 @@ impl<'a> Collector<'a> {
             let loop_name = self.site_name(&format!("loop@{at}"));
             let iter_name = self.site_name(&format!("iter@{at}"));
             let (ld, id) = (2 * l.depth, 2 * l.depth + 1);
-            let entering: Vec<usize> = self.cfg.preds[l.header]
+            let entering: Vec<(usize, usize)> = self.cfg.preds[l.header]
                 .iter()
-                .copied()
                 .filter(|p| !l.body.contains(p))
+                .map(|&p| (p, l.header))
                 .collect();
             let exits: Vec<(usize, usize)> = l
                 .body
@@ -291,12 +331,10 @@ impl<'a> Collector<'a> {
                 .filter(|(_, v)| !l.body.contains(v))
                 .collect();
             if whole {
-                for &p in &entering {
-                    let a = self.edge_anchor(p, l.header)?;
+                for a in self.edges_anchors(&entering) {
                     self.push(a, &loop_name, true, RegionKind::Loop, ld);
                 }
-                for &(u, v) in &exits {
-                    let a = self.edge_anchor(u, v)?;
+                for a in self.edges_anchors(&exits) {
                     self.push(a, &loop_name, false, RegionKind::Loop, ld);
                 }
             }
@@ -309,11 +347,13 @@ impl<'a> Collector<'a> {
                 let test_first =
                     exits.iter().any(|(u, _)| *u == l.header) && !l.latches.contains(&l.header);
                 if test_first {
-                    for &v in &self.cfg.succs[l.header] {
-                        if l.body.contains(&v) {
-                            let a = self.edge_anchor(l.header, v)?;
-                            self.push(a, &iter_name, true, RegionKind::Iteration, id);
-                        }
+                    let into_body: Vec<(usize, usize)> = self.cfg.succs[l.header]
+                        .iter()
+                        .filter(|v| l.body.contains(v))
+                        .map(|&v| (l.header, v))
+                        .collect();
+                    for a in self.edges_anchors(&into_body) {
+                        self.push(a, &iter_name, true, RegionKind::Iteration, id);
                     }
                 } else {
                     let top =
@@ -325,12 +365,24 @@ impl<'a> Collector<'a> {
                             })?;
                     self.push(top, &iter_name, true, RegionKind::Iteration, id);
                 }
+                let mut ends: Vec<(usize, usize)> = Vec::new();
+                let mut closed_latches: Vec<usize> = Vec::new();
                 for &t in &l.latches {
-                    let a = self.edge_anchor(t, l.header)?;
-                    self.push(a, &iter_name, false, RegionKind::Iteration, id);
+                    let leaves = self.cfg.succs[t]
+                        .iter()
+                        .all(|s| *s == l.header || !l.body.contains(s));
+                    match self.cfg.blocks[t].terminator().filter(|_| leaves) {
+                        Some(term) => {
+                            self.push(term, &iter_name, false, RegionKind::Iteration, id);
+                            closed_latches.push(t);
+                        }
+                        None => ends.push((t, l.header)),
+                    }
                 }
-                for &(u, v) in exits.iter().filter(|(u, _)| !test_first || *u != l.header) {
-                    let a = self.edge_anchor(u, v)?;
+                ends.extend(exits.iter().copied().filter(|(u, _)| {
+                    !closed_latches.contains(u) && (!test_first || *u != l.header)
+                }));
+                for a in self.edges_anchors(&ends) {
                     self.push(a, &iter_name, false, RegionKind::Iteration, id);
                 }
             }
@@ -447,21 +499,18 @@ impl<'a> Collector<'a> {
                     Wait::At(w) => (vec![w], w.next().into_iter().collect::<Vec<_>>()),
                     Wait::Loop(l) => {
                         let l = &loops[l];
-                        let mut ends = Vec::new();
-                        for p in self.cfg.preds[l.header].clone() {
-                            if !l.body.contains(&p) {
-                                ends.push(self.edge_anchor(p, l.header)?);
-                            }
-                        }
-                        let mut after = Vec::new();
-                        for &u in &l.body {
-                            for &v in &self.cfg.succs[u] {
-                                if !l.body.contains(&v) {
-                                    after.push(self.edge_anchor(u, v)?);
-                                }
-                            }
-                        }
-                        (ends, after)
+                        let entering: Vec<(usize, usize)> = self.cfg.preds[l.header]
+                            .iter()
+                            .filter(|p| !l.body.contains(p))
+                            .map(|&p| (p, l.header))
+                            .collect();
+                        let exits: Vec<(usize, usize)> = l
+                            .body
+                            .iter()
+                            .flat_map(|&u| self.cfg.succs[u].iter().map(move |&v| (u, v)))
+                            .filter(|(_, v)| !l.body.contains(v))
+                            .collect();
+                        (self.edges_anchors(&entering), self.edges_anchors(&exits))
                     }
                 };
                 for e in ends {

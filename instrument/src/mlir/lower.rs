@@ -451,6 +451,8 @@ fn config_from_init(init: Op, f: Op, target: &Target) -> Result<LoweringConfig> 
         sampled_units,
         sample_ctas,
         smem_symbol: format!("__kperf_smem_{}", regions::symbol_name(f)),
+        // MLIR's NVPTX data layout has 64-bit shared pointers.
+        short_shared_ptr: false,
     })
 }
 
@@ -755,7 +757,7 @@ pub fn to_llvm(kctx: &KperfContext, f: Op, target: &Target) -> Result<Option<Ker
     }
     let st = tpl.splice(&cfg, "init", &templates::init(&cfg), init, &init_args)?;
     debug_assert_eq!(st.len(), INIT_RESULTS);
-    let (rec, seg, cnt, blk, unit_idx) = (st[0], st[2], st[3], st[4], st[5]);
+    let (rec, seg, cnt, blk, unit_idx) = (st[0], st[1], st[2], st[3], st[4]);
     for op in f.nested_ops() {
         let n = op.name();
         if n == ops::READ_COUNTER {
@@ -785,7 +787,7 @@ pub fn to_llvm(kctx: &KperfContext, f: Op, target: &Target) -> Result<Option<Ker
             )?;
             op.erase();
         } else if n == ops::FINALIZE {
-            tpl.splice(&cfg, "finalize", &templates::finalize(&cfg), op, &st)?;
+            tpl.splice(&cfg, "finalize", &templates::finalize(&cfg), op, &init_args)?;
             op.erase();
         }
     }

@@ -165,6 +165,9 @@ pub fn emit_module(
     opts: &InstrumentOptions,
     emit: Emit,
 ) -> Result<Vec<u8>> {
+    // MLIR's NVPTX target compiles with LLVM's defaults, whatever an LLVM-IR
+    // build in this process set before.
+    crate::llvm::set_nvptx_codegen_options(false);
     match emit {
         Emit::Kperf | Emit::KperfGpu | Emit::Mlir => Ok(print_module(module).into_bytes()),
         Emit::Bitcode => Err(InstrumentError::Option(

@@ -46,6 +46,10 @@ pub struct LoweringConfig {
     pub sample_ctas: CtaSampling,
     /// Symbol of the shared buffer global (device targets).
     pub smem_symbol: String,
+    /// Shared-memory pointers are 32 bits wide (the module's data layout
+    /// says `p3:32`, as Triton's short pointers do): inline asm then takes
+    /// them in 32-bit registers, not widened to 64 for every record.
+    pub short_shared_ptr: bool,
 }
 
 impl LoweringConfig {
@@ -92,17 +96,43 @@ impl LoweringConfig {
         }
     }
     /// 8-byte words of the shared allocation: the rings, then (shared
-    /// buffer only) the init stamp slot.
+    /// buffer only) the init stamp slot, then the trash ring if there is one.
     pub fn ring_words(&self) -> u64 {
-        let rings = self.units as u64 * self.slots as u64 * RECORD_SIZE as u64 / 8;
+        let rings = self.units as u64 * self.slots as u64 * RECORD_SIZE as u64;
         match self.buffer {
-            BufferKind::Shared => rings + INIT_STAMP_BYTES / 8,
-            BufferKind::Global => rings,
+            BufferKind::Shared => {
+                shared_layout(
+                    &self.target,
+                    self.buffer,
+                    self.strategy,
+                    self.units,
+                    self.slots,
+                )
+                .bytes
+                    / 8
+            }
+            BufferKind::Global => rings / 8,
         }
     }
     /// Byte offset of the init stamp slot from the start of the rings.
     fn stamp_offset(&self) -> usize {
         self.units as usize * self.slots as usize * RECORD_SIZE
+    }
+    /// Do records store without a predicate, threads that do not record
+    /// writing into a trash ring? See [`uses_trash_ring`].
+    pub fn trash_ring(&self) -> bool {
+        uses_trash_ring(&self.target, self.buffer, self.strategy)
+    }
+    /// Byte offset of the trash ring from the start of the rings.
+    fn trash_offset(&self) -> usize {
+        shared_layout(
+            &self.target,
+            self.buffer,
+            self.strategy,
+            self.units,
+            self.slots,
+        )
+        .trash_offset as usize
     }
     /// The header's constant words: magic, version and flags (identity
     /// group), units, slots (shape group).
@@ -125,8 +155,70 @@ impl LoweringConfig {
     /// otherwise fill, two SASS instructions fewer in finalize. The table
     /// is `externally_initialized` so LLVM does not fold the loads back
     /// into immediates. Other targets use immediates.
+    /// The inline-asm constraint for a pointer of type `pty`: a 32-bit
+    /// register for short shared pointers, a 64-bit one otherwise.
+    fn ptr_constraint(&self, pty: &str) -> &'static str {
+        if self.short_shared_ptr && pty.ends_with("<3>") {
+            "r"
+        } else {
+            "l"
+        }
+    }
     pub fn header_table_symbol(&self) -> Option<String> {
         matches!(self.target, Target::Nvptx { .. }).then(|| format!("{}_hdr", self.smem_symbol))
+    }
+}
+
+/// On NVPTX with circular rings in shared memory, a record is an
+/// unpredicated store: every thread stores, into its unit's ring when it
+/// records (the unit's leader, in a sampled unit) and into one shared trash
+/// ring otherwise (init picks the base once). A predicated store keeps its
+/// predicate live across the whole kernel; in predicate-heavy code
+/// (matmul_pipelined's software pipeline) ptxas then gives up its PLOP3s
+/// and takes 14 more registers (104 → 118). The trash ring costs one
+/// ring's shared memory. The semantics are the predicated store's: what
+/// reaches a unit's ring is what its leader recorded.
+pub fn uses_trash_ring(target: &Target, buffer: BufferKind, strategy: Strategy) -> bool {
+    matches!(target, Target::Nvptx { .. })
+        && buffer == BufferKind::Shared
+        && strategy == Strategy::Circular
+}
+
+/// Where the pieces of a shared-memory profile sit, in bytes from its
+/// start: `units` rings of `slots` records, the init stamps
+/// ([`INIT_STAMP_BYTES`]), and the trash ring if there is one.
+pub struct SharedLayout {
+    pub trash_offset: u64,
+    /// All of it.
+    pub bytes: u64,
+}
+
+/// The shared-memory layout, the one definition the plan (budget checks)
+/// and the templates use. The trash ring starts 32 bytes past a 128-byte
+/// boundary: rings start at multiples of 64 bytes (8 slots or more), so
+/// slot k of a ring and of the trash ring sit in different banks, and a
+/// warp's store (the leader into its ring, the others into the trash
+/// ring) takes one wavefront, not two.
+pub fn shared_layout(
+    target: &Target,
+    buffer: BufferKind,
+    strategy: Strategy,
+    units: u32,
+    slots: u32,
+) -> SharedLayout {
+    let ring = slots as u64 * RECORD_SIZE as u64;
+    let stamps_end = units as u64 * ring + INIT_STAMP_BYTES;
+    if uses_trash_ring(target, buffer, strategy) {
+        let trash_offset = stamps_end.next_multiple_of(128) + 32;
+        SharedLayout {
+            trash_offset,
+            bytes: trash_offset + ring,
+        }
+    } else {
+        SharedLayout {
+            trash_offset: stamps_end,
+            bytes: stamps_end,
+        }
     }
 }
 
@@ -147,6 +239,9 @@ const NO_UNROLL: &str = "{loop_annotation = #llvm.loop_annotation<unroll = <disa
 struct Body {
     text: String,
     next: usize,
+    /// Read NVPTX special registers through inline asm, which LLVM does
+    /// not merge with other reads (see [`finalize`]).
+    opaque_sregs: bool,
 }
 
 impl Body {
@@ -154,6 +249,17 @@ impl Body {
         Body {
             text: String::new(),
             next: 0,
+            opaque_sregs: false,
+        }
+    }
+    /// A 32-bit NVPTX special register (`tid.x`, `ctaid.y`, …).
+    fn sreg(&mut self, name: &str) -> String {
+        if self.opaque_sregs {
+            self.def(format!(
+                "llvm.inline_asm asm_dialect = att \"mov.u32 $0, %{name};\", \"=r\"  : () -> i32"
+            ))
+        } else {
+            self.def(format!("nvvm.read.ptx.sreg.{name} : i32"))
         }
     }
     fn fresh(&mut self) -> String {
@@ -310,14 +416,14 @@ fn thread_id(b: &mut Body, cfg: &LoweringConfig) -> String {
     match &cfg.target {
         Target::Host => b.c32(0),
         Target::Nvptx { .. } => {
-            let x = b.def("nvvm.read.ptx.sreg.tid.x : i32");
+            let x = b.sreg("tid.x");
             if cfg.block_1d {
                 return x;
             }
-            let y = b.def("nvvm.read.ptx.sreg.tid.y : i32");
-            let z = b.def("nvvm.read.ptx.sreg.tid.z : i32");
-            let nx = b.def("nvvm.read.ptx.sreg.ntid.x : i32");
-            let ny = b.def("nvvm.read.ptx.sreg.ntid.y : i32");
+            let y = b.sreg("tid.y");
+            let z = b.sreg("tid.z");
+            let nx = b.sreg("ntid.x");
+            let ny = b.sreg("ntid.y");
             linearize(b, [&x, &y, &z], [&nx, &ny])
         }
         Target::Amdgpu { .. } => {
@@ -346,11 +452,11 @@ fn linearize(b: &mut Body, [x, y, z]: [&str; 3], [nx, ny]: [&str; 2]) -> String 
 fn cta_id(b: &mut Body, t: &Target, block: [u32; 3]) -> String {
     match t {
         Target::Nvptx { .. } => {
-            let x = b.def("nvvm.read.ptx.sreg.ctaid.x : i32");
-            let y = b.def("nvvm.read.ptx.sreg.ctaid.y : i32");
-            let z = b.def("nvvm.read.ptx.sreg.ctaid.z : i32");
-            let nx = b.def("nvvm.read.ptx.sreg.nctaid.x : i32");
-            let ny = b.def("nvvm.read.ptx.sreg.nctaid.y : i32");
+            let x = b.sreg("ctaid.x");
+            let y = b.sreg("ctaid.y");
+            let z = b.sreg("ctaid.z");
+            let nx = b.sreg("nctaid.x");
+            let ny = b.sreg("nctaid.y");
             linearize(b, [&x, &y, &z], [&nx, &ny])
         }
         Target::Amdgpu { .. } => {
@@ -412,25 +518,47 @@ pub fn locals(cfg: &LoweringConfig) -> String {
 
 // ---- init -------------------------------------------------------------------
 
-/// Values init hands to the other templates, in this order.
-pub const INIT_RESULTS: usize = 10;
+/// Values init hands to the record stores, in this order: `%rec`, `%seg`,
+/// `%cnt`, `%blk`, `%unit_idx` (the stores' first five arguments).
+pub const INIT_RESULTS: usize = 5;
 
-/// `kperfgpu.init`: unit, leader and sampling predicates, segment base,
-/// ring counter, CTA block pointer; thread 0 writes the header's init fields.
-///
-/// Arguments: `%prof` (global profile buffer), `%cnt` and, on the host with a
-/// shared buffer, `%ring` (both from [`locals`]), then, on the host, the grid ids.
-/// Results: `%rec` (this thread records), `%hdr` (this thread writes the
-/// header), `%seg` (segment base), `%cnt` (ring counter slot), `%blk` (CTA
-/// block), `%unit_idx` (segment index), `%tid`, `%active` (this CTA
-/// records), `%seg0` (base of all segments) and `%cta` (linear CTA id),
-/// consumed by store and finalize in that order.
-pub fn init(cfg: &LoweringConfig) -> String {
-    let mut b = Body::new();
+/// Where a thread stands in the profile: what init and finalize both
+/// derive from the thread and CTA ids and the profile pointer.
+struct State {
+    tid: String,
+    cta: String,
+    /// This thread leads a sampled unit.
+    leader: String,
+    /// This thread records: a [`State::leader`] in an active CTA.
+    rec: String,
+    /// This CTA records and has a profile buffer.
+    active: String,
+    /// Thread 0 of an active CTA.
+    hdr: String,
+    /// Segment index of the thread's unit.
+    unit_idx: String,
+    /// This CTA's block of the profile buffer.
+    blk: String,
+    /// Base of all segments.
+    base: String,
+    /// Where this thread's records go: its unit's segment, or the trash
+    /// ring ([`uses_trash_ring`]).
+    seg: String,
+}
+
+/// The SSA names of one unit's CTA block, segment index and segment.
+#[derive(Clone, Copy)]
+struct UnitRefs<'a> {
+    blk: &'a str,
+    unit_idx: &'a str,
+    seg: &'a str,
+}
+
+fn profile_state(b: &mut Body, cfg: &LoweringConfig) -> State {
     let g = cfg.gptr();
     let seg_ty = cfg.seg_ptr();
-    let tid = thread_id(&mut b, cfg);
-    let cta = cta_id(&mut b, &cfg.target, cfg.block);
+    let tid = thread_id(b, cfg);
+    let cta = cta_id(b, &cfg.target, cfg.block);
     let zero = b.c32(0);
     let tpu = b.c32(cfg.unit_threads as i64);
     let (unit, lane) = if cfg.unit_threads == 1 {
@@ -483,11 +611,19 @@ pub fn init(cfg: &LoweringConfig) -> String {
     };
     // A null profile pointer (a host program that launches the kernel
     // itself) disables recording instead of faulting.
-    let null = b.def(format!("llvm.mlir.zero : {g}"));
-    let nonnull = b.def(format!("llvm.icmp \"ne\" %prof, {null} : {g}"));
+    let nonnull = if b.opaque_sregs {
+        // Not the form init tests: LLVM would merge the two and keep the
+        // predicate live across the kernel (see `finalize`).
+        let addr = b.def(format!("llvm.ptrtoint %prof : {g} to i64"));
+        let zero64 = b.c64(0);
+        b.def(format!("llvm.icmp \"ne\" {addr}, {zero64} : i64"))
+    } else {
+        let null = b.def(format!("llvm.mlir.zero : {g}"));
+        b.def(format!("llvm.icmp \"ne\" %prof, {null} : {g}"))
+    };
     let active = b.def(format!("llvm.and {cta_sel}, {nonnull} : i1"));
-    let rec = b.def(format!("llvm.and {leader}, {unit_sel} : i1"));
-    let rec = b.def(format!("llvm.and {rec}, {active} : i1"));
+    let leader = b.def(format!("llvm.and {leader}, {unit_sel} : i1"));
+    let rec = b.def(format!("llvm.and {leader}, {active} : i1"));
 
     // CTA block: prof + block_idx × stride.
     let bi = b.def(format!("llvm.zext {block_idx} : i32 to i64"));
@@ -516,32 +652,91 @@ pub fn init(cfg: &LoweringConfig) -> String {
             cfg.smem_symbol
         )),
     };
-    let seg = b.def(format!(
+    let own = b.def(format!(
         "llvm.getelementptr {base}[{segoff}] : ({seg_ty}, i32) -> {seg_ty}, i8"
     ));
+    let seg = if cfg.trash_ring() {
+        // A leader of an inactive CTA may fill its ring: finalize copies
+        // nothing out there, and no null-pointer test need stay live.
+        let trash = b.gep(&base, seg_ty, cfg.trash_offset());
+        b.def(format!(
+            "llvm.select {leader}, {own}, {trash} : i1, {seg_ty}"
+        ))
+    } else {
+        own
+    };
 
+    let t0 = b.def(format!("llvm.icmp \"eq\" {tid}, {zero} : i32"));
+    let hdr = b.def(format!("llvm.and {t0}, {active} : i1"));
+    State {
+        tid,
+        cta,
+        leader,
+        rec,
+        active,
+        hdr,
+        unit_idx,
+        blk,
+        base,
+        seg,
+    }
+}
+
+/// `kperfgpu.init`: the thread's [`State`], the ring counter at zero, and
+/// thread 0's init stamps.
+///
+/// Arguments ([`init_args`]): `%prof` (global profile buffer), `%cnt` and,
+/// on the host with a shared buffer, `%ring` (both from [`locals`]), then,
+/// on the host, the grid ids. Results: see [`INIT_RESULTS`].
+pub fn init(cfg: &LoweringConfig) -> String {
+    let mut b = Body::new();
+    let g = cfg.gptr();
+    let seg_ty = cfg.seg_ptr();
+    let zero = b.c32(0);
+    let State {
+        tid,
+        cta,
+        rec,
+        hdr,
+        unit_idx,
+        blk,
+        base,
+        seg,
+        ..
+    } = profile_state(&mut b, cfg);
     // The ring counter starts at zero (its stack slot comes from `locals`).
     let cp = cfg.cnt_ptr();
     let cnt = "%cnt".to_string();
     b.store(&zero, "i32", &cnt, cp, 4);
 
-    let t0 = b.def(format!("llvm.icmp \"eq\" {tid}, {zero} : i32"));
-    let hdr = b.def(format!("llvm.and {t0}, {active} : i1"));
     if cfg.buffer == BufferKind::Shared {
         // Park the init stamps in shared memory (INIT_STAMP_BYTES); the
         // header is written at finalize.
         let t = read_globaltimer(&mut b, &cfg.target);
         let c = read_counter_full(&mut b, cfg);
         let slot = b.gep(&base, seg_ty, cfg.stamp_offset());
-        store16(
-            &mut b,
-            &cfg.target,
-            Some(&t0),
-            &[&t, &c],
-            "i64",
-            &slot,
-            seg_ty,
-        );
+        if matches!(cfg.target, Target::Nvptx { .. }) {
+            // Thread 0 tested as `tid < 1` inside the asm, not as
+            // finalize's `tid == 0`: ptxas merges identical predicates of
+            // init and finalize and keeps the result live across the kernel
+            // (attention: saved with P2R, 128 registers instead of 123),
+            // and LLVM would turn `< 1` into `== 0` outside an asm.
+            b.line(format!(
+                "llvm.inline_asm has_side_effects asm_dialect = att \"{{ .reg .pred p; setp.lt.u32 p, $0, 1; @p st.shared.v2.b64 [$1], {{$2, $3}}; }}\", \"r,{pc},l,l\" {tid}, {slot}, {t}, {c} : (i32, {seg_ty}, i64, i64) -> ()",
+                pc = cfg.ptr_constraint(seg_ty)
+            ));
+        } else {
+            let t0 = b.def(format!("llvm.icmp \"eq\" {tid}, {zero} : i32"));
+            store16(
+                &mut b,
+                &cfg.target,
+                Some(&t0),
+                &[&t, &c],
+                "i64",
+                &slot,
+                seg_ty,
+            );
+        }
     } else {
         // Thread 0 of a recording CTA writes the header's init fields now.
         b.line(format!("scf.if {hdr} {{"));
@@ -564,30 +759,31 @@ pub fn init(cfg: &LoweringConfig) -> String {
         b.line("}");
     }
 
-    let mut args = vec![("%prof", g), ("%cnt", cfg.cnt_ptr())];
+    function(
+        "kperf_init",
+        &init_args(cfg),
+        b,
+        &[
+            (&rec, "i1"),
+            (&seg, seg_ty),
+            (&cnt, cfg.cnt_ptr()),
+            (&blk, g),
+            (&unit_idx, "i32"),
+        ],
+    )
+}
+
+/// The arguments of init and finalize: the profile pointer, the ring
+/// counter's slot, the host's ring and grid ids.
+fn init_args(cfg: &LoweringConfig) -> Vec<(&'static str, &'static str)> {
+    let mut args = vec![("%prof", cfg.gptr()), ("%cnt", cfg.cnt_ptr())];
     if cfg.host_ring() {
         args.push(("%ring", "!llvm.ptr"));
     }
     if cfg.target.is_host() {
         args.extend(HOST_GRID_ARGS.iter().map(|a| (*a, "index")));
     }
-    function(
-        "kperf_init",
-        &args,
-        b,
-        &[
-            (&rec, "i1"),
-            (&hdr, "i1"),
-            (&seg, seg_ty),
-            (&cnt, cfg.cnt_ptr()),
-            (&blk, g),
-            (&unit_idx, "i32"),
-            (&tid, "i32"),
-            (&active, "i1"),
-            (&base, seg_ty),
-            (&cta, "i32"),
-        ],
-    )
+    args
 }
 
 /// The header's identity group: magic, version and flags, CTA id, SM (CU,
@@ -753,8 +949,10 @@ pub fn store(cfg: &LoweringConfig, region: RegionId, edge: Edge) -> String {
         // into the tag in place and store the pair: 4 SASS instructions with
         // the clock read. Word order as abi::RECORD_CLOCK_WORD/RECORD_TAG_WORD.
 
+        let guard = if cfg.trash_ring() { "" } else { "@$0 " };
         b.line(format!(
-            "llvm.inline_asm has_side_effects asm_dialect = att \"{{ .reg .b32 lo, hi; mov.b64 {{lo, hi}}, $2; shl.b32 hi, hi, {TAG_CLOCK_HI_SHIFT}; or.b32 hi, hi, {tag_const}; @$0 st.{space}.v2.b32 [$1], {{lo, hi}}; }}\", \"b,l,l\" %rec, {p}, %clock : (i1, {seg_ty}, i64) -> ()"
+            "llvm.inline_asm has_side_effects asm_dialect = att \"{{ .reg .b32 lo, hi; mov.b64 {{lo, hi}}, $2; shl.b32 hi, hi, {TAG_CLOCK_HI_SHIFT}; or.b32 hi, hi, {tag_const}; {guard}st.{space}.v2.b32 [$1], {{lo, hi}}; }}\", \"b,{pc},l\" %rec, {p}, %clock : (i1, {seg_ty}, i64) -> ()",
+            pc = cfg.ptr_constraint(seg_ty)
         ));
         return finish_store(b, cfg, &n, seg_ty);
     }
@@ -775,11 +973,14 @@ pub fn store(cfg: &LoweringConfig, region: RegionId, edge: Edge) -> String {
     words[RECORD_CLOCK_WORD] = lo;
     words[RECORD_TAG_WORD] = tag;
     if nvptx_circular {
-        // One predicated store and no branch: a branch here lets LLVM
-        // duplicate the code around the record (e.g. a TMA issue) into both
-        // arms, changing the kernel being measured.
+        // One store and no branch: a branch here lets LLVM duplicate the
+        // code around the record (e.g. a TMA issue) into both arms,
+        // changing the kernel being measured. Unpredicated into the trash
+        // ring's scheme (see `uses_trash_ring`), predicated otherwise.
+        let guard = if cfg.trash_ring() { "" } else { "@$0 " };
         b.line(format!(
-            "llvm.inline_asm has_side_effects asm_dialect = att \"@$0 st.{space}.v2.b32 [$1], {{$2, $3}};\", \"b,l,r,r\" %rec, {p}, {w0}, {w1} : (i1, {seg_ty}, i32, i32) -> ()",
+            "llvm.inline_asm has_side_effects asm_dialect = att \"{guard}st.{space}.v2.b32 [$1], {{$2, $3}};\", \"b,{pc},r,r\" %rec, {p}, {w0}, {w1} : (i1, {seg_ty}, i32, i32) -> ()",
+            pc = cfg.ptr_constraint(seg_ty),
             w0 = words[0],
             w1 = words[1]
         ));
@@ -832,8 +1033,6 @@ fn finish_store(mut b: Body, cfg: &LoweringConfig, n: &str, seg_ty: &str) -> Str
 /// the leader writes the whole segment through to its global segment at
 /// chunk `n / slots`, while the global segment has room.
 fn flush_if_full(b: &mut Body, cfg: &LoweringConfig, n: &str, mask: &str) {
-    let g = cfg.gptr();
-    let seg_ty = cfg.seg_ptr();
     let slot = b.def(format!("llvm.and {n}, {mask} : i32"));
     let full = b.def(format!("llvm.icmp \"eq\" {slot}, {mask} : i32"));
     let chunk_first = b.def(format!("llvm.sub {n}, {mask} : i32"));
@@ -842,28 +1041,29 @@ fn flush_if_full(b: &mut Body, cfg: &LoweringConfig, n: &str, mask: &str) {
     let go = b.def(format!("llvm.and {full}, {room} : i1"));
     b.line(format!("scf.if {go} {{"));
     let full_count = b.c32(cfg.slots as i64);
-    copy_segment(b, cfg, &chunk_first, &full_count, g, seg_ty);
+    let unit = UnitRefs {
+        blk: "%blk",
+        unit_idx: "%unit_idx",
+        seg: "%seg",
+    };
+    copy_segment(b, cfg, unit, &chunk_first, &full_count);
     b.line("}");
 }
 
 /// Copy `count` records (an i32 SSA value) of this unit's shared segment to
 /// its global segment, starting at global record `first`. Used when a ring
 /// fills (flush) and for the partly filled last chunk at finalize.
-fn copy_segment(
-    b: &mut Body,
-    cfg: &LoweringConfig,
-    first: &str,
-    count: &str,
-    g: &str,
-    seg_ty: &str,
-) {
+/// `unit` names the unit's CTA block, segment index and shared segment.
+fn copy_segment(b: &mut Body, cfg: &LoweringConfig, unit: UnitRefs, first: &str, count: &str) {
+    let (g, seg_ty) = (cfg.gptr(), cfg.seg_ptr());
+    let UnitRefs { blk, unit_idx, seg } = unit;
     let layout = kperf_dialects::abi::Layout {
         units: cfg.units,
         slots: cfg.global_slots,
     };
-    let recs = b.gep("%blk", g, layout.records_offset());
+    let recs = b.gep(blk, g, layout.records_offset());
     let gseg_bytes = b.c64(cfg.global_slots as i64 * RECORD_SIZE as i64);
-    let u64_ = b.def("llvm.zext %unit_idx : i32 to i64");
+    let u64_ = b.def(format!("llvm.zext {unit_idx} : i32 to i64"));
     let uoff = b.def(format!("llvm.mul {u64_}, {gseg_bytes} : i64"));
     let gseg = b.def(format!(
         "llvm.getelementptr {recs}[{uoff}] : ({g}, i64) -> {g}, i8"
@@ -872,7 +1072,7 @@ fn copy_segment(
     let i = b.fresh();
     b.line(format!("scf.for {i} = {lb} to {count} step {st} : i32 {{"));
     let sp = b.def(format!(
-        "llvm.getelementptr %seg[{i}] : ({seg_ty}, i32) -> {seg_ty}, i64"
+        "llvm.getelementptr {seg}[{i}] : ({seg_ty}, i32) -> {seg_ty}, i64"
     ));
     let v = b.def(format!(
         "llvm.load {sp} {{alignment = 8 : i64}} : {seg_ty} -> i64"
@@ -892,18 +1092,28 @@ fn copy_segment(
 /// shared ring, all of it: the init stamps come from their shared slot),
 /// each leader its unit entry, every thread a share of the segments (copied
 /// out cooperatively), and thread 0 the end stamp last.
+///
+/// Finalize derives the thread's [`State`] again rather than taking init's
+/// values: carried from init to the end of the kernel they held registers
+/// and predicates all the way (attention: a predicate saved to a register
+/// with P2R; softmax: two). NVPTX reads the special registers through
+/// inline asm there, so that LLVM does not merge them back into init's;
+/// ptxas, which knows the register pressure, may still reuse them.
 pub fn finalize(cfg: &LoweringConfig) -> String {
     let mut b = Body::new();
     let g = cfg.gptr();
     let seg_ty = cfg.seg_ptr();
+    b.opaque_sregs = true;
+    let st = profile_state(&mut b, cfg);
+    b.opaque_sregs = false;
     barrier(&mut b, &cfg.target);
-    b.line("scf.if %active {");
+    b.line(format!("scf.if {} {{", st.active));
     // Thread 0 writes the header: on NVPTX with predicated stores (no
     // branch), elsewhere inside one branch. Inside `%active`, thread 0 is
     // the whole condition (`%hdr` would repeat the `%active` test).
     let t = &cfg.target;
     let zero = b.c32(0);
-    let t0 = b.def(format!("llvm.icmp \"eq\" %tid, {zero} : i32"));
+    let t0 = b.def(format!("llvm.icmp \"eq\" {}, {zero} : i32", st.tid));
     let nvptx = matches!(t, Target::Nvptx { .. });
     let pred = if nvptx {
         Some(t0.as_str())
@@ -912,9 +1122,9 @@ pub fn finalize(cfg: &LoweringConfig) -> String {
         None
     };
     if cfg.buffer == BufferKind::Shared {
-        let id = identity_words(&mut b, cfg, "%cta");
-        store_words(&mut b, t, pred, &id, "%blk", g);
-        let slot = b.gep("%seg0", seg_ty, cfg.stamp_offset());
+        let id = identity_words(&mut b, cfg, &st.cta);
+        store_words(&mut b, t, pred, &id, &st.blk, g);
+        let slot = b.gep(&st.base, seg_ty, cfg.stamp_offset());
         let stamps = b.def(format!(
             "llvm.load {slot} {{alignment = 16 : i64}} : {seg_ty} -> vector<2xi64>"
         ));
@@ -933,7 +1143,7 @@ pub fn finalize(cfg: &LoweringConfig) -> String {
             &init_time,
             H::START_CLOCK,
             &init_clock,
-            "%blk",
+            &st.blk,
             g,
         );
     }
@@ -947,27 +1157,28 @@ pub fn finalize(cfg: &LoweringConfig) -> String {
         &time,
         H::FINALIZE_CLOCK,
         &c,
-        "%blk",
+        &st.blk,
         g,
     );
     if pred.is_none() {
         b.line("}");
     }
 
-    // Unit entry {unit id, records written}, by each recording leader.
-    b.line("scf.if %rec {");
+    // Unit entry {unit id, records written}, by each leader (the CTA is
+    // active here).
+    b.line(format!("scf.if {} {{", st.leader));
     let n = b.def(format!(
         "llvm.load %cnt {{alignment = 4 : i64}} : {} -> i32",
         cfg.cnt_ptr()
     ));
     let uid = if cfg.sampled_units.is_empty() {
-        "%unit_idx".to_string()
+        st.unit_idx.clone()
     } else {
         // segment index → unit id
         let mut id = b.c32(0);
         for (i, u) in cfg.sampled_units.iter().enumerate() {
             let ci = b.c32(i as i64);
-            let is = b.def(format!("llvm.icmp \"eq\" %unit_idx, {ci} : i32"));
+            let is = b.def(format!("llvm.icmp \"eq\" {}, {ci} : i32", st.unit_idx));
             let cu = b.c32(*u as i64);
             id = b.def(format!("llvm.select {is}, {cu}, {id} : i1, i32"));
         }
@@ -978,9 +1189,9 @@ pub fn finalize(cfg: &LoweringConfig) -> String {
     let n64 = b.def(format!("llvm.shl {n64}, {sh} : i64"));
     let u64_ = b.def(format!("llvm.zext {uid} : i32 to i64"));
     let entry = b.def(format!("llvm.or {u64_}, {n64} : i64"));
-    let tab = b.gep("%blk", g, CTA_HEADER_SIZE);
+    let tab = b.gep(&st.blk, g, CTA_HEADER_SIZE);
     let esz = b.c32(UNIT_ENTRY_SIZE as i64);
-    let eoff = b.def(format!("llvm.mul %unit_idx, {esz} : i32"));
+    let eoff = b.def(format!("llvm.mul {}, {esz} : i32", st.unit_idx));
     let ep = b.def(format!(
         "llvm.getelementptr {tab}[{eoff}] : ({g}, i32) -> {g}, i8"
     ));
@@ -993,13 +1204,18 @@ pub fn finalize(cfg: &LoweringConfig) -> String {
         let cap = b.c32(cfg.global_slots as i64);
         let room = b.def(format!("llvm.icmp \"ult\" {first}, {cap} : i32"));
         b.line(format!("scf.if {room} {{"));
-        copy_segment(&mut b, cfg, &first, &part, g, seg_ty);
+        let unit = UnitRefs {
+            blk: &st.blk,
+            unit_idx: &st.unit_idx,
+            seg: &st.seg,
+        };
+        copy_segment(&mut b, cfg, unit, &first, &part);
         b.line("}");
     }
     b.line("}");
 
     if cfg.buffer == BufferKind::Shared && cfg.strategy == Strategy::Circular {
-        copy_out(&mut b, cfg, g, seg_ty);
+        copy_out(&mut b, cfg, &st);
     }
 
     // The shape and the end stamp, written last by thread 0.
@@ -1016,14 +1232,14 @@ pub fn finalize(cfg: &LoweringConfig) -> String {
         &shape,
         H::FINALIZE_END_TIME,
         &end,
-        "%blk",
+        &st.blk,
         g,
     );
     if !nvptx {
         b.line("}");
     }
     b.line("}");
-    finalize_function(b, cfg, seg_ty, g)
+    function("kperf_finalize", &init_args(cfg), b, &[])
 }
 
 /// Copy-outs of at most this many 16-byte chunks per thread are unrolled:
@@ -1035,18 +1251,20 @@ const UNROLL_COPY_CHUNKS: i64 = 4;
 /// 16-byte chunks: records start 16-aligned (abi::RECORDS_ALIGN) and the
 /// segments hold an even number of 8-byte records. Each thread copies chunk
 /// tid + k·threads for k < ⌈chunks / threads⌉.
-fn copy_out(b: &mut Body, cfg: &LoweringConfig, g: &str, seg_ty: &str) {
+fn copy_out(b: &mut Body, cfg: &LoweringConfig, st: &State) {
+    let (g, seg_ty) = (cfg.gptr(), cfg.seg_ptr());
     let layout = kperf_dialects::abi::Layout {
         units: cfg.units,
         slots: cfg.global_slots,
     };
-    let recs = b.gep("%blk", g, layout.records_offset());
+    let recs = b.gep(&st.blk, g, layout.records_offset());
     let chunks = cfg.units as i64 * cfg.slots as i64 / 2;
     let threads = cfg.cta_threads.max(1) as i64;
     let per_thread = (chunks + threads - 1) / threads;
     let copy_chunk = |b: &mut Body, i: &str| {
         let sp = b.def(format!(
-            "llvm.getelementptr %seg0[{i}] : ({seg_ty}, i32) -> {seg_ty}, vector<2xi64>"
+            "llvm.getelementptr {}[{i}] : ({seg_ty}, i32) -> {seg_ty}, vector<2xi64>",
+            st.base
         ));
         let v = b.def(format!(
             "llvm.load {sp} {{alignment = 16 : i64}} : {seg_ty} -> vector<2xi64>"
@@ -1072,7 +1290,7 @@ fn copy_out(b: &mut Body, cfg: &LoweringConfig, g: &str, seg_ty: &str) {
     if per_thread <= UNROLL_COPY_CHUNKS {
         for k in 0..per_thread {
             let off = b.c32(k * threads);
-            let i = b.def(format!("llvm.add %tid, {off} : i32"));
+            let i = b.def(format!("llvm.add {}, {off} : i32", st.tid));
             guarded(b, &i, k);
         }
         return;
@@ -1082,7 +1300,7 @@ fn copy_out(b: &mut Body, cfg: &LoweringConfig, g: &str, seg_ty: &str) {
     b.line(format!("scf.for {k} = {lb} to {ub} step {one} : i32 {{"));
     let tc = b.c32(threads);
     let off = b.def(format!("llvm.mul {k}, {tc} : i32"));
-    let i = b.def(format!("llvm.add %tid, {off} : i32"));
+    let i = b.def(format!("llvm.add {}, {off} : i32", st.tid));
     if chunks % threads != 0 {
         let total = b.c32(chunks);
         let inside = b.def(format!("llvm.icmp \"ult\" {i}, {total} : i32"));
@@ -1093,24 +1311,4 @@ fn copy_out(b: &mut Body, cfg: &LoweringConfig, g: &str, seg_ty: &str) {
         copy_chunk(b, &i);
     }
     b.line(format!("}} {NO_UNROLL}"));
-}
-
-fn finalize_function(b: Body, cfg: &LoweringConfig, seg_ty: &str, g: &str) -> String {
-    function(
-        "kperf_finalize",
-        &[
-            ("%rec", "i1"),
-            ("%hdr", "i1"),
-            ("%seg", seg_ty),
-            ("%cnt", cfg.cnt_ptr()),
-            ("%blk", g),
-            ("%unit_idx", "i32"),
-            ("%tid", "i32"),
-            ("%active", "i1"),
-            ("%seg0", seg_ty),
-            ("%cta", "i32"),
-        ],
-        b,
-        &[],
-    )
 }

@@ -1,0 +1,163 @@
+//! Line tags for `kperf cost` ([`crate::InstrumentOptions::line_tags`]):
+//! every instruction of the input gets a line of its own, and kperf's code
+//! lines in a file of its own, so that the SASS line table (`ptxas
+//! -lineinfo`, `nvdisasm -g`) says which instructions are the kernel's and
+//! which are kperf's, and where each of the kernel's landed.
+//!
+//! Like LLVM's `debugify`, but line tables only: debugify's full debug
+//! info (a variable per value) changes the PTX's virtual registers, and
+//! ptxas then allocates registers differently (attention: 124 → 126).
+//! Line tables leave the code as it is.
+
+use inkwell::llvm_sys::core as sys;
+use inkwell::llvm_sys::debuginfo as di;
+use inkwell::llvm_sys::prelude::*;
+use inkwell::module::Module;
+use inkwell::values::{AsValueRef, FunctionValue};
+use kperf_dialects::abi::{Edge, RegionId};
+
+use super::ir::Block;
+
+/// The file kperf's own code is attributed to.
+pub const TAG_FILE: &str = "<kperf>";
+/// The file the kernel's instructions are attributed to, line k being the
+/// k-th instruction of the module (functions and blocks in order).
+pub const KERNEL_FILE: &str = "<kernel>";
+/// kperf's tag lines start here, far above any line the kernel's
+/// instructions get: ptxas's line table can attribute an instruction to the
+/// right line of the wrong file when two files share line numbers. (Below
+/// 2^31: nvdisasm prints lines as signed numbers.)
+pub const TAG_LINE_BASE: u32 = 1 << 30;
+/// Line of init's code in [`TAG_FILE`].
+pub const TAG_LINE_INIT: u32 = TAG_LINE_BASE + 1;
+/// Line of finalize's code in [`TAG_FILE`].
+pub const TAG_LINE_FINALIZE: u32 = TAG_LINE_BASE + 2;
+const TAG_LINE_RECORDS: u32 = TAG_LINE_BASE + 16;
+
+/// Line of a record's code in [`TAG_FILE`]: which region and edge it is.
+pub fn tag_line_of_record(region: RegionId, edge: Edge) -> u32 {
+    TAG_LINE_RECORDS + 2 * region.0 as u32 + u32::from(edge == Edge::End)
+}
+
+/// The record a [`TAG_FILE`] line belongs to, if it is a record's.
+pub fn record_of_tag_line(line: u32) -> Option<(RegionId, Edge)> {
+    let k = line.checked_sub(TAG_LINE_RECORDS)?;
+    let edge = if k % 2 == 1 { Edge::End } else { Edge::Start };
+    Some((RegionId(u16::try_from(k / 2).ok()?), edge))
+}
+
+fn file(b: LLVMDIBuilderRef, name: &str) -> LLVMMetadataRef {
+    unsafe { di::LLVMDIBuilderCreateFile(b, name.as_ptr().cast(), name.len(), c"".as_ptr(), 0) }
+}
+
+/// Replace the module's debug info with line tables in [`KERNEL_FILE`]:
+/// one line per instruction, counted from 1 in module order.
+pub fn tag_kernel_lines(module: &Module) {
+    unsafe {
+        let m = module.as_mut_ptr();
+        di::LLVMStripModuleDebugInfo(m);
+        let ctx = sys::LLVMGetModuleContext(m);
+        let version = sys::LLVMValueAsMetadata(sys::LLVMConstInt(
+            sys::LLVMInt32TypeInContext(ctx),
+            di::LLVMDebugMetadataVersion() as u64,
+            0,
+        ));
+        let key = "Debug Info Version";
+        // Stripping keeps the flag the input may already have.
+        if sys::LLVMGetModuleFlag(m, key.as_ptr().cast(), key.len()).is_null() {
+            sys::LLVMAddModuleFlag(
+                m,
+                inkwell::llvm_sys::LLVMModuleFlagBehavior::LLVMModuleFlagBehaviorWarning,
+                key.as_ptr().cast(),
+                key.len(),
+                version,
+            );
+        }
+        let b = di::LLVMCreateDIBuilder(m);
+        let f = file(b, KERNEL_FILE);
+        let producer = "kperf line tags";
+        di::LLVMDIBuilderCreateCompileUnit(
+            b,
+            di::LLVMDWARFSourceLanguage::LLVMDWARFSourceLanguageC,
+            f,
+            producer.as_ptr().cast(),
+            producer.len(),
+            1,
+            c"".as_ptr(),
+            0,
+            0,
+            c"".as_ptr(),
+            0,
+            di::LLVMDWARFEmissionKind::LLVMDWARFEmissionKindLineTablesOnly,
+            0,
+            0,
+            0,
+            c"".as_ptr(),
+            0,
+            c"".as_ptr(),
+            0,
+        );
+        let ty = di::LLVMDIBuilderCreateSubroutineType(
+            b,
+            f,
+            std::ptr::null_mut(),
+            0,
+            di::LLVMDIFlagZero,
+        );
+        let mut line = 1u32;
+        for func in module.get_functions() {
+            if func.count_basic_blocks() == 0 {
+                continue;
+            }
+            let name = func.get_name().to_bytes();
+            let sp = di::LLVMDIBuilderCreateFunction(
+                b,
+                f,
+                name.as_ptr().cast(),
+                name.len(),
+                name.as_ptr().cast(),
+                name.len(),
+                f,
+                line,
+                ty,
+                0,
+                1,
+                line,
+                di::LLVMDIFlagZero,
+                1,
+            );
+            di::LLVMSetSubprogram(func.as_value_ref(), sp);
+            for bb in func.get_basic_blocks() {
+                for i in Block(bb.as_mut_ptr()).instructions() {
+                    let loc = di::LLVMDIBuilderCreateDebugLocation(
+                        ctx,
+                        line,
+                        0,
+                        sp,
+                        std::ptr::null_mut(),
+                    );
+                    di::LLVMInstructionSetDebugLoc(i.0, loc);
+                    line += 1;
+                }
+            }
+        }
+        di::LLVMDIBuilderFinalize(b);
+        di::LLVMDisposeDIBuilder(b);
+    }
+}
+
+/// The scope kperf's code in `f` is attributed to: [`TAG_FILE`] inside
+/// `f`'s subprogram (which [`tag_kernel_lines`] gave it).
+pub fn tag_scope(module: &Module, f: FunctionValue) -> Option<LLVMMetadataRef> {
+    unsafe {
+        let sp = di::LLVMGetSubprogram(f.as_value_ref());
+        if sp.is_null() {
+            return None;
+        }
+        let b = di::LLVMCreateDIBuilder(module.as_mut_ptr());
+        let scope = di::LLVMDIBuilderCreateLexicalBlockFile(b, sp, file(b, TAG_FILE), 0);
+        di::LLVMDIBuilderFinalize(b);
+        di::LLVMDisposeDIBuilder(b);
+        Some(scope)
+    }
+}
