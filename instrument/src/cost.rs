@@ -15,13 +15,13 @@
 //! 2 × per record − out-of-line code added (reported on its own: blocks
 //! after the last EXIT that only a diverged warp jumps to). Registers,
 //! spills, stack and shared memory come from `ptxas -v`; SASS from
-//! `cuobjdump -sass`. NOPs are not counted.
+//! `cuobjdump -sass`. NOPs and never-executed `@!PT` padding are not counted.
 
 use crate::error::{InstrumentError, Result};
 use crate::sass_loops::{natural_loops, SassLoop};
 use crate::tools::{run_tool, scratch_dir};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// `ptxas -v` figures of one kernel.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -85,6 +85,59 @@ impl InstClass {
     }
 }
 
+/// The instruction classes a kernel's meaning lives in: instrumentation may
+/// add its own (the ring's shared stores, the copy-out's loads and global
+/// stores, finalize's barrier) but must leave the kernel's count of every
+/// one of these as it was.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Guarded {
+    /// Warpgroup and warp matrix instructions (HGMMA, HMMA, …).
+    TensorCore,
+    /// Bulk tensor copies and their controls (UTMALDG, UBLKCP, …).
+    Tma,
+    /// Asynchronous copies and their waits (LDGSTS, LDGDEPBAR, DEPBAR).
+    AsyncCopy,
+    /// Global and generic loads, stores and atomics.
+    GlobalMemory,
+    /// Shared-memory loads, stores and atomics.
+    SharedMemory,
+    /// CTA and memory barriers, mbarrier operations.
+    Barrier,
+}
+
+impl Guarded {
+    pub fn name(self) -> &'static str {
+        match self {
+            Guarded::TensorCore => "tensor core",
+            Guarded::Tma => "TMA",
+            Guarded::AsyncCopy => "async copy",
+            Guarded::GlobalMemory => "global memory",
+            Guarded::SharedMemory => "shared memory",
+            Guarded::Barrier => "barrier",
+        }
+    }
+    /// The guarded class of an opcode family (the mnemonic before its first
+    /// `.`), if it has one.
+    pub fn of_family(family: &str) -> Option<Guarded> {
+        Some(match family {
+            "HGMMA" | "HMMA" | "IMMA" | "QGMMA" | "IGMMA" | "BGMMA" | "BMMA" | "DMMA"
+            | "UTCHMMA" | "UTCQMMA" | "UTCIMMA" | "UTCBMMA" | "UTCOMMA" | "WARPGROUP" => {
+                Guarded::TensorCore
+            }
+            "UTMALDG" | "UTMASTG" | "UTMAPF" | "UTMACCTL" | "UTMACMDFLUSH" | "UTMAREDG"
+            | "UBLKCP" | "UBLKRED" | "UBLKPF" => Guarded::Tma,
+            "LDGSTS" | "LDGDEPBAR" | "DEPBAR" | "ARRIVES" => Guarded::AsyncCopy,
+            "LDG" | "STG" | "LD" | "ST" | "ATOM" | "ATOMG" | "RED" | "REDG" | "CCTL" | "LDGMC" => {
+                Guarded::GlobalMemory
+            }
+            "LDS" | "STS" | "LDSM" | "STSM" | "ATOMS" | "LDSU" => Guarded::SharedMemory,
+            "BAR" | "SYNCS" | "MEMBAR" | "ERRBAR" | "FENCE" | "CGAERRBAR" => Guarded::Barrier,
+            _ => return None,
+        })
+    }
+}
+
 /// One SASS instruction.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SassInst {
@@ -92,9 +145,42 @@ pub struct SassInst {
     pub predicated: bool,
     pub opcode: String,
     pub text: String,
+    /// Where the line table says it comes from (`file`, line), when the
+    /// cubin has one (`ptxas -lineinfo`) and the instruction is in it.
+    pub source: Option<(String, u32)>,
 }
 
 impl SassInst {
+    /// The mnemonic without modifiers: `HGMMA.64x128x16.F32` → `HGMMA`.
+    pub fn family(&self) -> &str {
+        self.opcode.split('.').next().unwrap_or(&self.opcode)
+    }
+    /// The work the instruction does, for comparing two builds of one
+    /// kernel: its family, with the choices ptxas makes freely between
+    /// equivalent forms merged: the uniform datapath's twin of a vector
+    /// instruction (`UIADD3` is `IADD3`, `S2UR` is `S2R`), adds and shifts
+    /// done on the multiplier (`IMAD.IADD`, `IMAD.SHL`, `VIADD`), and every
+    /// register move or constant load ([`SassInst::is_move`]) as `MOV`.
+    pub fn work(&self) -> &str {
+        if self.is_move() {
+            return "MOV";
+        }
+        let f = self.family();
+        match (f, self.opcode.split('.').nth(1)) {
+            ("IMAD", Some("IADD")) | ("VIADD", _) | ("IADD", _) => return "IADD3",
+            ("IMAD", Some("SHL")) => return "SHF",
+            ("S2UR", _) => return "S2R",
+            _ => {}
+        }
+        const TWINS: [&str; 14] = [
+            "IADD3", "IMAD", "LEA", "LOP3", "SHF", "SEL", "ISETP", "PLOP3", "PRMT", "FLO", "POPC",
+            "BREV", "LDC", "IMNMX",
+        ];
+        match f.strip_prefix('U') {
+            Some(v) if TWINS.contains(&v) => v,
+            _ => f,
+        }
+    }
     pub fn class(&self) -> InstClass {
         let op = self.opcode.as_str();
         let base = op.split('.').next().unwrap_or(op);
@@ -161,7 +247,7 @@ impl SassInst {
 }
 
 /// Parse `cuobjdump -sass` for one function (the first when `function` is
-/// None). NOPs are dropped.
+/// None). NOPs and never-executed `@!PT` padding are dropped.
 pub fn parse_sass(dump: &str, function: Option<&str>) -> Vec<SassInst> {
     let mut out = Vec::new();
     let mut inside = false;
@@ -198,7 +284,9 @@ pub fn parse_sass(dump: &str, function: Option<&str>) -> Vec<SassInst> {
         if predicated {
             first = words.next().unwrap_or("");
         }
-        if first == "NOP" {
+        // `@!PT` never executes: ptxas's padding (`@!PT LDS RZ, [RZ]`
+        // around async copies), as NOPs are.
+        if first == "NOP" || body.starts_with("@!PT ") {
             continue;
         }
         out.push(SassInst {
@@ -206,19 +294,69 @@ pub fn parse_sass(dump: &str, function: Option<&str>) -> Vec<SassInst> {
             predicated,
             opcode: first.to_string(),
             text: body.to_string(),
+            source: None,
         });
     }
     out
 }
 
-/// Parse `ptxas -v` output (the last function it reports).
-pub fn parse_ptxas(log: &str) -> PtxasInfo {
+/// The line table of every function in `nvdisasm -g -c` output: function →
+/// address → (file, line).
+pub fn parse_line_info(dump: &str) -> HashMap<String, BTreeMap<u64, (String, u32)>> {
+    let mut out: HashMap<String, BTreeMap<u64, (String, u32)>> = HashMap::new();
+    let mut function: Option<String> = None;
+    let mut current: Option<(String, u32)> = None;
+    for line in dump.lines() {
+        let l = line.trim();
+        // `//--------------------- .text.name   -----`
+        if let Some(rest) = l.strip_prefix("//---") {
+            function = rest
+                .trim_matches(|c: char| c == '-' || c.is_whitespace())
+                .strip_prefix(".text.")
+                .map(|n| n.trim().to_string());
+            current = None;
+            continue;
+        }
+        // `//## File "k.py", line 205` (maybe followed by `inlined at ...`)
+        if let Some(rest) = l.strip_prefix("//## File \"") {
+            current = rest.split_once("\", line ").and_then(|(file, tail)| {
+                let n: String = tail.chars().take_while(|c| c.is_ascii_digit()).collect();
+                Some((file.to_string(), n.parse().ok()?))
+            });
+            continue;
+        }
+        let (Some(f), Some(rest)) = (&function, l.strip_prefix("/*")) else {
+            continue;
+        };
+        let Some((addr, _)) = rest.split_once("*/") else {
+            continue;
+        };
+        if let (Ok(addr), Some(src)) = (u64::from_str_radix(addr.trim(), 16), &current) {
+            out.entry(f.clone()).or_default().insert(addr, src.clone());
+        }
+    }
+    out
+}
+
+/// Parse `ptxas -v` output for `function` (every function's figures
+/// follow its `Compiling entry function 'name'` line), or the last function
+/// it reports when `function` is None.
+pub fn parse_ptxas(log: &str, function: Option<&str>) -> PtxasInfo {
     let mut info = PtxasInfo::default();
     let num_before = |s: &str, key: &str| -> Option<u32> {
         let at = s.find(key)?;
         s[..at].split_whitespace().last()?.parse().ok()
     };
+    let mut inside = function.is_none();
     for l in log.lines() {
+        if let Some(rest) = l.split("Compiling entry function '").nth(1) {
+            let name = rest.split('\'').next().unwrap_or("");
+            inside = function.is_none_or(|f| f == name);
+            continue;
+        }
+        if !inside {
+            continue;
+        }
         if let Some(v) = num_before(l, "bytes stack frame") {
             info.stack_frame_bytes = v;
         }
@@ -241,6 +379,121 @@ pub fn parse_ptxas(log: &str) -> PtxasInfo {
     info
 }
 
+/// The text of PTX function `name`: its `.entry`/`.func` line to the `}`
+/// that closes its body, braces counted (inline asm opens blocks of its own,
+/// some with `}` at the start of a line), when the PTX has it.
+pub fn ptx_function<'a>(ptx: &'a str, name: &str) -> Option<&'a str> {
+    let mut offset = 0;
+    let mut start = None;
+    for line in ptx.split_inclusive('\n') {
+        let t = line.trim_start();
+        let decl = t
+            .split_whitespace()
+            .skip_while(|w| *w != ".entry" && *w != ".func")
+            .nth(1)
+            .map(|w| w.split('(').next().unwrap_or(w));
+        if (t.starts_with(".visible") || t.starts_with(".entry") || t.starts_with(".weak"))
+            && decl == Some(name)
+        {
+            start = Some(offset);
+            break;
+        }
+        offset += line.len();
+    }
+    let start = start?;
+    // The body opens at the first `{` after the parameter list's `)`.
+    let rest = &ptx[start..];
+    let params_end = rest.find(')')?;
+    let mut depth = 0usize;
+    let mut in_comment = false;
+    for (i, c) in rest.char_indices().skip_while(|(i, _)| *i <= params_end) {
+        match c {
+            '\n' => in_comment = false,
+            '/' if rest[i..].starts_with("//") => in_comment = true,
+            '{' if !in_comment => depth += 1,
+            '}' if !in_comment => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(&rest[..=i]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// One ptxas run over a module's PTX: its `-v` log, the SASS dump and the
+/// line table.
+pub struct Assembled {
+    log: String,
+    dump: String,
+    lines: HashMap<String, BTreeMap<u64, (String, u32)>>,
+}
+
+impl Assembled {
+    /// The compiled figures of one kernel of the module.
+    pub fn kernel(&self, function: &str) -> Result<Compiled> {
+        let mut sass = parse_sass(&self.dump, Some(function));
+        if let Some(table) = self.lines.get(function) {
+            for i in &mut sass {
+                i.source = table.get(&i.addr).cloned();
+            }
+        }
+        if sass.is_empty() {
+            return Err(InstrumentError::Tool {
+                tool: "cuobjdump".into(),
+                message: format!("no SASS for function `{function}`"),
+            });
+        }
+        Ok(Compiled {
+            ptxas: parse_ptxas(&self.log, Some(function)),
+            sass,
+        })
+    }
+}
+
+/// Assemble `ptx` for `arch` with ptxas and dump its SASS.
+pub fn assemble(ptx: &[u8], arch: &str) -> Result<Assembled> {
+    let dir = scratch_dir()?;
+    let src = dir.join("k.ptx");
+    let bin = dir.join("k.cubin");
+    let io = |p: &std::path::Path, e| InstrumentError::Io {
+        path: p.display().to_string(),
+        source: e,
+    };
+    std::fs::write(&src, ptx).map_err(|e| io(&src, e))?;
+    let (s, b) = (
+        src.to_str().unwrap_or_default().to_string(),
+        bin.to_str().unwrap_or_default().to_string(),
+    );
+    // -lineinfo changes no code: it only keeps the PTX's `.loc` lines.
+    let result = run_tool(
+        "ptxas",
+        &[
+            &format!("-arch={arch}"),
+            "-O3",
+            "-v",
+            "-lineinfo",
+            &s,
+            "-o",
+            &b,
+        ],
+    )
+    .and_then(|log| {
+        let dump = run_tool("cuobjdump", &["-sass", &b])?;
+        let lines = run_tool("nvdisasm", &["-g", "-c", &b])?;
+        Ok((log, dump, lines))
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    let (log, dump, lines) = result?;
+    Ok(Assembled {
+        log,
+        dump,
+        lines: parse_line_info(&lines),
+    })
+}
+
 /// A compiled variant: its ptxas figures and SASS.
 #[derive(Clone, Debug)]
 pub struct Compiled {
@@ -259,22 +512,50 @@ impl Compiled {
         }
         m
     }
+    /// Instructions per opcode family.
+    pub fn by_family(&self) -> BTreeMap<String, i64> {
+        let mut m = BTreeMap::new();
+        for i in &self.sass {
+            *m.entry(i.family().to_string()).or_default() += 1;
+        }
+        m
+    }
+    /// Instructions per kind of work ([`SassInst::work`]).
+    pub fn by_work(&self) -> BTreeMap<String, i64> {
+        let mut m = BTreeMap::new();
+        for i in &self.sass {
+            *m.entry(i.work().to_string()).or_default() += 1;
+        }
+        m
+    }
     /// Instructions after the last unpredicated `EXIT`: blocks ptxas lays
     /// out of line, reached only by branches (e.g. the divergent-warp
     /// fallback of a shuffle after a join), never on the converged path.
     /// The end-of-function `BRA` to itself is not counted.
     pub fn out_of_line(&self) -> usize {
-        let Some(last) = self
+        self.sass.len()
+            - self.in_line().len()
+            - self.sass.iter().filter(|i| i.is_self_branch()).count()
+    }
+    /// The instructions up to the last unpredicated `EXIT` (all of them
+    /// when there is none): what a converged warp can run.
+    pub fn in_line(&self) -> &[SassInst] {
+        match self
             .sass
             .iter()
             .rposition(|i| !i.predicated && i.opcode == "EXIT")
-        else {
-            return 0;
-        };
-        self.sass[last + 1..]
-            .iter()
-            .filter(|i| !i.is_self_branch())
-            .count()
+        {
+            Some(last) => &self.sass[..=last],
+            None => &self.sass,
+        }
+    }
+    /// In-line instructions per kind of work ([`SassInst::work`]).
+    fn in_line_by_work(&self) -> BTreeMap<String, i64> {
+        let mut m = BTreeMap::new();
+        for i in self.in_line() {
+            *m.entry(i.work().to_string()).or_default() += 1;
+        }
+        m
     }
     /// The natural loops of the function's control-flow graph.
     pub fn loops(&self) -> Vec<SassLoop> {
@@ -291,35 +572,7 @@ impl Compiled {
 
 /// Assemble `ptx` for `arch` and disassemble the kernel `function`.
 pub fn compile_ptx(ptx: &[u8], arch: &str, function: &str) -> Result<Compiled> {
-    let dir = scratch_dir()?;
-    let src = dir.join("k.ptx");
-    let bin = dir.join("k.cubin");
-    let io = |p: &std::path::Path, e| InstrumentError::Io {
-        path: p.display().to_string(),
-        source: e,
-    };
-    std::fs::write(&src, ptx).map_err(|e| io(&src, e))?;
-    let (s, b) = (
-        src.to_str().unwrap_or_default().to_string(),
-        bin.to_str().unwrap_or_default().to_string(),
-    );
-    let log = run_tool(
-        "ptxas",
-        &[&format!("-arch={arch}"), "-O3", "-v", &s, "-o", &b],
-    )?;
-    let dump = run_tool("cuobjdump", &["-sass", &b])?;
-    let _ = std::fs::remove_dir_all(&dir);
-    let sass = parse_sass(&dump, Some(function));
-    if sass.is_empty() {
-        return Err(InstrumentError::Tool {
-            tool: "cuobjdump".into(),
-            message: format!("no SASS for function `{function}`"),
-        });
-    }
-    Ok(Compiled {
-        ptxas: parse_ptxas(&log),
-        sass,
-    })
+    assemble(ptx, arch)?.kernel(function)
 }
 
 /// The cost report of one kernel under one set of options.
@@ -358,6 +611,223 @@ pub struct CostReport {
     pub loops_with_records: usize,
     /// Records inside loops although no requested region is loop-related.
     pub unexpected_loop_records: bool,
+    /// Init + finalize in a hollow kernel (the same lowering, the body a
+    /// bare return): the kernel-independent reference `fidelity` is
+    /// measured against.
+    pub fixed_reference: f64,
+    /// Is the instrumented kernel the plain kernel plus records, init and
+    /// finalize, and nothing else?
+    pub fidelity: Fidelity,
+}
+
+/// One kind of work in the fidelity accounting.
+#[derive(Clone, Debug, Serialize)]
+pub struct FamilyDelta {
+    /// The opcode family with equivalent forms merged ([`SassInst::work`]).
+    pub family: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guarded: Option<Guarded>,
+    pub plain: i64,
+    pub instrumented: i64,
+    /// What of `instrumented` is kperf's own code: attributed to it by the
+    /// line table, or (without line tags) modelled as the hollow kernel's
+    /// init and finalize plus records × the marginal record.
+    pub instrumentation: f64,
+    /// instrumented − plain − instrumentation.
+    pub residual: f64,
+    /// Of a negative residual, what one instruction serving the kernel and
+    /// kperf explains (see [`Fidelity::shared_with_kernel`]).
+    pub shared: f64,
+}
+
+impl FamilyDelta {
+    /// What the instrumentation does not explain: the residual less sharing.
+    pub fn unexplained(&self) -> f64 {
+        if self.residual.abs() < RESIDUAL_EPSILON {
+            0.0
+        } else {
+            self.residual + self.shared
+        }
+    }
+}
+
+/// How the instrumentation's share of the SASS was told apart.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FidelityMethod {
+    /// The SASS line table: kperf's code carries lines of its own file
+    /// (LLVM-IR input, built with `line_tags`). Exact up to ptxas's
+    /// attribution of code it merged.
+    LineTags,
+    /// Counts against a model (the hollow kernel's fixed cost and the
+    /// marginal record), for input without line tags (MLIR).
+    Counts,
+}
+
+/// The instrumented kernel against plain + what the instrumentation
+/// explains, opcode family by opcode family. A residual in a guarded
+/// family means the kernel's own work changed (ptxas duplicated or dropped
+/// a loop body, a barrier moved into two paths); a residual elsewhere is
+/// rescheduling, register allocation or unrolling that the records caused.
+#[derive(Clone, Debug, Serialize)]
+pub struct Fidelity {
+    pub method: FidelityMethod,
+    /// kperf's own SASS in this kernel (init, records, finalize).
+    pub instrumentation: f64,
+    /// Families whose count changed or that the instrumentation uses.
+    pub families: Vec<FamilyDelta>,
+    /// Σ |residual| over all families, in SASS instructions.
+    pub unexplained: f64,
+    /// `unexplained` as a share of the plain kernel's instruction count.
+    pub unexplained_share: f64,
+    /// Instructions the kernel and kperf share (line tags): the kernel has
+    /// fewer of a kind of work that kperf has, e.g. one thread-id read
+    /// serving both. Not counted as unexplained.
+    pub shared_with_kernel: f64,
+    /// Guarded families with a residual: `HGMMA 16 → 32 (expected 16)`.
+    pub guarded_changes: Vec<String>,
+    /// SASS laid out after the last EXIT that the instrumented kernel has
+    /// and the plain one has not (a diverged warp's fallback; not counted
+    /// above).
+    pub out_of_line_added: i64,
+}
+
+/// A residual smaller than this is rounding of fractional per-record costs.
+const RESIDUAL_EPSILON: f64 = 0.5;
+
+/// In-line SASS the line table attributes to init and finalize, when the
+/// build is line-tagged: the fixed cost as ptxas laid it out in this
+/// kernel, free of whatever the records changed around them (which the
+/// difference of counts would include).
+fn init_and_finalize(c: &Compiled) -> Option<usize> {
+    use crate::llvm::line_tags::{TAG_LINE_FINALIZE, TAG_LINE_INIT};
+    let in_line = c.in_line();
+    in_line.iter().any(|i| i.source.is_some()).then(|| {
+        in_line
+            .iter()
+            .filter(|i| {
+                i.source
+                    .as_ref()
+                    .is_some_and(|(_, l)| *l == TAG_LINE_INIT || *l == TAG_LINE_FINALIZE)
+            })
+            .count()
+    })
+}
+
+/// Is this instruction kperf's, by the line table? Tag lines are unique
+/// to kperf's code whatever file ptxas names with them.
+fn is_kperf(i: &SassInst) -> bool {
+    i.source.as_ref().is_some_and(|(f, line)| {
+        f == crate::llvm::line_tags::TAG_FILE || *line >= crate::llvm::line_tags::TAG_LINE_BASE
+    })
+}
+
+/// Per family, what is kperf's in the instrumented kernel: by line tags
+/// when the build has them, else the model. Also returns the hollow
+/// reference's fixed cost (init + finalize) and the method.
+fn instrumentation_by_family(
+    v: &Variants,
+    per_record: &BTreeMap<String, f64>,
+    records: i64,
+) -> (BTreeMap<String, f64>, f64, FidelityMethod) {
+    let (hp, hk) = (v.hollow_plain.by_work(), v.hollow_kernel.by_work());
+    let get = |m: &BTreeMap<String, i64>, f: &str| m.get(f).copied().unwrap_or(0) as f64;
+    let per = |f: &str| per_record.get(f).copied().unwrap_or(0.0);
+    let mut fixed_ref = 0.0;
+    let mut model: BTreeMap<String, f64> = BTreeMap::new();
+    for f in hp.keys().chain(hk.keys()).chain(per_record.keys()) {
+        if model.contains_key(f) {
+            continue;
+        }
+        // The hollow kernel holds the kernel region's two records.
+        let fixed = get(&hk, f) - get(&hp, f) - 2.0 * per(f);
+        fixed_ref += fixed;
+        model.insert(f.clone(), fixed + records as f64 * per(f));
+    }
+    // A line-tagged build has a line table, whether or not kperf put any
+    // code in this kernel (a mode that matched nothing leaves it as it was).
+    let in_line = v.instrumented.in_line();
+    if !in_line.iter().any(|i| i.source.is_some()) {
+        return (model, fixed_ref, FidelityMethod::Counts);
+    }
+    // Work kperf's code can be made of: what init, finalize and records
+    // compile to in the hollow kernel, and the ring-index arithmetic of a
+    // record in a loop. A tag on anything else (an HGMMA next to a record)
+    // is ptxas attributing the kernel's instruction to a neighbour's line.
+    let emits = |f: &str| {
+        get(&hk, f) > get(&hp, f)
+            || per(f) > 0.0
+            || matches!(f, "IADD3" | "LOP3" | "LEA" | "SHF" | "IMAD" | "MOV" | "SEL")
+    };
+    let mut tagged: BTreeMap<String, f64> = BTreeMap::new();
+    for i in in_line.iter().filter(|i| is_kperf(i) && emits(i.work())) {
+        *tagged.entry(i.work().to_string()).or_default() += 1.0;
+    }
+    (tagged, fixed_ref, FidelityMethod::LineTags)
+}
+
+fn fidelity(v: &Variants, per_record: &BTreeMap<String, f64>, records: i64) -> (f64, Fidelity) {
+    // In-line code only: what ptxas lays out after the last EXIT (a
+    // diverged warp's fallback) is `out_of_line_added`.
+    let plain = v.plain.in_line_by_work();
+    let inst = v.instrumented.in_line_by_work();
+    let (ours, fixed_reference, method) = instrumentation_by_family(v, per_record, records);
+    let mut names: Vec<&String> = plain.keys().chain(inst.keys()).chain(ours.keys()).collect();
+    names.sort();
+    names.dedup();
+    let mut families = Vec::new();
+    let (mut unexplained, mut shared, mut guarded_changes) = (0.0, 0.0, Vec::new());
+    for f in names {
+        let (p, i) = (
+            plain.get(f).copied().unwrap_or(0),
+            inst.get(f).copied().unwrap_or(0),
+        );
+        let o = ours.get(f).copied().unwrap_or(0.0);
+        let residual = i as f64 - p as f64 - o;
+        let guarded = Guarded::of_family(f);
+        let mut merged_here = 0.0;
+        if residual.abs() >= RESIDUAL_EPSILON {
+            // Fewer of the kernel's own, by at most what kperf has of the
+            // same work: one instruction serving both (ptxas merged kperf's
+            // thread-id read with the kernel's and attributed it to kperf).
+            let merged = if method == FidelityMethod::LineTags && guarded.is_none() {
+                (-residual).clamp(0.0, o)
+            } else {
+                0.0
+            };
+            shared += merged;
+            unexplained += residual.abs() - merged;
+            merged_here = merged;
+            if guarded.is_some() {
+                guarded_changes.push(format!("{f} {p} → {i} (kperf's own: {o:.0})"));
+            }
+        }
+        if p != i || o != 0.0 {
+            families.push(FamilyDelta {
+                family: f.clone(),
+                guarded,
+                plain: p,
+                instrumented: i,
+                instrumentation: o,
+                residual,
+                shared: merged_here,
+            });
+        }
+    }
+    let share = unexplained / (v.plain.in_line().len().max(1) as f64);
+    (
+        fixed_reference,
+        Fidelity {
+            method,
+            instrumentation: ours.values().sum(),
+            families,
+            unexplained,
+            unexplained_share: share,
+            shared_with_kernel: shared,
+            guarded_changes,
+            out_of_line_added: v.instrumented.out_of_line() as i64 - v.plain.out_of_line() as i64,
+        },
+    )
 }
 
 fn diff(a: &BTreeMap<InstClass, i64>, b: &BTreeMap<InstClass, i64>) -> BTreeMap<InstClass, i64> {
@@ -372,7 +842,7 @@ fn diff(a: &BTreeMap<InstClass, i64>, b: &BTreeMap<InstClass, i64>) -> BTreeMap<
         .collect()
 }
 
-/// The four compiles' results, put together, with the record stores each
+/// The compiles' results, put together, with the record stores each
 /// has (counted in its PTX, so ptxas's scheduling does not blur them).
 pub struct Variants {
     pub plain: Compiled,
@@ -384,20 +854,29 @@ pub struct Variants {
     pub records_kernel_only: i64,
     pub records_probed: i64,
     pub records_probed_double: i64,
+    /// The same lowering in a kernel whose body is a bare return: plain,
+    /// and with the kernel region (init, two records, finalize).
+    pub hollow_plain: Compiled,
+    pub hollow_kernel: Compiled,
     /// Whether any requested region may sit in a loop (loops, iterations,
     /// async, calls, asm, ops, explicit markers).
     pub loop_regions_requested: bool,
 }
 
-/// Record stores kperf's lowering put in `ptx`: its predicated
-/// `st.shared/global.v2.b32` of {clock, tag}, less those of `plain`.
-pub fn record_stores(ptx: &[u8], plain: &[u8]) -> i64 {
-    // The clock64 form is one asm block `{ ...; @%p st.shared.v2.b32 ...; }`.
+/// Record stores kperf's lowering put in kernel `function` of `ptx`: its
+/// `st.shared/global.v2.b32` of {clock, tag} (predicated, or unpredicated
+/// into a trash-ring scheme), less those of the same function in `plain`.
+pub fn record_stores(ptx: &[u8], plain: &[u8], function: &str) -> i64 {
+    // The clock64 form is one asm block `{ ...; st.shared.v2.b32 ...; }`.
     static STORE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let re = STORE.get_or_init(|| {
-        regex::Regex::new(r"@!?%p\d+\s+st\.(?:shared|global)\.v2\.b32").expect("regex")
+        regex::Regex::new(r"(?m)(?:^\s*|;\s*|@!?%p\d+\s+)st\.(?:shared|global)\.v2\.b32")
+            .expect("regex")
     });
-    let count = |b: &[u8]| re.find_iter(&String::from_utf8_lossy(b)).count() as i64;
+    let count = |b: &[u8]| {
+        let text = String::from_utf8_lossy(b);
+        ptx_function(&text, function).map_or(0, |f| re.find_iter(f).count() as i64)
+    };
     count(ptx) - count(plain)
 }
 
@@ -421,16 +900,33 @@ pub fn report(l: &Labels, v: &Variants) -> CostReport {
         .collect();
     let per_record = (v.probed_double.count() as f64 - v.probed.count() as f64) / n;
     let out_of_line_added = v.kernel_only.out_of_line() as i64 - v.plain.out_of_line() as i64;
-    let fixed = v.kernel_only.count() as f64
-        - v.plain.count() as f64
-        - v.records_kernel_only as f64 * per_record
-        - out_of_line_added as f64;
+    let fixed = match init_and_finalize(&v.kernel_only) {
+        Some(tagged) => tagged as f64,
+        None => {
+            v.kernel_only.count() as f64
+                - v.plain.count() as f64
+                - v.records_kernel_only as f64 * per_record
+                - out_of_line_added as f64
+        }
+    };
     let loops = v.instrumented.loops();
     let with_records = loops
         .iter()
         .filter(|l| v.instrumented.clock_reads_in(l) > 0)
         .count();
     let spills = |p: &PtxasInfo| (p.spill_store_bytes + p.spill_load_bytes) as i64;
+    let per_record_by_family: BTreeMap<String, f64> = {
+        let (a, b) = (v.probed_double.by_work(), v.probed.by_work());
+        a.keys()
+            .chain(b.keys())
+            .map(|f| {
+                let d = a.get(f).copied().unwrap_or(0) - b.get(f).copied().unwrap_or(0);
+                (f.clone(), d as f64 / n)
+            })
+            .filter(|(_, d)| *d != 0.0)
+            .collect()
+    };
+    let (fixed_reference, fidelity) = fidelity(v, &per_record_by_family, v.records_instrumented);
     CostReport {
         kernel: l.kernel.to_string(),
         arch: l.arch.to_string(),
@@ -458,6 +954,8 @@ pub fn report(l: &Labels, v: &Variants) -> CostReport {
         loops_instrumented: loops.len(),
         loops_with_records: with_records,
         unexpected_loop_records: with_records > 0 && !v.loop_regions_requested,
+        fixed_reference,
+        fidelity,
     }
 }
 
@@ -512,6 +1010,7 @@ mod tests {
                 predicated: text.starts_with('@'),
                 opcode: opcode.to_string(),
                 text: text.to_string(),
+                source: None,
             };
             assert_eq!(i.class(), want, "{text}");
         }
@@ -571,7 +1070,7 @@ mod tests {
     fn ptxas_figures_are_read() {
         let log = "ptxas info    : Function properties for k\n    8 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads\nptxas info    : Used 154 registers, used 1 barriers, 8224 bytes smem, 368 bytes cmem[0]\n";
         assert_eq!(
-            parse_ptxas(log),
+            parse_ptxas(log, None),
             PtxasInfo {
                 registers: 154,
                 spill_store_bytes: 4,

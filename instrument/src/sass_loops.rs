@@ -219,6 +219,7 @@ mod tests {
                     predicated,
                     opcode: words[usize::from(predicated)].to_string(),
                     text: text.to_string(),
+                    source: None,
                 }
             })
             .collect()

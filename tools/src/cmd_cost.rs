@@ -7,7 +7,8 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use kperf_dialects::abi::Counter;
 use kperf_dialects::meta::Granularity;
-use kperf_instrument::cost::{self, CostReport, InstClass, Labels, Variants};
+use kperf_dialects::meta::{InstrumentMeta, KernelMeta};
+use kperf_instrument::cost::{self, Compiled, CostReport, InstClass, Labels, Variants};
 use kperf_instrument::{Emit, InstrumentOptions, KperfContext, RegionMode, Target};
 use std::path::PathBuf;
 
@@ -35,8 +36,8 @@ pub struct CostArgs {
     pub lowering: LoweringArgs,
 }
 
-/// PTX of `input` under `opts` (instrumented unless `plain`), and the
-/// kernel's name.
+/// PTX of `input` under `opts` (instrumented unless `plain`), and its
+/// metadata when instrumented.
 fn ptx_of(
     kctx: &KperfContext,
     input: &std::path::Path,
@@ -44,7 +45,7 @@ fn ptx_of(
     opts: &InstrumentOptions,
     plain: bool,
     triton: bool,
-) -> Result<(Vec<u8>, Option<String>)> {
+) -> Result<(Vec<u8>, Option<InstrumentMeta>)> {
     let file = input.display().to_string();
     if kperf_instrument::llvm::is_llvm_input(&file, bytes) {
         let out = kperf_instrument::llvm::instrument_llvm(
@@ -56,10 +57,7 @@ fn ptx_of(
             plain,
             triton,
         )?;
-        let name = out
-            .meta
-            .and_then(|m| m.kernels.first().map(|k| k.name.clone()));
-        return Ok((out.bytes, name));
+        return Ok((out.bytes, out.meta));
     }
     let source = std::str::from_utf8(bytes).with_context(|| format!("{file}: not UTF-8"))?;
     if plain {
@@ -68,7 +66,7 @@ fn ptx_of(
         return Ok((ptx, None));
     }
     let out = kperf_instrument::instrument(kctx, source, &file, opts, Emit::Ptx)?;
-    Ok((out.bytes, out.meta.kernels.first().map(|k| k.name.clone())))
+    Ok((out.bytes, Some(out.meta)))
 }
 
 fn loop_related(modes: &[RegionMode]) -> bool {
@@ -77,20 +75,67 @@ fn loop_related(modes: &[RegionMode]) -> bool {
         .any(|m| !matches!(m, RegionMode::Kernel | RegionMode::Probe(_)))
 }
 
-fn one(
+/// The hollow reference of one kernel (see
+/// [`kperf_instrument::llvm::hollow_kernel`]): the same lowering with the
+/// same ring, assembled plain and with the kernel region.
+fn hollow_reference(
+    kctx: &KperfContext,
+    opts: &InstrumentOptions,
+    meta: &InstrumentMeta,
+    km: &KernelMeta,
+    chip: &str,
+) -> Result<(Compiled, Compiled)> {
+    let ir = kperf_instrument::llvm::hollow_kernel(&km.name, km.block);
+    let mut o = opts.clone();
+    o.regions = vec![RegionMode::Kernel];
+    o.markers = false;
+    o.block = Some(km.block);
+    // The very ring the kernel got, whatever shared memory the hollow one has.
+    if o.strategy == kperf_dialects::abi::Strategy::Flush {
+        o.slots = Some(meta.shared_slots);
+        o.flush_slots = Some(km.layout.slots);
+    } else {
+        o.slots = Some(km.layout.slots);
+    }
+    o.dynamic_shared = 0;
+    o.profile_param = kperf_instrument::options::ProfileParam::Append;
+    let file = format!("hollow reference of `{}`", km.name);
+    let build = |plain: bool| -> Result<Compiled> {
+        let out = kperf_instrument::llvm::instrument_llvm(
+            kctx,
+            ir.as_bytes(),
+            &file,
+            &o,
+            Emit::Ptx,
+            plain,
+            false,
+        )?;
+        cost::compile_ptx(&out.bytes, chip, &km.name).with_context(|| file.clone())
+    };
+    Ok((build(true)?, build(false)?))
+}
+
+/// One report per kernel of `input`.
+fn reports(
     kctx: &KperfContext,
     input: &std::path::Path,
     bytes: &[u8],
     opts: &InstrumentOptions,
     probe: u32,
     triton: bool,
-) -> Result<CostReport> {
+) -> Result<Vec<CostReport>> {
     let Target::Nvptx { chip } = &opts.target else {
         bail!("kperf cost reads NVIDIA SASS: use --target nvptx:<sm> (default sm_90a)");
     };
     // Init and finalize alone: the kernel region, no markers (records that
     // markers put in loops cost index arithmetic that is theirs, not init's
     // or finalize's; the instrumented column counts them).
+    // Every build line-tagged (LLVM IR input): the SASS line table then
+    // says which instructions are kperf's.
+    let opts = &InstrumentOptions {
+        line_tags: true,
+        ..opts.clone()
+    };
     let mut kernel_only = opts.clone();
     kernel_only.regions = vec![RegionMode::Kernel];
     kernel_only.markers = false;
@@ -99,42 +144,54 @@ fn one(
     probed.regions.push(RegionMode::Probe(probe));
     probed_double.regions.push(RegionMode::Probe(2 * probe));
     let (plain_ptx, _) = ptx_of(kctx, input, bytes, opts, true, triton)?;
-    let (inst_ptx, name) = ptx_of(kctx, input, bytes, opts, false, triton)?;
-    let (kern_ptx, kname) = ptx_of(kctx, input, bytes, &kernel_only, false, triton)?;
+    let (inst_ptx, _) = ptx_of(kctx, input, bytes, opts, false, triton)?;
+    let (kern_ptx, kmeta) = ptx_of(kctx, input, bytes, &kernel_only, false, triton)?;
     let (probe_ptx, _) = ptx_of(kctx, input, bytes, &probed, false, triton)?;
     let (probe2_ptx, _) = ptx_of(kctx, input, bytes, &probed_double, false, triton)?;
-    let name = name.or(kname).context("no instrumented kernel")?;
-    let compile = |ptx: &[u8], what: &str| {
-        cost::compile_ptx(ptx, chip, &name)
-            .with_context(|| format!("{what} build of {}", input.display()))
+    let kmeta = kmeta.context("no instrumented kernel")?;
+    let assemble = |ptx: &[u8], what: &str| {
+        cost::assemble(ptx, chip).with_context(|| format!("{what} build of {}", input.display()))
     };
-    let v = Variants {
-        plain: compile(&plain_ptx, "plain")?,
-        instrumented: compile(&inst_ptx, "instrumented")?,
-        kernel_only: compile(&kern_ptx, "kernel-only")?,
-        probed: compile(&probe_ptx, "probed")?,
-        probed_double: compile(&probe2_ptx, "probed-2N")?,
-        records_instrumented: cost::record_stores(&inst_ptx, &plain_ptx),
-        records_kernel_only: cost::record_stores(&kern_ptx, &plain_ptx),
-        records_probed: cost::record_stores(&probe_ptx, &plain_ptx),
-        records_probed_double: cost::record_stores(&probe2_ptx, &plain_ptx),
-        loop_regions_requested: loop_related(&opts.regions) || name_has_markers(bytes),
-    };
+    let plain = assemble(&plain_ptx, "plain")?;
+    let inst = assemble(&inst_ptx, "instrumented")?;
+    let kern = assemble(&kern_ptx, "kernel-only")?;
+    let probed = assemble(&probe_ptx, "probed")?;
+    let probed2 = assemble(&probe2_ptx, "probed-2N")?;
     let regions = if opts.regions.is_empty() {
         "markers".to_string()
     } else {
         format!("{:?}", opts.regions)
     };
-    Ok(cost::report(
-        &Labels {
-            kernel: &name,
-            arch: chip,
-            counter: opts.counter.name(),
-            granularity: opts.granularity.name(),
-            regions: &regions,
-        },
-        &v,
-    ))
+    let mut out = Vec::new();
+    for km in &kmeta.kernels {
+        let name = km.name.as_str();
+        let (hollow_plain, hollow_kernel) = hollow_reference(kctx, opts, &kmeta, km, chip)?;
+        let v = Variants {
+            plain: plain.kernel(name)?,
+            instrumented: inst.kernel(name)?,
+            kernel_only: kern.kernel(name)?,
+            probed: probed.kernel(name)?,
+            probed_double: probed2.kernel(name)?,
+            records_instrumented: cost::record_stores(&inst_ptx, &plain_ptx, name),
+            records_kernel_only: cost::record_stores(&kern_ptx, &plain_ptx, name),
+            records_probed: cost::record_stores(&probe_ptx, &plain_ptx, name),
+            records_probed_double: cost::record_stores(&probe2_ptx, &plain_ptx, name),
+            hollow_plain,
+            hollow_kernel,
+            loop_regions_requested: loop_related(&opts.regions) || name_has_markers(bytes),
+        };
+        out.push(cost::report(
+            &Labels {
+                kernel: name,
+                arch: chip,
+                counter: opts.counter.name(),
+                granularity: opts.granularity.name(),
+                regions: &regions,
+            },
+            &v,
+        ));
+    }
+    Ok(out)
 }
 
 /// Explicit markers may sit in loops on purpose.
@@ -158,6 +215,8 @@ fn table(reports: &[CostReport], markdown: bool) -> String {
         "move",
         "pred",
         "fixed",
+        "fixed ref",
+        "unexplained",
         "out of line",
         "regs",
         "spill B",
@@ -186,7 +245,18 @@ fn table(reports: &[CostReport], markdown: bool) -> String {
                 c(InstClass::Move),
                 c(InstClass::Predicate),
                 format!("{:.0}", r.fixed),
-                r.out_of_line_added.to_string(),
+                format!("{:.0}", r.fixed_reference),
+                format!(
+                    "{:.0} ({:.1}%){}",
+                    r.fidelity.unexplained,
+                    100.0 * r.fidelity.unexplained_share,
+                    if r.fidelity.guarded_changes.is_empty() {
+                        ""
+                    } else {
+                        " !"
+                    }
+                ),
+                r.fidelity.out_of_line_added.to_string(),
                 format!("{} → {}", r.plain.registers, r.instrumented.registers),
                 format!(
                     "{} → {}",
@@ -213,6 +283,7 @@ fn table(reports: &[CostReport], markdown: bool) -> String {
         for r in rows {
             s.push_str(&format!("| {} |\n", r.join(" | ")));
         }
+        s.push_str(&residuals(reports, "\n", "- "));
         return s;
     }
     let widths: Vec<usize> = (0..header.len())
@@ -237,6 +308,60 @@ fn table(reports: &[CostReport], markdown: bool) -> String {
     for r in rows {
         s.push_str(&line(r));
         s.push('\n');
+    }
+    s.push_str(&residuals(reports, "", "  "));
+    s
+}
+
+/// Per kernel, the opcode families the instrumentation does not explain
+/// (instrumented − expected), guarded families first: where to look when
+/// `unexplained` is not small.
+fn residuals(reports: &[CostReport], lead: &str, bullet: &str) -> String {
+    let mut s = String::new();
+    for r in reports {
+        let mut fams: Vec<&cost::FamilyDelta> = r
+            .fidelity
+            .families
+            .iter()
+            .filter(|f| f.unexplained().abs() >= 0.5)
+            .collect();
+        if fams.is_empty() {
+            continue;
+        }
+        fams.sort_by(|a, b| {
+            let key = |f: &cost::FamilyDelta| {
+                (
+                    f.guarded.is_none(),
+                    -(f.unexplained().abs() as i64),
+                    f.family.clone(),
+                )
+            };
+            key(a).cmp(&key(b))
+        });
+        if s.is_empty() {
+            s.push_str(lead);
+        }
+        let cells: Vec<String> = fams
+            .iter()
+            .map(|f| {
+                format!(
+                    "{}{} {:+.0} ({} → {}, kperf's {:.0})",
+                    f.family,
+                    if f.guarded.is_some() { "!" } else { "" },
+                    f.unexplained(),
+                    f.plain,
+                    f.instrumented,
+                    f.instrumentation
+                )
+            })
+            .collect();
+        s.push_str(&format!(
+            "{bullet}{} {} {}: unexplained {}\n",
+            r.kernel,
+            r.counter,
+            r.granularity,
+            cells.join(", ")
+        ));
     }
     s
 }
@@ -264,7 +389,7 @@ pub fn run(a: CostArgs) -> Result<()> {
     kperf_instrument::tools::find_tool("ptxas")?;
     kperf_instrument::tools::find_tool("cuobjdump")?;
     let kctx = KperfContext::new()?;
-    let mut reports = Vec::new();
+    let mut out = Vec::new();
     for input in &a.inputs {
         let bytes =
             std::fs::read(input).with_context(|| format!("cannot read {}", input.display()))?;
@@ -275,14 +400,14 @@ pub fn run(a: CostArgs) -> Result<()> {
                 let mut o = opts.clone();
                 o.counter = counter;
                 o.granularity = g;
-                reports.push(one(&kctx, input, &bytes, &o, a.probe, triton)?);
+                out.extend(reports(&kctx, input, &bytes, &o, a.probe, triton)?);
             }
         }
     }
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&reports)?);
+        println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
-        print!("{}", table(&reports, a.markdown));
+        print!("{}", table(&out, a.markdown));
     }
     Ok(())
 }

@@ -1,8 +1,9 @@
 //! The corpus of real kernels (corpus/: Triton 3.9 and clang-22 CUDA, in
 //! LLVM IR) through the LLVM-IR path: every kernel in every automatic mode
 //! (and its markers) instruments, assembles with ptxas for sm_90a without
-//! spills, and its SASS holds a clock read for every record the PTX stores
-//! plus init's and finalize's. Then `kperf cost` holds the cost budgets.
+//! spills, and keeps every record's clock read in its SASS. Then `kperf
+//! cost` holds the cost budgets and the fidelity limits: the instrumented
+//! kernel is the plain kernel plus kperf's own code (docs/fidelity.md).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -62,6 +63,33 @@ fn count(text: &str, needle: &str) -> usize {
     text.matches(needle).count()
 }
 
+/// ptxas's log and the SASS of `ptx`, or the log as the error. The cubin
+/// goes to the temporary directory, never beside an input in the repository.
+fn assemble(ptx: &Path) -> Result<(String, String), String> {
+    let name = ptx.file_stem().and_then(|s| s.to_str()).unwrap_or("k");
+    let cubin = std::env::temp_dir().join(format!(
+        "kperf-corpus-{}-{name}.cubin",
+        std::process::id()
+    ));
+    let out = Command::new(tool("ptxas"))
+        .args(["-arch=sm_90a", "-v"])
+        .arg(ptx)
+        .arg("-o")
+        .arg(&cubin)
+        .output()
+        .expect("run ptxas (scripts/setup.sh installs it)");
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    if !out.status.success() {
+        return Err(log);
+    }
+    let sass = Command::new(tool("cuobjdump"))
+        .arg("-sass")
+        .arg(&cubin)
+        .output()
+        .expect("run cuobjdump");
+    Ok((log, String::from_utf8_lossy(&sass.stdout).into_owned()))
+}
+
 #[test]
 fn every_corpus_kernel_instruments_in_every_mode_and_assembles() {
     let dir = std::env::temp_dir().join(format!("kperf-corpus-{}", std::process::id()));
@@ -69,7 +97,7 @@ fn every_corpus_kernel_instruments_in_every_mode_and_assembles() {
     let mut failures = Vec::new();
     for (i, (kernel, mode, at_least)) in CASES.iter().enumerate() {
         let ptx = dir.join(format!("{i}.ptx"));
-        let cubin = dir.join(format!("{i}.cubin"));
+        let plain = dir.join(format!("{i}.plain.ptx"));
         let p = ptx.display().to_string();
         let mut args = vec!["instrument", kernel, "-o", &p];
         if !mode.is_empty() {
@@ -82,6 +110,9 @@ fn every_corpus_kernel_instruments_in_every_mode_and_assembles() {
             ));
             continue;
         }
+        let pp = plain.display().to_string();
+        let (ok, _, err) = kperf(&["instrument", kernel, "--plain", "-o", &pp]);
+        assert!(ok, "{kernel} --plain: {err}");
         let meta: serde_json::Value = serde_json::from_slice(
             &std::fs::read(format!("{p}.kperf.json")).expect("metadata written"),
         )
@@ -94,93 +125,72 @@ fn every_corpus_kernel_instruments_in_every_mode_and_assembles() {
                 "{kernel} --regions {mode}: {regions} regions, expected at least {at_least}"
             ));
         }
-        let out = Command::new(tool("ptxas"))
-            .args(["-arch=sm_90a", "-v", &p, "-o"])
-            .arg(&cubin)
-            .output()
-            .expect("run ptxas (scripts/setup.sh installs it)");
-        let log = String::from_utf8_lossy(&out.stderr).into_owned();
-        if !out.status.success() {
-            failures.push(format!("{kernel} --regions {mode}: ptxas failed:\n{log}"));
-            continue;
-        }
+        let (log, sass) = match assemble(&ptx) {
+            Ok(x) => x,
+            Err(log) => {
+                failures.push(format!("{kernel} --regions {mode}: ptxas failed:\n{log}"));
+                continue;
+            }
+        };
         if !log.contains(" 0 bytes spill stores, 0 bytes spill loads") {
             failures.push(format!("{kernel} --regions {mode}: spills:\n{log}"));
         }
-        let ptx_text = std::fs::read_to_string(&ptx).expect("ptx");
-        // Record stores (predicated v2.b32 into the ring) and clock reads.
-        let records = ptx_text
-            .lines()
-            .filter(|l| l.contains("st.shared.v2.b32") && l.contains('@'))
-            .count();
-        let sass = Command::new(tool("cuobjdump"))
-            .arg("-sass")
-            .arg(&cubin)
-            .output()
-            .expect("run cuobjdump");
-        let sass = String::from_utf8_lossy(&sass.stdout);
-        let clocks = count(&sass, "SR_CLOCKLO");
-        let stores = sass
-            .lines()
-            .filter(|l| l.contains("STS.64") && l.contains(" @"))
-            .count();
-        // Each record: one clock read and one predicated STS.64; init reads
-        // the clock once more, finalize once per exit. ptxas may merge the
-        // identical record code of two paths that join (tail merging), so a
-        // few PTX records can share one SASS store.
-        let merged_allowance = records / 8;
-        if records < 2 * regions.min(1)
-            || stores + merged_allowance < records
-            || clocks < stores + 2
-        {
+        let (_, plain_sass) = assemble(&plain).expect("the plain kernel assembles");
+        // ptxas may merge stores but never drops a clock read: every
+        // `%clock` read the PTX gained (one per record) is in the SASS.
+        let ptx_clocks = |f: &Path| count(&std::fs::read_to_string(f).expect("ptx"), "%clock;");
+        let records = ptx_clocks(&ptx).saturating_sub(ptx_clocks(&plain));
+        let clocks = count(&sass, "SR_CLOCKLO").saturating_sub(count(&plain_sass, "SR_CLOCKLO"));
+        if records == 0 || clocks < records {
             failures.push(format!(
-                "{kernel} --regions {mode}: {records} record stores in PTX, {clocks} clock reads and {stores} predicated STS.64 in SASS"
+                "{kernel} --regions {mode}: {records} record clock reads in PTX, {clocks} more clock reads in SASS than plain"
             ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// The issue's cost budgets on every corpus kernel at warp granularity
+/// The cost budgets on every corpus kernel at warp granularity
 /// (docs/cost.md shows the figures): no added spills; a straight-line
 /// record costs at most 3 SASS instructions with the 32-bit clock and 4
 /// with the 64-bit one (probe 16 vs 32 regions, as in docs/cost.md); init +
 /// finalize stay under Proton's ~68.
-///
-/// `fixed` is in-line code, measured with the kernel region alone (markers
-/// stripped: their records in loops pay index arithmetic that is theirs);
-/// out-of-line blocks (reduce_sum: a record after the join of `if (warp ==
-/// 0)`, the kernel's END record here, makes ptxas add a 34-instruction
-/// fallback for its shuffles in a diverged warp) are reported apart by
-/// `kperf cost`.
 const FIXED_BUDGET: f64 = 68.0;
+
+const KERNELS: [&str; 7] = [
+    "corpus/triton/matmul_pipelined.llir",
+    "corpus/triton/matmul_persistent.llir",
+    "corpus/triton/attention_fwd_causal.llir",
+    "corpus/triton/softmax.llir",
+    "corpus/triton/layernorm.llir",
+    "corpus/cuda/sgemm_tiled.ll",
+    "corpus/cuda/reduce_sum.ll",
+];
+
+fn cost(extra: &[&str]) -> Vec<serde_json::Value> {
+    let mut args = vec!["cost", "--json"];
+    args.extend(extra);
+    args.extend(KERNELS);
+    let (ok, out, err) = kperf(&args);
+    assert!(ok, "kperf cost {extra:?} failed:\n{err}");
+    let reports: Vec<serde_json::Value> = serde_json::from_str(&out).expect("json");
+    assert!(
+        reports.len() >= KERNELS.len(),
+        "one report per kernel at least"
+    );
+    reports
+}
 
 #[test]
 fn corpus_kernels_stay_within_the_cost_budgets() {
-    let kernels = [
-        "corpus/triton/matmul_pipelined.llir",
-        "corpus/triton/matmul_persistent.llir",
-        "corpus/triton/attention_fwd_causal.llir",
-        "corpus/triton/softmax.llir",
-        "corpus/triton/layernorm.llir",
-        "corpus/cuda/sgemm_tiled.ll",
-        "corpus/cuda/reduce_sum.ll",
-    ];
-    let mut args = vec![
-        "cost",
+    let reports = cost(&[
         "--regions",
         "kernel,loops",
         "--counters",
         "clock32,clock64",
         "--probe",
         "16",
-        "--json",
-    ];
-    args.extend(kernels);
-    let (ok, out, err) = kperf(&args);
-    assert!(ok, "kperf cost failed:\n{err}");
-    let reports: Vec<serde_json::Value> = serde_json::from_str(&out).expect("json");
-    assert_eq!(reports.len(), 2 * kernels.len());
+    ]);
     let mut over = Vec::new();
     for r in &reports {
         let (k, c) = (
@@ -203,4 +213,132 @@ fn corpus_kernels_stay_within_the_cost_budgets() {
         }
     }
     assert!(over.is_empty(), "{}", over.join("\n"));
+}
+
+/// Unexplained SASS (the instrumented kernel less kperf's own code, against
+/// the plain kernel, opcode by opcode; see `kperf cost`) may be at most
+/// this share of the plain kernel.
+const UNEXPLAINED_LIMIT: f64 = 0.02;
+
+/// Measured exceptions, each a ceiling a little above today's figure so
+/// that getting worse fails (docs/fidelity.md explains them):
+/// - reduce_sum: the kernel's END record and finalize sit after the join of
+///   `if (warp == 0)`; ptxas then reconverges the warps there (BSSY/BSYNC,
+///   branches, a WARPSYNC) where the plain kernel just exits: 8 to 12 of
+///   its 105 in-line instructions.
+/// - records inside small loops need their ring index in registers the
+///   loop already uses (sgemm's K loop, softmax's and layernorm's row
+///   loops): IMAD, ISETP, MOV.
+/// - matmul_pipelined with iterations: ptxas copies a uniform predicate
+///   into a vector one each iteration (26 PLOP3) once the loop holds
+///   records.
+/// - the op modes put two records around every matched instruction; in
+///   attention's and the matmuls' dense wgmma/cp.async code that costs
+///   moves and address arithmetic.
+const EXCEPTIONS: &[(&str, &str, f64)] = &[
+    ("reduce_sum", "*", 0.13),
+    ("layernorm", "kernel", 0.025),
+    ("layernorm", "iterations", 0.03),
+    ("sgemm_tiled", "loops", 0.03),
+    ("sgemm_tiled", "iterations", 0.04),
+    ("softmax", "loops", 0.03),
+    ("softmax", "iterations", 0.03),
+    ("matmul_pipelined", "iterations", 0.07),
+    ("matmul_pipelined", "async", 0.035),
+    ("matmul_persistent", "async", 0.025),
+    ("attention_fwd_causal", "asm=wgmma|cp\\.async", 0.05),
+    ("matmul_pipelined", "asm=wgmma|cp\\.async", 0.05),
+    ("matmul_persistent", "asm=wgmma|cp\\.async", 0.04),
+];
+
+/// Every automatic mode on every corpus kernel (its markers stripped:
+/// the author's regions are the author's): the same tensor-core, TMA,
+/// async-copy, memory and barrier instructions as the plain kernel, and at
+/// most 2% of its instructions unexplained.
+#[test]
+fn corpus_kernels_are_the_kernel_in_every_automatic_mode() {
+    let modes = [
+        "kernel",
+        "loops",
+        "iterations",
+        "async",
+        "asm=wgmma|cp\\.async",
+    ];
+    let mut bad = Vec::new();
+    for mode in modes {
+        for r in cost(&["--regions", mode, "--ignore-markers"]) {
+            let k = r["kernel"].as_str().unwrap_or("?").to_string();
+            let f = &r["fidelity"];
+            assert_eq!(
+                f["method"], "line_tags",
+                "{k} {mode}: LLVM IR is measured by line tags"
+            );
+            let guarded = f["guarded_changes"].as_array().cloned().unwrap_or_default();
+            if !guarded.is_empty() {
+                bad.push(format!(
+                    "{k} --regions {mode}: the kernel's own work changed: {guarded:?}"
+                ));
+            }
+            let share = f["unexplained_share"].as_f64().unwrap_or(f64::MAX);
+            let limit = EXCEPTIONS
+                .iter()
+                .find(|(ek, em, _)| *ek == k && (*em == "*" || *em == mode))
+                .map_or(UNEXPLAINED_LIMIT, |e| e.2);
+            if share > limit {
+                bad.push(format!(
+                    "{k} --regions {mode}: {:.1}% unexplained > {:.1}%",
+                    100.0 * share,
+                    100.0 * limit
+                ));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// Floating-point contraction as Triton does it (`enable_fp_fusion`, on in
+/// the corpus' metadata): `--plain` of Triton's own LLVM IR assembles to
+/// Triton's own PTX's SASS within 1%, FFMA count included.
+#[test]
+fn plain_triton_builds_match_tritons_own_ptx() {
+    let dir = std::env::temp_dir().join(format!("kperf-fp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    // Instruction lines (`/*0120*/  INSTR ;  /* encoding */`), not the
+    // encoding's second line, NOPs or never-executed `@!PT` padding.
+    let sass_count = |sass: &str, op: &str| {
+        sass.lines()
+            .map(str::trim_start)
+            .filter(|l| {
+                l.strip_prefix("/*")
+                    .and_then(|r| r.split_once("*/"))
+                    .is_some_and(|(addr, _)| addr.chars().all(|c| c.is_ascii_hexdigit()))
+            })
+            .filter(|l| !l.contains("NOP") && !l.contains("@!PT"))
+            .filter(|l| op.is_empty() || l.contains(op))
+            .count() as f64
+    };
+    let mut bad = Vec::new();
+    for name in [
+        "layernorm",
+        "softmax",
+        "attention_fwd_causal",
+        "matmul_pipelined",
+        "matmul_persistent",
+    ] {
+        let llir = format!("corpus/triton/{name}.llir");
+        let ours = dir.join(format!("{name}.ptx"));
+        let o = ours.display().to_string();
+        let (ok, _, err) = kperf(&["instrument", &llir, "--plain", "-o", &o]);
+        assert!(ok, "{err}");
+        let theirs = root().join(format!("corpus/triton/{name}.ptx"));
+        let (_, a) = assemble(&ours).expect("ours assembles");
+        let (_, b) = assemble(&theirs).expect("Triton's assembles");
+        for op in ["", "FFMA"] {
+            let (x, y) = (sass_count(&a, op), sass_count(&b, op));
+            if (x - y).abs() > 0.01 * y.max(1.0) {
+                bad.push(format!("{name}: {x} vs Triton's {y} SASS `{op}`"));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
