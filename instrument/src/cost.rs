@@ -618,6 +618,9 @@ pub struct CostReport {
     /// Is the instrumented kernel the plain kernel plus records, init and
     /// finalize, and nothing else?
     pub fidelity: Fidelity,
+    /// Per region, how much of its work ptxas kept between its records
+    /// (line-tagged builds; empty otherwise).
+    pub region_fidelity: Vec<RegionFidelity>,
 }
 
 /// One kind of work in the fidelity accounting.
@@ -842,6 +845,146 @@ fn diff(a: &BTreeMap<InstClass, i64>, b: &BTreeMap<InstClass, i64>) -> BTreeMap<
         .collect()
 }
 
+/// How well one region's own instructions stayed between its records
+/// (line-tagged builds of LLVM IR).
+#[derive(Clone, Debug, Serialize)]
+pub struct RegionFidelity {
+    pub region: String,
+    /// The kernel's SASS instructions whose input instruction lies inside
+    /// the region in the IR.
+    pub own: usize,
+    /// Of those, the ones ptxas scheduled between a START and an END clock
+    /// read of the region (on a path from one to the other).
+    pub inside: usize,
+    /// inside / own (1 for a region that owns nothing).
+    pub share: f64,
+    /// Instructions of other code that ptxas scheduled between the
+    /// region's records, by the region that owns them in the IR
+    /// (`(outside any region)` for code no region holds).
+    pub intruders: BTreeMap<String, usize>,
+}
+
+/// Region fidelity from the instrumented SASS: `lines` are the input lines
+/// each region owns, `names` the regions' names by id.
+pub fn region_fidelity(
+    c: &Compiled,
+    lines: &BTreeMap<u16, Vec<u32>>,
+    names: &BTreeMap<u16, String>,
+) -> Vec<RegionFidelity> {
+    use crate::llvm::line_tags::record_of_tag_line;
+    use kperf_dialects::abi::Edge;
+    let sass = &c.sass;
+    let succs = crate::sass_loops::instruction_successors(sass);
+    let mut preds = vec![Vec::new(); sass.len()];
+    for (k, ss) in succs.iter().enumerate() {
+        for &s in ss {
+            preds[s].push(k);
+        }
+    }
+    // The record (region, edge) of each clock read kperf put there.
+    let clock_of: Vec<Option<(u16, Edge)>> = sass
+        .iter()
+        .map(|i| {
+            if i.class() != InstClass::ClockRead {
+                return None;
+            }
+            let (_, line) = i.source.as_ref()?;
+            record_of_tag_line(*line).map(|(r, e)| (r.0, e))
+        })
+        .collect();
+    let line_of = |i: &SassInst| i.source.as_ref().map(|(_, l)| *l);
+    let owners = |line: u32| -> Vec<u16> {
+        lines
+            .iter()
+            .filter(|(_, ls)| ls.binary_search(&line).is_ok())
+            .map(|(r, _)| *r)
+            .collect()
+    };
+    let sorted: BTreeMap<u16, Vec<u32>> = lines
+        .iter()
+        .map(|(r, ls)| {
+            let mut v = ls.clone();
+            v.sort_unstable();
+            v.dedup();
+            (*r, v)
+        })
+        .collect();
+    let lines = &sorted;
+    // Reachable from `from` through `next` without passing `stop`.
+    let reach = |from: &[usize], next: &[Vec<usize>], stop: &dyn Fn(usize) -> bool| {
+        let mut seen = vec![false; sass.len()];
+        let mut work: Vec<usize> = from.to_vec();
+        for &k in from {
+            seen[k] = true;
+        }
+        while let Some(k) = work.pop() {
+            for &n in &next[k] {
+                if !seen[n] && !stop(n) {
+                    seen[n] = true;
+                    work.push(n);
+                }
+            }
+        }
+        seen
+    };
+    let mut out = Vec::new();
+    for (&r, own_lines) in lines {
+        let edge_of = |k: usize, e: Edge| clock_of[k] == Some((r, e));
+        let starts: Vec<usize> = (0..sass.len())
+            .filter(|&k| edge_of(k, Edge::Start))
+            .collect();
+        let ends: Vec<usize> = (0..sass.len()).filter(|&k| edge_of(k, Edge::End)).collect();
+        let after_start = reach(&starts, &succs, &|k| edge_of(k, Edge::End));
+        let before_end = reach(&ends, &preds, &|k| edge_of(k, Edge::Start));
+        let inside_at = |k: usize| after_start[k] && before_end[k];
+        let (mut own, mut inside) = (0, 0);
+        let mut intruders: BTreeMap<String, usize> = BTreeMap::new();
+        for (k, i) in sass.iter().enumerate() {
+            if is_kperf(i) {
+                continue;
+            }
+            let Some(line) = line_of(i) else { continue };
+            let mine = own_lines.binary_search(&line).is_ok();
+            if mine {
+                own += 1;
+                inside += usize::from(inside_at(k));
+            } else if inside_at(k) {
+                // Owned by regions that do not enclose this one.
+                let others: Vec<u16> = owners(line)
+                    .into_iter()
+                    .filter(|o| {
+                        let theirs = &lines[o];
+                        !own_lines.iter().all(|l| theirs.binary_search(l).is_ok())
+                    })
+                    .collect();
+                let who = match others.last() {
+                    Some(o) => names
+                        .get(o)
+                        .cloned()
+                        .unwrap_or_else(|| format!("region {o}")),
+                    None => "(outside any region)".to_string(),
+                };
+                *intruders.entry(who).or_default() += 1;
+            }
+        }
+        out.push(RegionFidelity {
+            region: names
+                .get(&r)
+                .cloned()
+                .unwrap_or_else(|| format!("region {r}")),
+            own,
+            inside,
+            share: if own == 0 {
+                1.0
+            } else {
+                inside as f64 / own as f64
+            },
+            intruders,
+        });
+    }
+    out
+}
+
 /// The compiles' results, put together, with the record stores each
 /// has (counted in its PTX, so ptxas's scheduling does not blur them).
 pub struct Variants {
@@ -858,6 +1001,10 @@ pub struct Variants {
     /// and with the kernel region (init, two records, finalize).
     pub hollow_plain: Compiled,
     pub hollow_kernel: Compiled,
+    /// Per region id of the instrumented build: its name and the input
+    /// lines it owns (line-tagged LLVM IR; empty otherwise).
+    pub region_names: BTreeMap<u16, String>,
+    pub region_lines: BTreeMap<u16, Vec<u32>>,
     /// Whether any requested region may sit in a loop (loops, iterations,
     /// async, calls, asm, ops, explicit markers).
     pub loop_regions_requested: bool,
@@ -956,6 +1103,7 @@ pub fn report(l: &Labels, v: &Variants) -> CostReport {
         unexpected_loop_records: with_records > 0 && !v.loop_regions_requested,
         fixed_reference,
         fidelity,
+        region_fidelity: region_fidelity(&v.instrumented, &v.region_lines, &v.region_names),
     }
 }
 

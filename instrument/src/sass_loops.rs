@@ -167,6 +167,20 @@ fn dominates(idom: &[Option<usize>], a: usize, mut b: usize) -> bool {
     }
 }
 
+/// Each instruction's successors (indices into `sass`): the next one unless
+/// control cannot fall through, and a direct branch's target.
+pub fn instruction_successors(sass: &[SassInst]) -> Vec<Vec<usize>> {
+    let cfg = build_cfg(sass);
+    let mut out = vec![Vec::new(); sass.len()];
+    for (b, r) in cfg.blocks.iter().enumerate() {
+        for (k, succ) in out.iter_mut().enumerate().take(r.end - 1).skip(r.start) {
+            succ.push(k + 1);
+        }
+        out[r.end - 1] = cfg.succs[b].iter().map(|&s| cfg.blocks[s].start).collect();
+    }
+    out
+}
+
 /// The natural loops of `sass` (one function), by header address.
 pub fn natural_loops(sass: &[SassInst]) -> Vec<SassLoop> {
     let cfg = build_cfg(sass);

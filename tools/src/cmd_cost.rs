@@ -45,7 +45,7 @@ fn ptx_of(
     opts: &InstrumentOptions,
     plain: bool,
     triton: bool,
-) -> Result<(Vec<u8>, Option<InstrumentMeta>)> {
+) -> Result<(Vec<u8>, Option<InstrumentMeta>, RegionLines)> {
     let file = input.display().to_string();
     if kperf_instrument::llvm::is_llvm_input(&file, bytes) {
         let out = kperf_instrument::llvm::instrument_llvm(
@@ -57,17 +57,20 @@ fn ptx_of(
             plain,
             triton,
         )?;
-        return Ok((out.bytes, out.meta));
+        return Ok((out.bytes, out.meta, out.region_lines));
     }
     let source = std::str::from_utf8(bytes).with_context(|| format!("{file}: not UTF-8"))?;
     if plain {
         let ptx =
             kperf_instrument::mlir::pipeline::compile_plain(kctx, source, &file, opts, Emit::Ptx)?;
-        return Ok((ptx, None));
+        return Ok((ptx, None, RegionLines::new()));
     }
     let out = kperf_instrument::instrument(kctx, source, &file, opts, Emit::Ptx)?;
-    Ok((out.bytes, Some(out.meta)))
+    Ok((out.bytes, Some(out.meta), RegionLines::new()))
 }
+
+/// Per kernel, the input lines each region owns (line-tagged LLVM IR).
+type RegionLines = std::collections::BTreeMap<String, std::collections::BTreeMap<u16, Vec<u32>>>;
 
 fn loop_related(modes: &[RegionMode]) -> bool {
     modes
@@ -143,11 +146,11 @@ fn reports(
     let mut probed_double = kernel_only.clone();
     probed.regions.push(RegionMode::Probe(probe));
     probed_double.regions.push(RegionMode::Probe(2 * probe));
-    let (plain_ptx, _) = ptx_of(kctx, input, bytes, opts, true, triton)?;
-    let (inst_ptx, _) = ptx_of(kctx, input, bytes, opts, false, triton)?;
-    let (kern_ptx, kmeta) = ptx_of(kctx, input, bytes, &kernel_only, false, triton)?;
-    let (probe_ptx, _) = ptx_of(kctx, input, bytes, &probed, false, triton)?;
-    let (probe2_ptx, _) = ptx_of(kctx, input, bytes, &probed_double, false, triton)?;
+    let (plain_ptx, _, _) = ptx_of(kctx, input, bytes, opts, true, triton)?;
+    let (inst_ptx, imeta, mut region_lines) = ptx_of(kctx, input, bytes, opts, false, triton)?;
+    let (kern_ptx, kmeta, _) = ptx_of(kctx, input, bytes, &kernel_only, false, triton)?;
+    let (probe_ptx, _, _) = ptx_of(kctx, input, bytes, &probed, false, triton)?;
+    let (probe2_ptx, _, _) = ptx_of(kctx, input, bytes, &probed_double, false, triton)?;
     let kmeta = kmeta.context("no instrumented kernel")?;
     let assemble = |ptx: &[u8], what: &str| {
         cost::assemble(ptx, chip).with_context(|| format!("{what} build of {}", input.display()))
@@ -178,6 +181,12 @@ fn reports(
             records_probed_double: cost::record_stores(&probe2_ptx, &plain_ptx, name),
             hollow_plain,
             hollow_kernel,
+            region_names: imeta
+                .as_ref()
+                .and_then(|m| m.kernel(name))
+                .map(|k| k.regions.iter().map(|r| (r.id.0, r.name.clone())).collect())
+                .unwrap_or_default(),
+            region_lines: region_lines.remove(name).unwrap_or_default(),
             loop_regions_requested: loop_related(&opts.regions) || name_has_markers(bytes),
         };
         out.push(cost::report(
@@ -284,6 +293,7 @@ fn table(reports: &[CostReport], markdown: bool) -> String {
             s.push_str(&format!("| {} |\n", r.join(" | ")));
         }
         s.push_str(&residuals(reports, "\n", "- "));
+        s.push_str(&region_lines(reports, "\n", "- "));
         return s;
     }
     let widths: Vec<usize> = (0..header.len())
@@ -310,6 +320,7 @@ fn table(reports: &[CostReport], markdown: bool) -> String {
         s.push('\n');
     }
     s.push_str(&residuals(reports, "", "  "));
+    s.push_str(&region_lines(reports, "", "  "));
     s
 }
 
@@ -361,6 +372,46 @@ fn residuals(reports: &[CostReport], lead: &str, bullet: &str) -> String {
             r.counter,
             r.granularity,
             cells.join(", ")
+        ));
+    }
+    s
+}
+
+/// Per kernel, the regions ptxas did not keep together: the share of each
+/// region's own instructions scheduled between its records, and other
+/// code scheduled inside it.
+fn region_lines(reports: &[CostReport], lead: &str, bullet: &str) -> String {
+    let mut s = String::new();
+    for r in reports {
+        let cells: Vec<String> = r
+            .region_fidelity
+            .iter()
+            .filter(|f| f.inside < f.own || !f.intruders.is_empty())
+            .map(|f| {
+                let mut c = format!("{} {}/{} inside", f.region, f.inside, f.own);
+                if !f.intruders.is_empty() {
+                    let who: Vec<String> = f
+                        .intruders
+                        .iter()
+                        .map(|(k, n)| format!("{n} of {k}"))
+                        .collect();
+                    c.push_str(&format!(", holds {}", who.join(", ")));
+                }
+                c
+            })
+            .collect();
+        if cells.is_empty() {
+            continue;
+        }
+        if s.is_empty() {
+            s.push_str(lead);
+        }
+        s.push_str(&format!(
+            "{bullet}{} {} {}: regions {}\n",
+            r.kernel,
+            r.counter,
+            r.granularity,
+            cells.join("; ")
         ));
     }
     s

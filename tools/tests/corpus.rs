@@ -67,10 +67,8 @@ fn count(text: &str, needle: &str) -> usize {
 /// goes to the temporary directory, never beside an input in the repository.
 fn assemble(ptx: &Path) -> Result<(String, String), String> {
     let name = ptx.file_stem().and_then(|s| s.to_str()).unwrap_or("k");
-    let cubin = std::env::temp_dir().join(format!(
-        "kperf-corpus-{}-{name}.cubin",
-        std::process::id()
-    ));
+    let cubin =
+        std::env::temp_dir().join(format!("kperf-corpus-{}-{name}.cubin", std::process::id()));
     let out = Command::new(tool("ptxas"))
         .args(["-arch=sm_90a", "-v"])
         .arg(ptx)

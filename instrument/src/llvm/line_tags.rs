@@ -161,3 +161,88 @@ pub fn tag_scope(module: &Module, f: FunctionValue) -> Option<LLVMMetadataRef> {
         Some(scope)
     }
 }
+
+/// The input lines (as [`tag_kernel_lines`] numbered them) of the
+/// instructions inside each region: region id → lines. An instruction is
+/// inside a region when every path from the kernel's entry to it passes a
+/// START of the region after the last END (forward dataflow over the CFG,
+/// open regions intersected where paths meet); START-only regions (async
+/// waits) own nothing.
+pub fn region_lines(
+    cfg: &super::cfg::Cfg,
+    sites: &[super::sites::Site],
+    ids: &std::collections::HashMap<String, u32>,
+) -> std::collections::BTreeMap<u16, Vec<u32>> {
+    use std::collections::{BTreeMap, BTreeSet, HashMap};
+    let paired: BTreeSet<&str> = sites
+        .iter()
+        .filter(|s| !s.is_start)
+        .map(|s| s.name.as_str())
+        .collect();
+    let mut at: HashMap<super::ir::Inst, Vec<&super::sites::Site>> = HashMap::new();
+    for s in sites.iter().filter(|s| paired.contains(s.name.as_str())) {
+        at.entry(s.before).or_default().push(s);
+    }
+    // ENDs before STARTs at one anchor, as the records are inserted.
+    for list in at.values_mut() {
+        list.sort_by_key(|s| s.is_start);
+    }
+    let id = |s: &super::sites::Site| ids[&s.name] as u16;
+    // Called with each instruction and the regions open at it.
+    type OnInstruction<'f> = dyn FnMut(super::ir::Inst, &BTreeSet<u16>) + 'f;
+    let n = cfg.blocks.len();
+    let mut open_out: Vec<Option<BTreeSet<u16>>> = vec![None; n];
+    let walk = |b: usize, mut open: BTreeSet<u16>, mut on_inst: Option<&mut OnInstruction>| {
+        for i in cfg.blocks[b].instructions() {
+            for s in at.get(&i).into_iter().flatten() {
+                if s.is_start {
+                    open.insert(id(s));
+                } else {
+                    open.remove(&id(s));
+                }
+            }
+            if let Some(f) = on_inst.as_mut() {
+                f(i, &open);
+            }
+        }
+        open
+    };
+    let open_in = |b: usize, out: &[Option<BTreeSet<u16>>]| -> BTreeSet<u16> {
+        if b == 0 {
+            return BTreeSet::new();
+        }
+        let mut acc: Option<BTreeSet<u16>> = None;
+        for &p in &cfg.preds[b] {
+            if let Some(o) = &out[p] {
+                acc = Some(match acc {
+                    None => o.clone(),
+                    Some(a) => a.intersection(o).copied().collect(),
+                });
+            }
+        }
+        acc.unwrap_or_default()
+    };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in 0..n {
+            let out = walk(b, open_in(b, &open_out), None);
+            if open_out[b].as_ref() != Some(&out) {
+                open_out[b] = Some(out);
+                changed = true;
+            }
+        }
+    }
+    let mut lines: BTreeMap<u16, Vec<u32>> = BTreeMap::new();
+    for b in 0..n {
+        let mut record = |i: super::ir::Inst, open: &BTreeSet<u16>| {
+            if let Some((line, _)) = i.line_col() {
+                for r in open {
+                    lines.entry(*r).or_default().push(line);
+                }
+            }
+        };
+        walk(b, open_in(b, &open_out), Some(&mut record));
+    }
+    lines
+}

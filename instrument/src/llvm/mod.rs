@@ -54,6 +54,9 @@ pub struct LlvmOutput {
     pub bytes: Vec<u8>,
     /// None for `--plain`.
     pub meta: Option<InstrumentMeta>,
+    /// Line-tagged builds: per kernel, the input lines each region owns
+    /// ([`line_tags::region_lines`]), for `kperf cost`'s region fidelity.
+    pub region_lines: BTreeMap<String, BTreeMap<u16, Vec<u32>>>,
 }
 
 /// Calling conventions of GPU kernels (llvm/IR/CallingConv.h).
@@ -648,6 +651,7 @@ pub fn instrument_llvm(
         return Ok(LlvmOutput {
             bytes: emit_module(&module, &tm, &opts, emit, file)?,
             meta: None,
+            region_lines: BTreeMap::new(),
         });
     }
     let kernels = find_kernels(&module, &opts.target);
@@ -677,6 +681,7 @@ pub fn instrument_llvm(
     meta.source = file.to_string();
     let mut snippet_fns: Vec<String> = Vec::new();
     let mut instrumented: Vec<String> = Vec::new();
+    let mut region_lines = BTreeMap::new();
     let names: Vec<String> = kernels
         .iter()
         .map(|k| k.get_name().to_string_lossy().into_owned())
@@ -710,6 +715,12 @@ pub fn instrument_llvm(
             location: &s.location,
             pairs_with: s.pairs_with.as_deref(),
         }))?;
+        if opts.line_tags {
+            region_lines.insert(
+                name.clone(),
+                line_tags::region_lines(&cfg, &found.sites, &table.ids),
+            );
+        }
         let plan = plan_kernel(&module, f, &opts, file, &name, &table)?;
         // The profile pointer.
         let (f, prof_index, profile_param) =
@@ -854,6 +865,7 @@ pub fn instrument_llvm(
     Ok(LlvmOutput {
         bytes: emit_module(&module, &tm, &opts, emit, file)?,
         meta: Some(meta),
+        region_lines,
     })
 }
 
