@@ -261,6 +261,43 @@ impl FpContract {
     }
 }
 
+/// Whether records are ordered with the work they measure by data
+/// dependences (see `mlir::pin`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum Ordering {
+    /// Strict on the host (LLVM moved a loop iteration's work out of its
+    /// records there), relaxed on GPUs (ptxas keeps program order around
+    /// its clock reads).
+    #[default]
+    Auto,
+    /// No dependences: the back end may schedule work across records.
+    Relaxed,
+    /// Each single-block region's inputs depend on its START and its
+    /// outputs feed its END.
+    Strict,
+}
+
+impl Ordering {
+    pub fn parse(s: &str) -> Result<Ordering> {
+        match s {
+            "auto" => Ok(Ordering::Auto),
+            "relaxed" => Ok(Ordering::Relaxed),
+            "strict" => Ok(Ordering::Strict),
+            _ => Err(InstrumentError::Option(format!(
+                "--ordering `{s}`: expected auto, relaxed or strict"
+            ))),
+        }
+    }
+    /// Is it strict for `target`?
+    pub fn strict_for(self, target: &Target) -> bool {
+        match self {
+            Ordering::Auto => target.is_host(),
+            Ordering::Relaxed => false,
+            Ordering::Strict => true,
+        }
+    }
+}
+
 /// Every knob of the lowering.
 #[derive(Clone, Debug)]
 pub struct InstrumentOptions {
@@ -302,6 +339,8 @@ pub struct InstrumentOptions {
     /// [`crate::llvm::TAG_FILE`], so that the SASS's line table tells the
     /// kernel's instructions from the instrumentation's.
     pub line_tags: bool,
+    /// MLIR input: tie each region's work to its records.
+    pub ordering: Ordering,
 }
 
 impl Default for InstrumentOptions {
@@ -327,6 +366,7 @@ impl Default for InstrumentOptions {
             markers: true,
             fp_contract: FpContract::Auto,
             line_tags: false,
+            ordering: Ordering::Auto,
         }
     }
 }

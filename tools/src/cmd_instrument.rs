@@ -75,6 +75,11 @@ pub struct LoweringArgs {
     /// `kperf cost` compiles with; for looking at its builds)
     #[arg(long, hide = true)]
     pub line_tags: bool,
+    /// MLIR: auto (strict on the host, relaxed on GPUs), relaxed, or
+    /// strict: each region's inputs depend on its START record and its
+    /// outputs feed its END, so no optimizer moves its work across them
+    #[arg(long, default_value = "auto")]
+    pub ordering: String,
 }
 
 impl LoweringArgs {
@@ -127,6 +132,7 @@ impl LoweringArgs {
         o.markers = !self.ignore_markers;
         o.fp_contract = kperf_instrument::options::FpContract::parse(&self.fp_contract)?;
         o.line_tags = self.line_tags;
+        o.ordering = kperf_instrument::options::Ordering::parse(&self.ordering)?;
         Ok(o)
     }
 }

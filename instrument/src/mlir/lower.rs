@@ -533,7 +533,7 @@ impl<'c> Templates<'c> {
     }
 }
 
-fn instantiate(func: Op, name: &str, anchor: Op, args: &[Value]) -> Result<Vec<Value>> {
+pub(crate) fn instantiate(func: Op, name: &str, anchor: Op, args: &[Value]) -> Result<Vec<Value>> {
     let body = func.regions()[0]
         .first_block()
         .expect("template has a body");

@@ -87,6 +87,9 @@ pub fn instrument_module(
                 regions::strip_user_regions(*k);
             }
             regions::insert_regions(ctx, *k, &opts.regions)?;
+            if opts.ordering.strict_for(&opts.target) {
+                super::pin::pin_regions(kctx, *k, &opts.target)?;
+            }
         }
     }
     kctx.verify(module)?;
