@@ -71,6 +71,9 @@ fn info() -> RunInfo {
         strategy: Strategy::Circular,
         ticks_per_ns: Some(TICKS_PER_NS),
         record_cost_ticks: Some(33.0),
+        record_cost_back_to_back_ticks: None,
+        record_cost_origin: None,
+        check: None,
         meta,
     }
 }

@@ -78,6 +78,64 @@ pub struct ReplayReport {
     pub ctas: Vec<CtaSummary>,
     /// Anything that limits how far the numbers can be trusted.
     pub caveats: Vec<String>,
+    /// The corrected kernel region against the same launch uninstrumented
+    /// (`kperf run --check`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<CheckReport>,
+}
+
+/// A profile checked against the truth: the kernel region's mean duration
+/// per CTA, corrected, against the uninstrumented run's mean CTA time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CheckReport {
+    pub region: String,
+    /// Mean corrected duration of the region per instance, ticks.
+    pub measured_ticks: f64,
+    /// Mean time of one CTA uninstrumented, ticks.
+    pub truth_ticks: f64,
+    /// measured / truth − 1.
+    pub error: f64,
+    pub method: String,
+    /// The record cost was fitted to this run: agreement is by
+    /// construction, and `calibrated_error` is the independent figure.
+    #[serde(default)]
+    pub fitted: bool,
+    /// What the calibrated cost gave, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibrated_error: Option<f64>,
+}
+
+/// Beyond this relative error the report says the profile's corrected
+/// times are off.
+pub const CHECK_TOLERANCE: f64 = 0.05;
+
+impl CheckReport {
+    /// Compare `report`'s kernel region with `run`; None without a kernel
+    /// region or a per-CTA truth.
+    pub fn compare(
+        report: &ReplayReport,
+        run: &kperf_runtime::profile::UninstrumentedRun,
+    ) -> Option<CheckReport> {
+        let truth = run.cta_mean_ticks.filter(|t| *t > 0.0)?;
+        let k = report
+            .regions
+            .iter()
+            .find(|r| r.kind == RegionKind::Kernel)?;
+        let measured = if report.correction.enabled {
+            k.mean_corrected_ticks
+        } else {
+            k.mean_raw_ticks
+        };
+        Some(CheckReport {
+            region: k.name.clone(),
+            measured_ticks: measured,
+            truth_ticks: truth,
+            error: measured / truth - 1.0,
+            method: run.method.clone(),
+            fitted: report.correction.source == crate::correct::CostSource::FittedToCheck,
+            calibrated_error: report.correction.fit.as_ref().map(|f| f.calibrated_error),
+        })
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -156,6 +214,11 @@ pub struct RegionStats {
     pub critical_path_ns: f64,
     /// CTAs on whose critical path it appears.
     pub critical_path_ctas: u64,
+    /// Its mean raw duration is under two records' cost: the records
+    /// themselves are most of what was measured, and the corrected figure
+    /// says less than its digits suggest.
+    #[serde(default)]
+    pub below_resolution: bool,
 }
 
 /// A region's time in one unit id, over all CTAs.
@@ -713,6 +776,10 @@ pub(crate) struct Accumulator {
     units_with_loss: u64,
     ctas_with_loss: u64,
     nonmonotone: u64,
+    /// Units with a records-written count their CTA's ticks cannot hold,
+    /// and the first one (CTA, unit, count).
+    implausible_units: u64,
+    implausible_first: Option<(u32, u32, u64)>,
     ignored_wait_ends: u64,
     cta_time: f64,
     unit_time_total: f64,
@@ -769,6 +836,12 @@ impl Accumulator {
         }
         self.ctas_with_loss += u64::from(lost > 0);
         self.nonmonotone += c.nonmonotone_clocks;
+        for &(unit, written) in &c.implausible_counts {
+            self.implausible_units += 1;
+            if self.implausible_first.is_none() {
+                self.implausible_first = Some((c.cta_id, unit, written));
+            }
+        }
         self.cta_time += dur;
         self.unit_time_total += dur * c.units.len() as f64;
 
@@ -967,9 +1040,25 @@ impl Accumulator {
                 on_critical_path: a.crit_ctas > 0,
                 critical_path_ns: a.crit_ns,
                 critical_path_ctas: a.crit_ctas,
+                below_resolution: correction.cost_ticks > 0.0
+                    && a.count > 0
+                    && mean(a.raw_ticks) < 2.0 * correction.cost_ticks,
             });
         }
         regions.sort_by(|a, b| b.share.total_cmp(&a.share).then(a.id.cmp(&b.id)));
+        let tiny: Vec<&str> = regions
+            .iter()
+            .filter(|r| r.below_resolution)
+            .map(|r| r.name.as_str())
+            .collect();
+        if !tiny.is_empty() {
+            caveats.push(format!(
+                "below resolution (mean raw duration under two records' cost of {} ticks; the \
+                 figures are mostly the records themselves): {}",
+                correction.cost_ticks,
+                tiny.join(", ")
+            ));
+        }
 
         let covered_of = |idx: usize| {
             regions
@@ -1153,6 +1242,14 @@ impl Accumulator {
         if t.records_lost > 0 {
             caveats.push(note.clone());
         }
+        if let Some((cta, unit, written)) = self.implausible_first {
+            caveats.push(format!(
+                "{} unit(s) claim more records written than their CTA ran ticks (first: CTA {cta} \
+                 unit {unit}, {written} records): the counts are corrupt; their lost records are \
+                 taken as unknown and positions counted from the first surviving record",
+                self.implausible_units
+            ));
+        }
         if self.nonmonotone > 0 {
             caveats.push(format!(
                 "{} records have a clock earlier than the record before them in their unit; \
@@ -1225,6 +1322,7 @@ impl Accumulator {
             unmatched: self.unmatched,
             ctas: self.ctas,
             caveats,
+            check: None,
         }
     }
 }

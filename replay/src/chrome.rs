@@ -32,15 +32,16 @@
 //! is 2.1580000000000004 in f64, past a sibling starting at 2.158.
 //!
 //! **Zero lengths.** An instance whose start and end quantise to the same
-//! step is left out and counted: `otherData.zero_length_events_omitted`, of
+//! step (a region shorter than 0.24 ns, or one the overhead correction
+//! brought to 0) is kept, with `dur` 0, on a row of its own per unit
+//! (`... (zero length)`), and counted: `otherData.zero_length_events`, of
 //! which `zero_length_events_corrected_to_zero` have a corrected length of
-//! exactly 0, and a caveat in the report and in `otherData.caveats`. A
-//! zero-length event that starts where another one does is ended before it
-//! is begun by viewers that take ends first at equal times (speedscope), and
-//! stays open for the rest of its track. Widening it to one step instead
-//! would invent a duration, and where another boundary falls in that step
-//! (its parent's end, a sibling's start, another zero-length event) change
-//! what it nests in.
+//! exactly 0, with a caveat in the report and in `otherData.caveats`.
+//! Perfetto draws such an event as an instant; on its own row it cannot
+//! break the nesting of the others (a zero-length event starting where
+//! another one does is ended before it is begun by viewers that take ends
+//! first at equal times). Dropping them made a region's instances vanish
+//! from the trace while the statistics counted them.
 //!
 //! **Rows** are laid out again here, on the quantised times, with the rule of
 //! [`crate::pair::assign_rows`]: on every thread of the file, events nest or
@@ -75,27 +76,27 @@ const QUANTA_PER_US: i64 = 1 << 12;
 /// The time step of `ts` and `dur`, in µs: 2^-12 µs ≈ 0.244 ns.
 pub const TIME_QUANTUM_US: f64 = 1.0 / QUANTA_PER_US as f64;
 
-/// Region instances a trace left out because their start and end quantise
-/// to the same [`TIME_QUANTUM_US`] step.
+/// Region instances of zero length at the trace's time step, drawn with
+/// `dur` 0 on a row of their own.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ZeroLengthOmitted {
+pub struct ZeroLength {
     /// All of them.
     pub events: u64,
     /// Those whose corrected length is exactly 0: the record cost subtracted
-    /// covers their whole raw span, so no finer step would show them.
+    /// covers their whole raw span.
     pub corrected_to_zero: u64,
 }
 
-impl ZeroLengthOmitted {
-    /// The caveat for the report and the trace; `None` when none were left out.
+impl ZeroLength {
+    /// The caveat for the report and the trace; `None` when there were none.
     pub fn caveat(&self) -> Option<String> {
         let n = self.events;
         (n > 0).then(|| {
             format!(
-                "{n} region instance{} left out of the Chrome trace: zero length at its time \
-                 step (2^-12 us, about 0.24 ns), which trace viewers cannot nest; {} of them \
-                 corrected to exactly 0 (the record cost covers their raw span); the \
-                 statistics include them",
+                "{n} region instance{} of zero length at the Chrome trace's time step (2^-12 us, \
+                 about 0.24 ns) drawn with zero duration on a row of their own per unit; {} of \
+                 them corrected to exactly 0 (the record cost covers their raw span); their raw \
+                 and corrected cycles are in the events' args",
                 if n == 1 { "" } else { "s" },
                 self.corrected_to_zero
             )
@@ -133,7 +134,7 @@ pub struct ChromeTraceWriter<W: Write> {
     first: bool,
     events: u64,
     /// Instances left out for zero quantised length.
-    zero_length: ZeroLengthOmitted,
+    zero_length: ZeroLength,
     spans: Vec<Span>,
     rows: RowPlacer<i64, u32>,
 }
@@ -178,7 +179,7 @@ impl<W: Write> ChromeTraceWriter<W> {
             buf: Vec::with_capacity((1 << 18) + 4096),
             first: true,
             events: 0,
-            zero_length: ZeroLengthOmitted::default(),
+            zero_length: ZeroLength::default(),
             spans: Vec::new(),
             rows: RowPlacer::default(),
         })
@@ -201,7 +202,7 @@ impl<W: Write> ChromeTraceWriter<W> {
 
     /// Region instances left out so far because their start and end quantise
     /// to the same time step (see the module documentation).
-    pub fn zero_length_omitted(&self) -> ZeroLengthOmitted {
+    pub fn zero_length(&self) -> ZeroLength {
         self.zero_length
     }
 
@@ -282,33 +283,42 @@ impl<W: Write> ChromeTraceWriter<W> {
             // Quantise, drop zero lengths, order (start ascending, end
             // descending; ties keep the replay's order) and lay out rows.
             spans.clear();
+            let mut zero_length = 0usize;
             for (index, inst) in unit.instances.iter().enumerate() {
-                let (start, end) = (quantise(inst.start_ns), quantise(inst.end_ns));
-                if end > start {
-                    let slot = self.region_name(regions, inst.region);
-                    let name = self.names[slot].as_ref().map_or(0, |n| n.1);
-                    spans.push(Span {
-                        start,
-                        end,
-                        index,
-                        slot,
-                        name,
-                        row: 0,
-                    });
-                } else {
+                let (start, end) = (
+                    quantise(inst.start_ns),
+                    quantise(inst.end_ns.max(inst.start_ns)),
+                );
+                let slot = self.region_name(regions, inst.region);
+                let name = self.names[slot].as_ref().map_or(0, |n| n.1);
+                if end == start {
+                    zero_length += 1;
                     self.zero_length.events += 1;
                     if inst.corrected_ticks == 0.0 {
                         self.zero_length.corrected_to_zero += 1;
                     }
                 }
+                spans.push(Span {
+                    start,
+                    end,
+                    index,
+                    slot,
+                    name,
+                    row: 0,
+                });
             }
             spans.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
             self.rows.clear();
-            for span in spans.iter_mut() {
+            for span in spans.iter_mut().filter(|s| s.end > s.start) {
                 span.row = self.rows.place(span.start, span.end, Some(span.name)).0;
             }
             let tid0 = self.next_tid;
-            let rows = u64::from(self.rows.rows().max(1));
+            let span_rows = u64::from(self.rows.rows().max(1));
+            // Zero-length events go on one more row, after the others.
+            for span in spans.iter_mut().filter(|s| s.end == s.start) {
+                span.row = span_rows as u32;
+            }
+            let rows = span_rows + u64::from(zero_length > 0);
             self.next_tid += rows;
             let base = if self.unit_word.is_empty() {
                 format!("CTA {}", cta.cta_id)
@@ -316,7 +326,9 @@ impl<W: Write> ChromeTraceWriter<W> {
                 format!("CTA {} {} {}", cta.cta_id, self.unit_word, unit.unit_id)
             };
             for row in 0..rows {
-                let name = if row == 0 {
+                let name = if row == span_rows {
+                    format!("{base} (zero length)")
+                } else if row == 0 {
                     base.clone()
                 } else {
                     format!("{base} (row {row})")
@@ -393,7 +405,7 @@ impl<W: Write> ChromeTraceWriter<W> {
         let mut other = serde_json::json!({
             "tool": "kperf replay",
             "time_quantum_us": TIME_QUANTUM_US,
-            "zero_length_events_omitted": self.zero_length.events,
+            "zero_length_events": self.zero_length.events,
             "zero_length_events_corrected_to_zero": self.zero_length.corrected_to_zero,
         });
         if let Some(r) = report {
@@ -590,15 +602,18 @@ mod tests {
 
     #[test]
     fn zero_length_caveat_counts() {
-        let z = |events, corrected_to_zero| ZeroLengthOmitted {
+        let z = |events, corrected_to_zero| ZeroLength {
             events,
             corrected_to_zero,
         };
         assert_eq!(z(0, 0).caveat(), None);
         let one = z(1, 1).caveat().unwrap();
-        assert!(one.starts_with("1 region instance left out"), "{one}");
+        assert!(one.starts_with("1 region instance of zero length"), "{one}");
         let seven = z(7, 3).caveat().unwrap();
-        assert!(seven.starts_with("7 region instances left out"), "{seven}");
+        assert!(
+            seven.starts_with("7 region instances of zero length"),
+            "{seven}"
+        );
         assert!(
             seven.contains("; 3 of them corrected to exactly 0"),
             "{seven}"

@@ -38,7 +38,7 @@
 //! (FIFO, so software-pipelined issues pair in order).
 
 use kperf_dialects::abi::Strategy;
-use kperf_runtime::profile::{RunInfo, UnitTrace};
+use kperf_runtime::profile::{CtaTrace, RunInfo, UnitTrace};
 use serde::{Deserialize, Serialize};
 
 use crate::{ProfileScan, ReplayOptions};
@@ -53,10 +53,74 @@ pub enum CostSource {
     Override,
     /// Calibrated (`RunInfo::record_cost_ticks`).
     Calibrated,
-    /// Estimated as the minimum gap between consecutive records.
+    /// Only an estimate was available (the minimum gap between consecutive
+    /// records, an upper bound): not subtracted, durations are raw.
     EstimatedMinGap,
     /// Correction wanted but no cost known and none estimable.
     Unknown,
+    /// Calibrated, but the calibration put the kernel region off the
+    /// uninstrumented run of the same launch by more than
+    /// [`crate::analyze::CHECK_TOLERANCE`]: the cost is fitted to that run
+    /// instead ([`CostFit`]).
+    FittedToCheck,
+}
+
+/// The record cost that makes the corrected kernel region match the
+/// uninstrumented run (`RunInfo::check`): on an out-of-order core, and
+/// wherever a record hides behind latency, what a record costs depends on
+/// the code around it, and no calibration kernel can say it for every
+/// kernel (the host: 0 ticks between 64 dependent multiplies, 20 between 4,
+/// 25 back to back).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CostFit {
+    /// Mean uninstrumented CTA time, ticks.
+    pub truth_ticks: f64,
+    /// Mean raw kernel region per unit, ticks.
+    pub raw_ticks: f64,
+    /// Mean records per kernel region whose cost the region carries.
+    pub records: f64,
+    /// (raw − truth) / records, never below 0.
+    pub fitted_cost_ticks: f64,
+    /// How far off the truth the calibrated cost leaves the kernel region
+    /// (corrected / truth − 1).
+    pub calibrated_error: f64,
+    /// Whether the fit replaced the calibrated cost.
+    pub applied: bool,
+}
+
+impl CostFit {
+    fn new(info: &RunInfo, scan: &ProfileScan) -> Option<CostFit> {
+        let spans = &scan.kernel_spans;
+        let truth = info.check.as_ref()?.cta_mean_ticks.filter(|t| *t > 0.0)?;
+        if spans.units == 0 || spans.records <= 0.0 {
+            return None;
+        }
+        let n = spans.units as f64;
+        let (raw, records) = (spans.raw_ticks / n, spans.records / n);
+        let calibrated_error = (raw - spans.calibrated_shift / n).max(0.0) / truth - 1.0;
+        Some(CostFit {
+            truth_ticks: truth,
+            raw_ticks: raw,
+            records,
+            fitted_cost_ticks: ((raw - truth) / records).max(0.0),
+            calibrated_error,
+            applied: calibrated_error.abs() > crate::analyze::CHECK_TOLERANCE,
+        })
+    }
+}
+
+/// What the record before a gap of `gap` ticks cost: the back-to-back cost
+/// `b2b` where the gap holds nothing but that record (under 1.5 times the
+/// back-to-back cost), the in-context `cost` otherwise. An out-of-order core
+/// hides much of a record behind the work around it (the host: 8 ticks in a
+/// loop, 25 back to back), which a single constant cannot say: nested empty
+/// regions were under-corrected by 5% with the first, loop iterations
+/// over-corrected with the second.
+pub fn cost_after_gap(cost: f64, b2b: Option<f64>, gap: u64) -> f64 {
+    match b2b {
+        Some(b) if (gap as f64) < 1.5 * b => b.max(cost),
+        _ => cost,
+    }
 }
 
 /// The correction a replay applies.
@@ -68,6 +132,17 @@ pub struct Correction {
     pub source: CostSource,
     /// The smallest gap between consecutive records seen, in ticks.
     pub min_gap_ticks: Option<u64>,
+    /// Where a calibrated cost came from (`RunInfo::record_cost_origin`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
+    /// A record's cost back to back with the one before it, when
+    /// calibrated apart from `cost_ticks` (see [`Correction::cost_after_gap`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub back_to_back_ticks: Option<f64>,
+    /// The cost fitted to the uninstrumented run, when the run was timed
+    /// uninstrumented and the cost was calibrated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fit: Option<CostFit>,
 }
 
 impl Correction {
@@ -76,22 +151,45 @@ impl Correction {
         let calibrated = info
             .record_cost_ticks
             .filter(|c| c.is_finite() && *c >= 0.0);
+        // An estimate is never subtracted: the smallest gap is an upper
+        // bound of the cost, and where it spans work (a profile with only
+        // a kernel region) it is the work itself.
         let (cost_ticks, source) = if !opts.correction {
             (0.0, CostSource::Disabled)
         } else if let Some(c) = opts.record_cost_ticks {
             (c, CostSource::Override)
         } else if let Some(c) = calibrated {
             (c, CostSource::Calibrated)
-        } else if let Some(g) = min_gap_ticks {
-            (g as f64, CostSource::EstimatedMinGap)
+        } else if min_gap_ticks.is_some() {
+            (0.0, CostSource::EstimatedMinGap)
         } else {
             (0.0, CostSource::Unknown)
         };
+        let mut back_to_back_ticks = (source == CostSource::Calibrated)
+            .then_some(info.record_cost_back_to_back_ticks)
+            .flatten()
+            .filter(|c| c.is_finite() && *c >= 0.0);
+        let fit = (source == CostSource::Calibrated && opts.fit_to_check)
+            .then(|| CostFit::new(info, scan))
+            .flatten();
+        let (cost_ticks, source) = match &fit {
+            Some(f) if f.applied => {
+                back_to_back_ticks = None;
+                (f.fitted_cost_ticks, CostSource::FittedToCheck)
+            }
+            _ => (cost_ticks, source),
+        };
         Correction {
-            enabled: opts.correction && source != CostSource::Unknown,
+            enabled: matches!(
+                source,
+                CostSource::Override | CostSource::Calibrated | CostSource::FittedToCheck
+            ),
             cost_ticks,
             source,
             min_gap_ticks,
+            origin: info.record_cost_origin.clone(),
+            back_to_back_ticks,
+            fit,
         }
     }
 
@@ -103,9 +201,59 @@ impl Correction {
         }
     }
 
-    /// Ticks removed from a record at absolute position `pos`.
+    /// [`Correction::first_position`], or None when the unit claims more
+    /// records written than `elapsed_ticks` ([`Correction::elapsed_ticks_bound`])
+    /// can hold (a record takes at least a tick): a corrupt count, whose
+    /// position would move the unit's records by seconds.
+    pub fn plausible_first_position(
+        strategy: Strategy,
+        unit: &UnitTrace,
+        elapsed_ticks: Option<u64>,
+    ) -> Option<u64> {
+        elapsed_ticks
+            .is_none_or(|t| unit.records_written <= t)
+            .then(|| Correction::first_position(strategy, unit))
+    }
+
+    /// At most how many counter ticks `cta` ran: from its header's clock
+    /// stamps when they are usable, else its global-timer span at a generous
+    /// 8 ticks per ns (no GPU or CPU counter runs faster), else unknown; never
+    /// less than the span of its records.
+    pub fn elapsed_ticks_bound(cta: &CtaTrace) -> Option<u64> {
+        let records_span = cta
+            .units
+            .iter()
+            .flat_map(|u| u.records.first().zip(u.records.last()))
+            .map(|(a, b)| b.clock.saturating_sub(a.clock))
+            .max()
+            .unwrap_or(0);
+        let first = cta
+            .units
+            .iter()
+            .filter_map(|u| u.records.first().map(|r| r.clock))
+            .min();
+        let header = (cta.finalize_clock > cta.start_clock
+            && first.is_none_or(|f| f >= cta.start_clock))
+        .then(|| cta.finalize_clock - cta.start_clock);
+        let timer = cta
+            .finalize_end_ns
+            .max(cta.finalize_start_ns)
+            .checked_sub(cta.start_time_ns)
+            .filter(|ns| *ns > 0)
+            .map(|ns| ns.saturating_mul(8));
+        header.or(timer).map(|t| t.max(records_span))
+    }
+
+    /// Ticks removed from a record at absolute position `pos` when every
+    /// record before it cost the in-context cost (the records a ring lost,
+    /// whose gaps are unknown).
     pub fn shift(&self, pos: u64) -> f64 {
         pos as f64 * self.cost_ticks
+    }
+
+    /// What the record before a gap of `gap` ticks cost ([`cost_after_gap`]).
+    pub fn cost_after_gap(&self, gap: u64) -> f64 {
+        cost_after_gap(self.cost_ticks, self.back_to_back_ticks, gap)
     }
 
     /// Lines for the "corrections applied" list of a report.
@@ -120,20 +268,39 @@ impl Correction {
                  consecutive records to estimate one from"
                     .into(),
             ),
+            CostSource::EstimatedMinGap => out.push(format!(
+                "overhead correction not applied: no calibrated record cost (each record's own \
+                 cost is in the durations; it is at most {} ticks, the smallest gap between \
+                 consecutive records); calibrate, or give --record-cost",
+                self.min_gap_ticks.unwrap_or(0)
+            )),
             src => {
-                let from = match src {
-                    CostSource::Override => "given in the options".to_string(),
-                    CostSource::Calibrated => "calibrated (run info)".to_string(),
-                    _ => format!(
-                        "ESTIMATED as the minimum gap between consecutive records of any unit \
-                         ({} ticks; an upper bound of the true cost)",
-                        self.min_gap_ticks.unwrap_or(0)
+                let from = match (src, &self.origin, &self.fit) {
+                    (CostSource::Override, _, _) => "given in the options".to_string(),
+                    (CostSource::FittedToCheck, origin, Some(f)) => format!(
+                        "fitted to the same launch run uninstrumented (kernel region {:.0} ticks \
+                         raw over {:.1} records vs {:.0} ticks per CTA uninstrumented), because \
+                         the calibrated cost ({}) put the kernel region {:+.1}% off",
+                        f.raw_ticks,
+                        f.records,
+                        f.truth_ticks,
+                        origin.as_deref().unwrap_or("run info"),
+                        100.0 * f.calibrated_error
                     ),
+                    (_, Some(o), _) => o.clone(),
+                    _ => "calibrated (run info)".to_string(),
+                };
+                let b2b = match self.back_to_back_ticks {
+                    Some(b) => format!(
+                        ", {} ticks for a record right after another (gap under 1.5x that)",
+                        fmt_ticks(b)
+                    ),
+                    None => String::new(),
                 };
                 out.push(format!(
-                    "record cost {} ticks subtracted cumulatively per unit (record i moved \
-                     i*cost earlier; a region loses (records inside + 1)*cost, clamped at 0); \
-                     cost {from}",
+                    "record cost {} ticks{b2b} subtracted cumulatively per unit (record i moved \
+                     by the cost of the records before it; a region loses the cost of the \
+                     records inside it and of its START, clamped at 0); cost {from}",
                     fmt_ticks(self.cost_ticks)
                 ));
                 if strategy == Strategy::Circular {
@@ -148,7 +315,7 @@ impl Correction {
     }
 }
 
-fn fmt_ticks(t: f64) -> String {
+pub(crate) fn fmt_ticks(t: f64) -> String {
     if t.fract() == 0.0 {
         format!("{t:.0}")
     } else {

@@ -2,12 +2,13 @@
 
 use std::path::Path;
 
-use kperf_dialects::abi::ClockDomain;
-use kperf_runtime::profile::{CtaTrace, RunInfo};
+use kperf_dialects::abi::{ClockDomain, Edge, RegionId};
+use kperf_dialects::meta::RegionKind;
+use kperf_runtime::profile::{CtaTrace, RunInfo, UnitTrace};
 
 use crate::analyze::{Accumulator, FinishContext, ReplayReport};
 use crate::chrome::ChromeTraceWriter;
-use crate::correct::{Correction, CostSource};
+use crate::correct::{cost_after_gap, Correction, CostSource};
 use crate::pair::{replay_cta, CtaReplay, PairScratch};
 use crate::regions::RegionTable;
 use crate::time::CtaClock;
@@ -15,8 +16,10 @@ use crate::{ReplayError, ReplayOptions};
 
 /// What a replay must know before its first CTA: the time-axis zero and,
 /// for the min-gap cost estimate, the smallest gap between consecutive
-/// records. Gathered by a cheap first pass over the CTAs ([`ProfileScan::observe`]).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// records, and the kernel region's raw spans for fitting the record cost to
+/// an uninstrumented run. Gathered by a cheap first pass over the CTAs
+/// ([`ProfileScan::observe`]).
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProfileScan {
     pub ctas: u64,
     pub records: u64,
@@ -28,9 +31,89 @@ pub struct ProfileScan {
     /// `kperf_runtime::BlockRead::Unfinished`), and the first of them.
     pub unfinished_blocks: u64,
     pub first_unfinished: Option<u64>,
+    /// The kernel region of every unit, when [`ProfileScan::for_run`] named it.
+    pub kernel_spans: KernelSpans,
+}
+
+/// Sums over the units whose kernel region survived whole: what the record
+/// cost must be for the corrected kernel region to match an uninstrumented
+/// run ([`crate::correct::CostFit`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KernelSpans {
+    /// The kernel region's id (none: spans are not gathered).
+    pub region: Option<RegionId>,
+    /// The calibrated costs, to say what the calibration subtracts from the
+    /// kernel region: in-context and back to back (see
+    /// [`crate::correct::cost_after_gap`]).
+    pub calibrated: Option<(f64, Option<f64>)>,
+    pub units: u64,
+    /// Σ (END − START) clock, ticks.
+    pub raw_ticks: f64,
+    /// Σ records from START (excluded) to END (included): the records whose
+    /// cost the cumulative correction takes off the region.
+    pub records: f64,
+    /// Σ what the calibrated costs take off the region (before clamping).
+    pub calibrated_shift: f64,
+}
+
+impl KernelSpans {
+    fn observe(&mut self, unit: &UnitTrace) {
+        let Some(id) = self.region else { return };
+        let recs = &unit.records;
+        let start = recs
+            .iter()
+            .position(|r| r.region == id && r.edge == Edge::Start);
+        let end = recs
+            .iter()
+            .rposition(|r| r.region == id && r.edge == Edge::End);
+        let (Some(s), Some(e)) = (start, end) else {
+            return;
+        };
+        if e <= s {
+            return;
+        }
+        self.units += 1;
+        self.raw_ticks += recs[e].clock.saturating_sub(recs[s].clock) as f64;
+        self.records += (e - s) as f64;
+        if let Some((cost, b2b)) = self.calibrated {
+            // The record before each gap is the one whose cost the gap holds.
+            self.calibrated_shift += recs[s..=e]
+                .windows(2)
+                .map(|w| cost_after_gap(cost, b2b, w[1].clock.saturating_sub(w[0].clock)))
+                .sum::<f64>();
+        }
+    }
 }
 
 impl ProfileScan {
+    /// A scan that also gathers the kernel region's spans of `info`'s
+    /// kernel, for fitting the record cost to `info.check`.
+    pub fn for_run(info: &RunInfo) -> ProfileScan {
+        let region = RegionTable::kernel_meta(info).and_then(|k| {
+            k.regions
+                .iter()
+                .find(|r| r.kind == RegionKind::Kernel)
+                .map(|r| r.id)
+        });
+        let calibrated = info
+            .record_cost_ticks
+            .filter(|c| c.is_finite() && *c >= 0.0)
+            .map(|c| {
+                let b2b = info
+                    .record_cost_back_to_back_ticks
+                    .filter(|b| b.is_finite() && *b >= 0.0);
+                (c, b2b)
+            });
+        ProfileScan {
+            kernel_spans: KernelSpans {
+                region: info.check.as_ref().and(region),
+                calibrated,
+                ..KernelSpans::default()
+            },
+            ..ProfileScan::default()
+        }
+    }
+
     pub fn observe(&mut self, cta: &CtaTrace) {
         self.ctas += 1;
         self.time_origin_ns = Some(
@@ -47,6 +130,7 @@ impl ProfileScan {
             if let Some(g) = gap {
                 self.min_gap_ticks = Some(self.min_gap_ticks.map_or(g, |m| m.min(g)));
             }
+            self.kernel_spans.observe(u);
         }
     }
 
@@ -65,14 +149,6 @@ impl ProfileScan {
              without finalize), so their rings may be half-copied",
             self.unfinished_blocks
         ))
-    }
-
-    pub fn of<'a>(ctas: impl IntoIterator<Item = &'a CtaTrace>) -> ProfileScan {
-        let mut s = ProfileScan::default();
-        for c in ctas {
-            s.observe(c);
-        }
-        s
     }
 }
 
@@ -188,9 +264,10 @@ impl Replayer {
         match self.correction.source {
             CostSource::EstimatedMinGap => {
                 caveats.push(format!(
-                    "no calibrated record cost: {} ticks ESTIMATED from the minimum gap between \
-                     consecutive records (an upper bound; calibrate for exact figures)",
-                    self.correction.cost_ticks
+                    "no calibrated record cost: durations are raw and include each record's own \
+                     cost (at most {} ticks, the smallest gap between consecutive records); \
+                     calibrate (kperf calibrate) or give --record-cost",
+                    self.correction.min_gap_ticks.unwrap_or(0)
                 ));
                 if self.info.clock_domain == ClockDomain::Nanoseconds {
                     caveats.push(
@@ -215,14 +292,46 @@ impl Replayer {
                 self.early_ctas
             ));
         }
-        self.acc.finish(FinishContext {
+        let mut report = self.acc.finish(FinishContext {
             info: &self.info,
             table: &self.table,
             correction: &self.correction,
             corrections_applied,
             caveats,
             override_rate: self.opts.ticks_per_ns,
-        })
+        });
+        if let Some(run) = &self.info.check {
+            report.check = crate::analyze::CheckReport::compare(&report, run);
+            match &report.check {
+                Some(c) if c.fitted => report.caveats.push(format!(
+                    "the calibrated record cost put the `{}` region {:+.1}% off the same launch \
+                     run uninstrumented, so the cost was fitted to that run ({} ticks per record): \
+                     the kernel region matches by construction, and regions inside it are \
+                     corrected with this kernel's mean record cost, which is exact only on \
+                     average (--no-fit keeps the calibration)",
+                    c.region,
+                    100.0 * c.calibrated_error.unwrap_or(f64::NAN),
+                    crate::correct::fmt_ticks(self.correction.cost_ticks)
+                )),
+                Some(c) if c.error.abs() > crate::analyze::CHECK_TOLERANCE => {
+                    report.caveats.push(format!(
+                    "the corrected `{}` region is {:+.1}% off the same launch run uninstrumented \
+                         ({:.0} vs {:.0} ticks per CTA): its figures are off by about as much",
+                    c.region,
+                    100.0 * c.error,
+                    c.measured_ticks,
+                    c.truth_ticks
+                ))
+                }
+                Some(_) => {}
+                None => report.caveats.push(
+                    "an uninstrumented run was timed, but the profile has no kernel region to \
+                     compare with it (add --regions kernel)"
+                        .into(),
+                ),
+            }
+        }
+        report
     }
 }
 
@@ -242,7 +351,7 @@ where
     I: Iterator<Item = Result<CtaTrace, ReplayError>>,
 {
     opts.validate()?;
-    let mut scan = ProfileScan::default();
+    let mut scan = ProfileScan::for_run(info);
     for cta in source()? {
         scan.observe(&cta?);
     }
@@ -273,7 +382,7 @@ pub fn replay_with_scan(
     }
     let mut report = replayer.finish();
     if let Some(t) = trace {
-        report.caveats.extend(t.zero_length_omitted().caveat());
+        report.caveats.extend(t.zero_length().caveat());
         t.finish(Some(&report))?;
     }
     Ok(report)

@@ -63,6 +63,10 @@ pub struct Feedback {
     pub async_waits: Vec<FeedbackAsyncWait>,
     /// Limits of the data (lost records, assumed clock rate, estimated cost...).
     pub caveats: Vec<String>,
+    /// The corrected kernel region against the same launch run
+    /// uninstrumented, when `kperf run` timed one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<crate::analyze::CheckReport>,
 }
 
 /// Per-region figures.
@@ -88,6 +92,10 @@ pub struct FeedbackRegion {
     /// Fraction of CTAs on whose critical path the region appears.
     pub critical_path_fraction: f64,
     pub unmatched_records: u64,
+    /// The raw duration is under two records' cost: the figures are mostly
+    /// the records themselves, not the region's work.
+    #[serde(default)]
+    pub below_resolution: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -171,6 +179,7 @@ impl ReplayReport {
                         0.0
                     },
                     unmatched_records: r.unmatched_starts + r.unmatched_ends,
+                    below_resolution: r.below_resolution,
                 })
                 .collect(),
             overlaps: self
@@ -219,6 +228,7 @@ impl ReplayReport {
                 })
                 .collect(),
             caveats: self.caveats.clone(),
+            check: self.check.clone(),
         }
     }
 
@@ -280,7 +290,10 @@ impl Profile {
         ctas: Vec<CtaTrace>,
         opts: &ReplayOptions,
     ) -> Result<Profile, ReplayError> {
-        let scan = ProfileScan::of(&ctas);
+        let mut scan = ProfileScan::for_run(&info);
+        for c in &ctas {
+            scan.observe(c);
+        }
         Self::from_source(info, opts, &scan, ctas.into_iter().map(Ok))
     }
 

@@ -84,6 +84,10 @@ pub struct ReplayOptions {
     pub ticks_per_ns: Option<f64>,
     /// Process grouping of the Chrome trace.
     pub trace_grouping: TraceGrouping,
+    /// Where the run was also timed uninstrumented (`RunInfo::check`) and
+    /// the calibrated cost puts the kernel region off it, fit the cost to
+    /// that run (`false`: `--no-fit`).
+    pub fit_to_check: bool,
 }
 
 impl Default for ReplayOptions {
@@ -93,6 +97,7 @@ impl Default for ReplayOptions {
             record_cost_ticks: None,
             ticks_per_ns: None,
             trace_grouping: TraceGrouping::Sm,
+            fit_to_check: true,
         }
     }
 }

@@ -29,7 +29,7 @@ fn open(path: &Path, proton: bool) -> Result<ProfileReader, ReplayError> {
 /// The scan pass: headers and record gaps of every CTA, decoded into one
 /// reused buffer.
 fn scan_reader(reader: &ProfileReader, path: &Path) -> Result<ProfileScan, ReplayError> {
-    let mut scan = ProfileScan::default();
+    let mut scan = ProfileScan::for_run(reader.info());
     let mut cta = CtaTrace::default();
     for block in 0..reader.block_count() {
         match reader

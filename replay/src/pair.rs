@@ -163,6 +163,10 @@ pub struct CtaReplay {
     pub unmatched: Vec<UnmatchedCount>,
     /// Consecutive records of a unit whose clock went backwards.
     pub nonmonotone_clocks: u64,
+    /// Units whose count of records written is more than the CTA's
+    /// elapsed ticks can hold: (unit id, the count). Their positions are
+    /// counted from their first surviving record.
+    pub implausible_counts: Vec<(u32, u64)>,
 }
 
 impl CtaReplay {
@@ -254,9 +258,21 @@ pub(crate) fn replay_cta(
         async_waits: Vec::new(),
         unmatched: Vec::new(),
         nonmonotone_clocks: 0,
+        implausible_counts: Vec::new(),
     };
+    // More records than ticks passed cannot have been written (a record
+    // takes at least a tick): such a count is corrupt, and positions from
+    // it would move the unit's records by seconds.
+    let elapsed_ticks = Correction::elapsed_ticks_bound(cta);
     for unit in &cta.units {
-        let base = Correction::first_position(strategy, unit);
+        let base = match Correction::plausible_first_position(strategy, unit, elapsed_ticks) {
+            Some(b) => b,
+            None => {
+                out.implausible_counts
+                    .push((unit.unit_id, unit.records_written));
+                0
+            }
+        };
         let mut instances = Vec::with_capacity(unit.records.len() / 2);
         let mut prev_clock: Option<u64> = None;
         // Corrected record times: each record moves `shift(pos)` earlier, but
@@ -285,13 +301,21 @@ pub(crate) fn replay_cta(
                 row: 0,
             }
         };
+        // Ticks of instrumentation before each record: the lost records'
+        // at the in-context cost, then each surviving predecessor's at what
+        // its gap says it cost (Correction::cost_after_gap).
+        let mut shift = corr.shift(base);
+        let first_shift = shift;
         for (j, rec) in unit.records.iter().enumerate() {
             let pos = base + j as u64;
-            if prev_clock.is_some_and(|p| rec.clock < p) {
-                out.nonmonotone_clocks += 1;
+            if let Some(p) = prev_clock {
+                if rec.clock < p {
+                    out.nonmonotone_clocks += 1;
+                }
+                shift += corr.cost_after_gap(rec.clock.saturating_sub(p));
             }
             prev_clock = Some(rec.clock);
-            let at = (rec.clock as f64 - corr.shift(pos)).max(prev_at);
+            let at = (rec.clock as f64 - shift).max(prev_at);
             prev_at = at;
             let idx = table.idx(rec.region);
             let here = Open {
@@ -391,13 +415,11 @@ pub(crate) fn replay_cta(
 
         instances.sort_by(instance_order);
         let rows = assign_rows(&mut instances);
-        let axis = |j: usize| {
-            unit.records
-                .get(j)
-                .map(|r| clock.axis_ns(r.clock, corr.shift(base + j as u64)))
-        };
-        let mut first_ns = axis(0);
-        let mut last_ns = unit.records.len().checked_sub(1).and_then(axis);
+        let mut first_ns = unit
+            .records
+            .first()
+            .map(|r| clock.axis_ns(r.clock, first_shift));
+        let mut last_ns = unit.records.last().map(|r| clock.axis_ns(r.clock, shift));
         for i in &instances {
             first_ns = first_ns.map(|f| f.min(i.start_ns));
             last_ns = last_ns.map(|l| l.max(i.end_ns));

@@ -292,6 +292,25 @@ impl ReplayReport {
             );
         }
 
+        if let Some(c) = &self.check {
+            let fitted = match (c.fitted, c.calibrated_error) {
+                (true, Some(e)) => format!(
+                    "; the record cost was fitted to it, so the agreement is by construction: \
+                     the calibrated cost gave {:+.1}%",
+                    100.0 * e
+                ),
+                _ => String::new(),
+            };
+            let _ = writeln!(
+                s,
+                "\ncheck: `{}` corrected {:.0} ticks per CTA vs {:.0} uninstrumented: {:+.1}% ({}){fitted}",
+                c.region,
+                c.measured_ticks,
+                c.truth_ticks,
+                100.0 * c.error,
+                c.method
+            );
+        }
         if !self.caveats.is_empty() {
             s.push_str("\ncaveats:\n");
             for c in &self.caveats {

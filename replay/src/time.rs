@@ -94,14 +94,14 @@ impl CtaClock {
             (cta.start_clock, 0.0)
         } else {
             // The earliest first record after correction.
+            let bound = Correction::elapsed_ticks_bound(cta);
             cta.units
                 .iter()
                 .filter_map(|u| {
                     let r = u.records.first()?;
-                    Some((
-                        r.clock,
-                        corr.shift(Correction::first_position(info.strategy, u)),
-                    ))
+                    let base =
+                        Correction::plausible_first_position(info.strategy, u, bound).unwrap_or(0);
+                    Some((r.clock, corr.shift(base)))
                 })
                 .min_by(|a, b| (a.0 as f64 - a.1).total_cmp(&(b.0 as f64 - b.1)))
                 .unwrap_or((0, 0.0))

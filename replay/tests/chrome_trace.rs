@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};
 
 use common::*;
-use kperf_replay::chrome::{ZeroLengthOmitted, TIME_QUANTUM_US};
+use kperf_replay::chrome::{ZeroLength, TIME_QUANTUM_US};
 use kperf_replay::{replay_ctas, ReplayOptions, ReplayReport, TraceGrouping};
 use kperf_runtime::profile::{CtaTrace, RunInfo};
 use serde_json::Value;
@@ -121,7 +121,7 @@ fn validate(text: &str) -> BTreeMap<String, Vec<Event>> {
         v["otherData"]["time_quantum_us"].as_f64(),
         Some(TIME_QUANTUM_US)
     );
-    let zero = &v["otherData"]["zero_length_events_omitted"];
+    let zero = &v["otherData"]["zero_length_events"];
     let corrected_to_zero = &v["otherData"]["zero_length_events_corrected_to_zero"];
     assert!(corrected_to_zero.as_u64().unwrap() <= zero.as_u64().unwrap());
     let events = v["traceEvents"].as_array().unwrap();
@@ -163,7 +163,13 @@ fn validate(text: &str) -> BTreeMap<String, Vec<Event>> {
         assert!(a["corrected_cycles"].is_number());
         assert!(a["corrected_cycles"].as_f64().unwrap() <= a["raw_cycles"].as_f64().unwrap());
         let (ts, dur) = (e["ts"].as_f64().unwrap(), e["dur"].as_f64().unwrap());
-        assert!(ts >= 0.0 && dur > 0.0, "zero or negative length: {e}");
+        // Zero lengths only on the rows made for them.
+        let zero_row = thread.ends_with("(zero length)");
+        assert!(
+            ts >= 0.0 && (dur > 0.0 || (dur == 0.0 && zero_row)),
+            "zero or negative length outside a zero-length row: {e}"
+        );
+        assert!(!zero_row || dur == 0.0, "a zero-length row holds {e}");
         // Whole time steps (dyadic), so the sums below are exact.
         for t in [ts, dur] {
             assert_eq!((t / TIME_QUANTUM_US).fract(), 0.0, "{t} in {e}");
@@ -177,7 +183,12 @@ fn validate(text: &str) -> BTreeMap<String, Vec<Event>> {
             end: ts + dur,
         });
     }
-    for (thread, evs) in &by_thread {
+    // Zero-length rows are for Perfetto, which draws such events as
+    // instants; nesting and speedscope's import do not apply to them.
+    for (thread, evs) in by_thread
+        .iter()
+        .filter(|(t, _)| !t.ends_with("(zero length)"))
+    {
         assert_nest_or_disjoint(thread, evs);
         // speedscope first moves each thread to start at 0: (ts - min) + dur.
         let min = evs.iter().map(|e| e.ts).fold(f64::INFINITY, f64::min);
@@ -366,7 +377,7 @@ fn trace_times_are_exact_binary_fractions_of_a_microsecond() {
         (Some(20), Some(19.0))
     );
     assert!(text.contains("\"ts\":0.0263671875,\"dur\":0.0126953125,"));
-    assert_eq!(v["otherData"]["zero_length_events_omitted"], 0);
+    assert_eq!(v["otherData"]["zero_length_events"], 0);
 }
 
 /// A loop of back-to-back iterations over a few µs (each END one tick
@@ -419,19 +430,31 @@ fn sub_ns_scenario() -> (RunInfo, Vec<CtaTrace>) {
 fn back_to_back_and_sub_ns_regions_nest_exactly_in_f64() {
     let (info, ctas) = sub_ns_scenario();
     let (report, text) = write_trace_of(&info, &ctas, TraceGrouping::Cta);
-    // No zero durations; every thread nests or is disjoint with ts + dur in f64.
+    // Zero durations only on their own rows; every thread nests or is
+    // disjoint with ts + dur in f64.
     let threads = validate(&text);
-    // Nesting needs no extra rows: one thread per unit.
-    assert_eq!(threads.len(), 6, "{:?}", threads.keys().collect::<Vec<_>>());
-    assert!(threads.keys().all(|t| !t.contains("row")));
+    // Nesting needs no extra rows: one thread per unit, and one row per unit
+    // for its zero-length instances.
+    assert_eq!(
+        threads.len(),
+        12,
+        "{:?}",
+        threads.keys().collect::<Vec<_>>()
+    );
+    assert!(threads.keys().all(|t| !t.contains("(row")));
     let v: Value = serde_json::from_str(&text).unwrap();
     let written: u64 = threads.values().map(|e| e.len() as u64).sum();
-    let omitted = v["otherData"]["zero_length_events_omitted"]
-        .as_u64()
-        .unwrap();
-    assert_eq!(written + omitted, report.totals.instances);
-    // Every "empty" instance is left out, every "short" one kept, and the
-    // loop iterations, back to back, are all there.
+    let zero = v["otherData"]["zero_length_events"].as_u64().unwrap();
+    assert_eq!(written, report.totals.instances, "every instance is drawn");
+    let on_zero_rows: u64 = threads
+        .iter()
+        .filter(|(t, _)| t.ends_with("(zero length)"))
+        .map(|(_, e)| e.len() as u64)
+        .sum();
+    assert_eq!(on_zero_rows, zero);
+    // Every "empty" instance is on a zero-length row, every "short" one
+    // drawn with its length, and the loop iterations, back to back, are all
+    // there.
     let count = |name: &str| {
         threads
             .values()
@@ -439,11 +462,11 @@ fn back_to_back_and_sub_ns_regions_nest_exactly_in_f64() {
             .filter(|e| e.name == name)
             .count()
     };
-    assert_eq!(count("empty"), 0);
+    assert_eq!(count("empty"), 6 * 150);
     assert_eq!(count("short"), 6 * 150);
     assert_eq!(count("loop"), 6 * 150);
     assert_eq!(count("kernel"), 6);
-    assert!(omitted >= 6 * 150, "{omitted}");
+    assert!(zero >= 6 * 150, "{zero}");
     // Consecutive iterations touch exactly (END and the next START are the
     // same tick, moved by the same cost difference) or leave a gap.
     for evs in threads.values() {
@@ -457,8 +480,8 @@ fn back_to_back_and_sub_ns_regions_nest_exactly_in_f64() {
         .as_u64()
         .unwrap();
     assert_eq!(corrected_to_zero, 6 * 150);
-    let caveat = ZeroLengthOmitted {
-        events: omitted,
+    let caveat = ZeroLength {
+        events: zero,
         corrected_to_zero,
     }
     .caveat()

@@ -1,30 +1,25 @@
 //! End to end on the only GPU-recorded data at hand: Triton Proton host
-//! dumps (shared/fixtures/proton, see its README), through the decoder.
+//! dumps (tests/fixtures/proton, see its README), through the decoder.
 
 use std::path::PathBuf;
 
 use kperf_dialects::abi::RegionId;
 use kperf_replay::{replay_proton_file, Profile, ReplayOptions};
 
-fn fixture(name: &str) -> Option<PathBuf> {
+/// A fixture of the repository: its absence fails the test.
+fn fixture(name: &str) -> PathBuf {
     let p = PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/fixtures/proton"
+        "/../tests/fixtures/proton"
     ))
     .join(name);
-    if p.exists() {
-        Some(p)
-    } else {
-        eprintln!("skipping: {} is not present in this checkout", p.display());
-        None
-    }
+    assert!(p.exists(), "{} is missing from the checkout", p.display());
+    p
 }
 
 #[test]
 fn seq_dump_pairs_overlapping_scopes_in_every_warp() {
-    let Some(path) = fixture("seq.bin") else {
-        return;
-    };
+    let path = fixture("seq.bin");
     let p = Profile::load_proton(&path, &ReplayOptions::default()).unwrap();
     let r = p.report();
     assert_eq!(
@@ -58,9 +53,7 @@ fn seq_dump_pairs_overlapping_scopes_in_every_warp() {
 
 #[test]
 fn loop_dump_reports_the_dropped_pairs() {
-    let Some(path) = fixture("loop.bin") else {
-        return;
-    };
+    let path = fixture("loop.bin");
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("loop.json");
     let r = replay_proton_file(&path, &ReplayOptions::default(), Some(&trace)).unwrap();
@@ -93,18 +86,18 @@ fn loop_dump_reports_the_dropped_pairs() {
             .filter(|e| e["ph"] == "X" && e["args"]["unit"] == unit)
             .count()
     };
-    // The estimated cost (84 ticks, the minimum gap) is the whole span of
-    // the instances of units 2 and 3: corrected to zero length, they are
-    // left out of the trace, counted and reported.
-    assert_eq!([0, 1, 2, 3].map(x_events), [4, 4, 0, 0]);
-    assert_eq!(v["otherData"]["zero_length_events_omitted"], 8);
-    assert_eq!(v["otherData"]["zero_length_events_corrected_to_zero"], 8);
-    let caveat = kperf_replay::chrome::ZeroLengthOmitted {
-        events: 8,
-        corrected_to_zero: 8,
-    }
-    .caveat()
-    .unwrap();
-    assert!(r.caveats.contains(&caveat), "{:?}", r.caveats);
+    // Proton's own time shift (36 cycles on HIP) leaves every instance a
+    // length; all 16 are in the trace (with an estimate of 84 ticks, the
+    // smallest gap, two warps used to collapse to nothing).
+    assert_eq!([0, 1, 2, 3].map(x_events), [4, 4, 4, 4]);
+    assert_eq!(v["otherData"]["zero_length_events"], 0);
+    assert_eq!(r.correction.cost_ticks, 36.0);
+    assert!(
+        r.corrections_applied
+            .iter()
+            .any(|c| c.contains("Proton's own time shift per record on HIP (36 cycles)")),
+        "{:?}",
+        r.corrections_applied
+    );
     println!("{}", r.render_summary());
 }

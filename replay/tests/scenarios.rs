@@ -254,23 +254,26 @@ fn cumulative_correction_arithmetic() {
     assert_eq!(p.report().correction.source, CostSource::Disabled);
     assert!(p.report().corrections_applied[0].contains("disabled"));
 
-    // No calibration: the minimum gap (47 -> 48: 1 tick) is the estimate, and it is said.
+    // No calibration: the minimum gap (47 -> 48: 1 tick) bounds the cost,
+    // but an estimate is never subtracted: durations stay raw, and the
+    // report says so with the bound.
     let p = Profile::from_parts(correction_info(None), vec![c]).unwrap();
     let r = p.report();
     assert_eq!(
-        (r.correction.source, r.correction.cost_ticks),
-        (CostSource::EstimatedMinGap, 1.0)
+        (
+            r.correction.source,
+            r.correction.cost_ticks,
+            r.correction.enabled
+        ),
+        (CostSource::EstimatedMinGap, 0.0, false)
     );
-    assert_eq!(
-        p.instances(RegionId(1)).next().unwrap().corrected_ticks,
-        19.0
-    );
-    assert_eq!(
-        p.instances(RegionId(0)).next().unwrap().corrected_ticks,
-        93.0
-    );
-    assert!(r.caveats.iter().any(|c| c.contains("ESTIMATED")));
-    assert!(r.corrections_applied[0].contains("ESTIMATED"));
+    assert_eq!(r.correction.min_gap_ticks, Some(1));
+    for id in [0, 1] {
+        let i = p.instances(RegionId(id)).next().unwrap();
+        assert_eq!(i.corrected_ticks, i.raw_ticks as f64);
+    }
+    assert!(r.caveats.iter().any(|c| c.contains("durations are raw")));
+    assert!(r.corrections_applied[0].contains("not applied"));
 }
 
 #[test]
@@ -846,4 +849,113 @@ fn replayer_without_a_scan_says_when_ctas_start_early() {
     assert_eq!(r.push_cta(&early).cta.start_ns, -300.0);
     let report = r.finish();
     assert!(report.caveats.iter().any(|c| c.contains("negative times")));
+}
+
+/// A kernel region around four 20-tick iterations, 130 ticks raw with nine
+/// records after its START; the same launch took 94 ticks per CTA
+/// uninstrumented, so each record cost (130 − 94) / 9 = 4 ticks.
+fn kernel_with_check(
+    calibrated_cost: f64,
+) -> (
+    kperf_runtime::profile::RunInfo,
+    Vec<kperf_runtime::profile::CtaTrace>,
+) {
+    let regions = [
+        (0, "kernel", RegionKind::Kernel, None, None),
+        (1, "iter", RegionKind::Iteration, Some(0), None),
+    ];
+    let mut info = ns_info(&regions);
+    info.record_cost_ticks = Some(calibrated_cost);
+    info.check = Some(kperf_runtime::profile::UninstrumentedRun {
+        ctas: 1,
+        cta_mean_ticks: Some(94.0),
+        cta_median_ticks: Some(94.0),
+        wall_ns: 94,
+        method: "by hand".into(),
+    });
+    let mut recs = vec![s(0, 0)];
+    for k in 0..4 {
+        recs.push(s(1, 10 + 30 * k));
+        recs.push(e(1, 30 + 30 * k));
+    }
+    recs.push(e(0, 130));
+    (info, vec![ns_cta(0, 0, 0, vec![unit(0, recs)])])
+}
+
+#[test]
+fn a_calibrated_cost_the_uninstrumented_run_refutes_is_fitted_to_it() {
+    // Calibrated 10 ticks: the kernel region would be 130 − 9·10 = 40, −57%.
+    let (info, ctas) = kernel_with_check(10.0);
+    let p = Profile::from_parts(info.clone(), ctas.clone()).unwrap();
+    let r = p.report();
+    assert_eq!(r.correction.source, CostSource::FittedToCheck);
+    assert_eq!(r.correction.cost_ticks, 4.0);
+    let fit = r.correction.fit.as_ref().unwrap();
+    assert!(
+        (fit.calibrated_error - (40.0 / 94.0 - 1.0)).abs() < 1e-9,
+        "{fit:?}"
+    );
+    let check = r.check.as_ref().unwrap();
+    assert!(check.fitted && check.error.abs() < 1e-9, "{check:?}");
+    let iter = r.regions.iter().find(|x| x.name == "iter").unwrap();
+    assert_eq!(iter.mean_corrected_ticks, 16.0);
+    assert!(r.caveats.iter().any(|c| c.contains("fitted to that run")));
+    assert!(r
+        .render_summary()
+        .contains("the calibrated cost gave -57.4%"));
+
+    // --no-fit keeps the calibration and says how far off it is.
+    let opts = ReplayOptions {
+        fit_to_check: false,
+        ..Default::default()
+    };
+    let p = Profile::from_parts_with(info, ctas, &opts).unwrap();
+    let r = p.report();
+    assert_eq!(r.correction.source, CostSource::Calibrated);
+    let check = r.check.as_ref().unwrap();
+    assert!(!check.fitted && (check.error - (40.0 / 94.0 - 1.0)).abs() < 1e-9);
+    assert!(r.caveats.iter().any(|c| c.contains("-57.4% off")));
+}
+
+#[test]
+fn a_calibrated_cost_the_uninstrumented_run_confirms_is_kept() {
+    let (info, ctas) = kernel_with_check(4.0);
+    let r = Profile::from_parts(info, ctas).unwrap().report().clone();
+    assert_eq!(r.correction.source, CostSource::Calibrated);
+    assert!(!r.correction.fit.as_ref().unwrap().applied);
+    let check = r.check.as_ref().unwrap();
+    assert!(!check.fitted && check.error.abs() < 1e-9, "{check:?}");
+}
+
+#[test]
+fn a_corrupt_written_count_does_not_move_records_by_seconds() {
+    // The CTA ran 1000 ticks, but its unit claims 2^40 records written (a
+    // Proton dump whose count word was garbage): positions from that count
+    // would move the unit's records 2^40 · cost earlier.
+    let mut u = unit(0, vec![s(0, 100), e(0, 300)]);
+    u.records_written = 1 << 40;
+    u.records_lost = (1 << 40) - 2;
+    let opts = ReplayOptions {
+        record_cost_ticks: Some(7.0),
+        ..Default::default()
+    };
+    let p = Profile::from_parts_with(
+        ns_info(&[reg(0, "a")]),
+        vec![ns_cta(0, 0, 0, vec![u])],
+        &opts,
+    )
+    .unwrap();
+    let i = p.instances(RegionId(0)).next().unwrap();
+    // Positions counted from the first surviving record: START at 0, END at 1.
+    assert_eq!((i.start_index, i.end_index), (0, 1));
+    assert_eq!((i.raw_ticks, i.corrected_ticks), (200, 193.0));
+    assert_eq!(i.start_ns, 100.0);
+    assert!(
+        p.report()
+            .caveats
+            .iter()
+            .any(|c| c.contains("1 unit(s) claim more records written than their CTA ran ticks")),
+        "{:?}",
+        p.report().caveats
+    );
 }

@@ -76,6 +76,9 @@ fn run_info(layout: Layout) -> RunInfo {
         strategy: Strategy::Circular,
         ticks_per_ns: None,
         record_cost_ticks: None,
+        record_cost_back_to_back_ticks: None,
+        record_cost_origin: None,
+        check: None,
         meta,
     }
 }

@@ -78,6 +78,21 @@ pub(crate) extern "C" fn kperf_host_cpu() -> u32 {
     unsafe { sched_getcpu() }.max(0) as u32
 }
 
+/// The host's cycle counter, as instrumented host kernels read it
+/// (`llvm.readcyclecounter`: the time-stamp counter on x86-64), or the
+/// host's nanosecond timer where there is none.
+pub fn host_ticks() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: rdtsc has no preconditions on x86-64.
+        unsafe { core::arch::x86_64::_rdtsc() }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        kperf_host_now_ns()
+    }
+}
+
 /// A kernel called with one pointer per argument word.
 pub type Packed = unsafe extern "C" fn(*mut *mut c_void);
 
@@ -246,6 +261,47 @@ impl<'jit> GridLauncher<'jit> {
             }
         });
         start.elapsed().as_nanos() as u64
+    }
+
+    /// Run every CTA of the grid once, reading the host counter
+    /// ([`host_ticks`]) around each CTA's call: the uninstrumented truth a
+    /// profile is checked against. Returns the wall time in ns and each
+    /// CTA's ticks (in no particular order).
+    pub fn launch_timed(&mut self) -> (u64, Vec<u64>) {
+        let grid = self.grid;
+        let total = grid.iter().map(|g| *g as u64).product::<u64>();
+        let f = self.f;
+        let base = self.template.len();
+        let template = &self.template;
+        let next = AtomicU64::new(0);
+        let start = Instant::now();
+        let worker = || {
+            let (_words, mut ptrs) = call_words(template);
+            let mut mine = Vec::new();
+            loop {
+                let c = next.fetch_add(1, Ordering::Relaxed);
+                if c >= total {
+                    break;
+                }
+                for (k, v) in grid_ids(c, grid).iter().enumerate() {
+                    // SAFETY: ptrs[base + k] points into `words`, which is not moved.
+                    unsafe { *(ptrs[base + k] as *mut u64) = *v };
+                }
+                let t0 = host_ticks();
+                // SAFETY: the packed wrapper reads one pointer per argument.
+                unsafe { f(ptrs.as_mut_ptr()) };
+                mine.push(host_ticks().wrapping_sub(t0));
+            }
+            mine
+        };
+        let ticks: Vec<u64> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..self.threads).map(|_| s.spawn(worker)).collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_default())
+                .collect()
+        });
+        (start.elapsed().as_nanos() as u64, ticks)
     }
 
     /// The buffers and the raw profile after the last launch.

@@ -379,6 +379,9 @@ mod tests {
             strategy: Strategy::Circular,
             ticks_per_ns: None,
             record_cost_ticks: None,
+            record_cost_back_to_back_ticks: None,
+            record_cost_origin: None,
+            check: None,
             meta: InstrumentMeta::new_header(
                 "host",
                 Counter::Clock64,

@@ -28,6 +28,18 @@ pub struct RunInfo {
     /// Calibrated cost of one record in counter ticks, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub record_cost_ticks: Option<f64>,
+    /// A record's cost right after another record, when calibrated apart
+    /// (replay uses it where nothing else separates two records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record_cost_back_to_back_ticks: Option<f64>,
+    /// Where `record_cost_ticks` came from, for the report ("calibrated on
+    /// the fly", "device.json", "Proton's own time shift").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record_cost_origin: Option<String>,
+    /// The same launch run uninstrumented (`kperf run --check`): the truth
+    /// replay compares the corrected kernel region with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<UninstrumentedRun>,
     /// The instrumentation metadata (region names, layout). Imports without
     /// one get synthetic region names (`scope_<id>`).
     pub meta: InstrumentMeta,
@@ -54,12 +66,32 @@ impl RunInfo {
             strategy: meta.strategy,
             ticks_per_ns: None,
             record_cost_ticks: None,
+            record_cost_back_to_back_ticks: None,
+            record_cost_origin: None,
+            check: None,
             meta: InstrumentMeta {
                 kernels: vec![kernel],
                 ..meta.clone()
             },
         }
     }
+}
+
+/// An uninstrumented run of the same launch, the truth for a profile.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct UninstrumentedRun {
+    /// CTAs timed.
+    pub ctas: u64,
+    /// Mean and median time of one CTA, in the profile's counter ticks
+    /// (host: the launcher reads the same counter around each CTA's call).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cta_mean_ticks: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cta_median_ticks: Option<f64>,
+    /// Wall time of the whole launch, ns.
+    pub wall_ns: u64,
+    /// How it was timed, for people reading the report.
+    pub method: String,
 }
 
 /// One record after decoding: clock unwrapped to the full width.

@@ -3,7 +3,7 @@
 //! Proton's buffers are the only profiles at hand that real GPUs wrote, so
 //! kperf reads them into the same model as its own ([`CtaTrace`], with a
 //! synthesised [`RunInfo`]): replay and trace output then prove themselves
-//! on hardware data. The layout (from shared/fixtures/proton/README.md):
+//! on hardware data. The layout (tests/fixtures/proton/README.md):
 //!
 //! ```text
 //! host dump v1 (little-endian)
@@ -91,6 +91,20 @@ impl ProtonDevice {
         match self {
             ProtonDevice::Cuda => "proton:cuda",
             ProtonDevice::Hip => "proton:hip",
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            ProtonDevice::Cuda => "CUDA",
+            ProtonDevice::Hip => "HIP",
+        }
+    }
+    /// The cost Proton's own replay subtracts per record, in cycles
+    /// (third_party/proton: 7 on CUDA, 36 on HIP).
+    pub fn record_cost_ticks(self) -> f64 {
+        match self {
+            ProtonDevice::Cuda => 7.0,
+            ProtonDevice::Hip => 36.0,
         }
     }
 }
@@ -408,7 +422,18 @@ impl ProtonDump {
             granularity: Granularity::Warp,
             strategy: Strategy::Circular,
             ticks_per_ns: None,
-            record_cost_ticks: None,
+            // Proton's own replay shifts each record by a constant it
+            // measured for its lowering; that, not an estimate from the
+            // dump's gaps, is the cost a Proton dump gets unless a
+            // calibration is given.
+            record_cost_ticks: Some(self.device.record_cost_ticks()),
+            record_cost_origin: Some(format!(
+                "Proton's own time shift per record on {} ({} cycles)",
+                self.device.name(),
+                self.device.record_cost_ticks()
+            )),
+            record_cost_back_to_back_ticks: None,
+            check: None,
             meta,
         }
     }

@@ -1,4 +1,4 @@
-//! Proton host dumps, recorded on a real GPU (shared/fixtures/proton) and
+//! Proton host dumps, recorded on a real GPU (tests/fixtures/proton, copied from the shared fixtures) and
 //! synthetic, decode into the same model as kperf's own profiles.
 
 mod common;

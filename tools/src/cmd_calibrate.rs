@@ -1,13 +1,12 @@
 //! `kperf calibrate`: measure one record's cost and the tick rate.
 
 use crate::cmd_instrument::write_atomically;
-use crate::host_job::{default_threads, run_host_job};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use kperf_dialects::abi::Counter;
 use kperf_dialects::meta::Granularity;
 use kperf_instrument::{instrument, Emit, InstrumentOptions, KperfContext, Target};
-use kperf_runtime::calibrate::{calibration_kernel, calibration_kernel_gpu, compute, KERNEL};
+use kperf_runtime::calibrate::{calibration_kernel_gpu, compute, DeviceProfile, KERNEL};
 use kperf_runtime::cuda::{run_cuda, DeviceCode};
 use kperf_runtime::profile::RunInfo;
 use kperf_runtime::spec::LaunchSpec;
@@ -42,38 +41,16 @@ pub fn run(a: CalibrateArgs) -> Result<()> {
         a.pairs > 0 && a.ctas > 0,
         "--pairs and --ctas must be positive"
     );
-    let records = 2 * a.pairs as u32;
+    let records = kperf_runtime::calibrate::calibration_records(a.pairs);
     let (info, stride, profile) = match &target {
         Target::Host => {
             let opts = InstrumentOptions {
                 target: target.clone(),
                 counter,
-                granularity: Granularity::Cta,
-                slots: Some(records.next_power_of_two()),
                 ..InstrumentOptions::default()
             };
-            // A 2 ms spin per CTA makes the header's tick-rate measurement precise.
-            let source = calibration_kernel(a.pairs, 5_000_000);
-            let spec = LaunchSpec {
-                kernel: Some(KERNEL.into()),
-                grid: [a.ctas, 1, 1],
-                block: [1, 1, 1],
-                shared_bytes: 0,
-                args: vec![],
-            };
-            let job = run_host_job(
-                &source,
-                "<kperf calibrate>",
-                &opts,
-                &spec,
-                true,
-                default_threads(),
-                None,
-            )?;
-            let info = job
-                .info
-                .context("calibration kernel was not instrumented")?;
-            (info, job.cta_stride, job.run.profile)
+            let profile = crate::host_job::calibrate_host(&opts, a.pairs, a.ctas)?;
+            return save(&a, counter, &profile);
         }
         Target::Nvptx { .. } => {
             kperf_runtime::cuda::check_driver()?;
@@ -117,16 +94,16 @@ pub fn run(a: CalibrateArgs) -> Result<()> {
     let reader = ProfileReader::from_bytes(bytes)?;
     let ctas = reader.ctas().collect::<Result<Vec<_>, _>>()?;
     let profile = compute(&info, &ctas)?;
-    write_atomically(&a.output, &serde_json::to_vec_pretty(&profile)?)?;
+    save(&a, counter, &profile)
+}
+
+fn save(a: &CalibrateArgs, counter: Counter, profile: &DeviceProfile) -> Result<()> {
+    write_atomically(&a.output, &serde_json::to_vec_pretty(profile)?)?;
     println!(
-        "kperf calibrate ({}, {}): one record costs {:.1} ticks (min {:.0}, p90 {:.0}, {} samples); {:.4} ticks/ns",
+        "kperf calibrate ({}, {}): {}",
         profile.target,
         counter.name(),
-        profile.record_cost_ticks,
-        profile.record_cost_min_ticks,
-        profile.record_cost_p90_ticks,
-        profile.samples,
-        profile.ticks_per_ns
+        profile.summary()
     );
     eprintln!("kperf: wrote {}", a.output.display());
     Ok(())

@@ -28,6 +28,11 @@ pub struct ReplayArgs {
     /// Cost of one record in counter ticks (default: the profile's calibration, else estimated)
     #[arg(long)]
     pub record_cost: Option<f64>,
+    /// Keep the calibrated record cost even where it puts the kernel region
+    /// more than 5% off the uninstrumented run `kperf run` timed (by
+    /// default the cost is then fitted to that run)
+    #[arg(long)]
+    pub no_fit: bool,
     /// Counter ticks per ns (default: measured per CTA from the global timer)
     #[arg(long)]
     pub ticks_per_ns: Option<f64>,
@@ -119,6 +124,7 @@ pub struct ReportArgs {
 
 fn options(
     no_correction: bool,
+    no_fit: bool,
     record_cost: Option<f64>,
     ticks_per_ns: Option<f64>,
     group_by: &str,
@@ -133,6 +139,7 @@ fn options(
         record_cost_ticks: record_cost,
         ticks_per_ns,
         trace_grouping,
+        fit_to_check: !no_fit,
     })
 }
 
@@ -151,7 +158,13 @@ fn load(
 }
 
 pub fn replay(a: ReplayArgs) -> Result<()> {
-    let opts = options(a.no_correction, a.record_cost, a.ticks_per_ns, &a.group_by)?;
+    let opts = options(
+        a.no_correction,
+        a.no_fit,
+        a.record_cost,
+        a.ticks_per_ns,
+        &a.group_by,
+    )?;
     // The trace streams into a temporary file that replaces the output only on success.
     let tmp = a.output.with_extension("json.tmp");
     let profile = if a.raw {
@@ -182,7 +195,7 @@ pub fn replay(a: ReplayArgs) -> Result<()> {
 }
 
 pub fn report(a: ReportArgs) -> Result<()> {
-    let opts = options(a.no_correction, None, None, "sm")?;
+    let opts = options(a.no_correction, false, None, None, "sm")?;
     let report = load(&a.profile, a.proton, &opts, None)?;
     if a.json {
         println!("{}", report.feedback_json()?);

@@ -31,6 +31,11 @@ pub struct RunArgs {
     /// Write the buffer arguments after the run as JSON (for checking results)
     #[arg(long)]
     pub outputs: Option<PathBuf>,
+    /// Do not time the same launch uninstrumented. By default `kperf run`
+    /// does (host: each CTA timed by the launcher), and replay reports the
+    /// corrected kernel region against it as a measured error
+    #[arg(long)]
+    pub no_check: bool,
     #[command(flatten)]
     pub lowering: LoweringArgs,
 }
@@ -46,11 +51,17 @@ pub fn run(a: RunArgs) -> Result<()> {
         }
         Target::Amdgpu { .. } => bail!("running on AMD GPUs is not supported; instrument with --target amdgpu and run with your own launcher"),
     }
-    let calibration = a
-        .calibration
-        .as_deref()
-        .map(DeviceProfile::load)
-        .transpose()?;
+    // A calibration given, or one measured now: without it replay could
+    // only guess the record's cost.
+    let calibration = match a.calibration.as_deref() {
+        Some(p) => Some((DeviceProfile::load(p)?, p.display().to_string())),
+        None if !a.no_instrument => {
+            let c = crate::host_job::calibrate_host(&opts, 256, 4)?;
+            eprintln!("kperf: calibrated the host: {}", c.summary());
+            Some((c, "calibrated on the fly by kperf run".to_string()))
+        }
+        None => None,
+    };
     let file = a.input.display().to_string();
     let bytes = std::fs::read(&a.input).with_context(|| format!("cannot read {file}"))?;
     let is_llvm = kperf_instrument::llvm::is_llvm_input(&file, &bytes);
@@ -67,6 +78,21 @@ pub fn run(a: RunArgs) -> Result<()> {
             Some(meta)
         }
         Err(_) => None,
+    };
+    // The uninstrumented truth first, on a CPU the calibration warmed, so
+    // that the profiled launch is not the only one that ran cold.
+    // (A kernel kperf already instrumented has no plain version to time.)
+    let check = if a.no_check || a.no_instrument || previous_meta.is_some() {
+        None
+    } else {
+        let check = crate::host_job::check_host_job(&bytes, &file, &opts, &spec, threads, is_llvm)?;
+        eprintln!(
+            "kperf: checked: the same launch uninstrumented takes {:.3} ms, {:.0} ticks per CTA (mean of {})",
+            check.wall_ns as f64 / 1e6,
+            check.cta_mean_ticks.unwrap_or(0.0),
+            check.ctas
+        );
+        Some(check)
     };
     let job = if is_llvm {
         run_host_job_llvm(
@@ -119,9 +145,11 @@ pub fn run(a: RunArgs) -> Result<()> {
         write_atomically(path, &serde_json::to_vec(&j)?)?;
     }
     if let Some(mut info) = job.info {
-        if let Some(c) = &calibration {
+        if let Some((c, origin)) = &calibration {
             c.apply(&mut info);
+            info.record_cost_origin = Some(origin.clone());
         }
+        info.check = check;
         kperf_runtime::write_kprof(&a.output, &info, job.cta_stride, &run.profile)?;
         eprintln!(
             "kperf: wrote {} ({} bytes of profile)",

@@ -5,9 +5,11 @@ use anyhow::{bail, Context, Result};
 use kperf_dialects::meta::InstrumentMeta;
 use kperf_instrument::mlir::pipeline::prepare_host;
 use kperf_instrument::{InstrumentOptions, KperfContext};
-use kperf_runtime::host::{run_host, HostRun, Param};
-use kperf_runtime::profile::RunInfo;
+use kperf_runtime::calibrate::{calibration_kernel, calibration_records, DeviceProfile};
+use kperf_runtime::host::{run_host, with_host_kernel, HostRun, Param};
+use kperf_runtime::profile::{RunInfo, UninstrumentedRun};
 use kperf_runtime::spec::LaunchSpec;
+use kperf_runtime::ProfileReader;
 
 /// The run and, when instrumented, its profile header.
 pub struct HostJob {
@@ -123,6 +125,126 @@ pub fn run_host_job_llvm(
         info,
         cta_stride,
     })
+}
+
+/// Launches of the uninstrumented check (the median one is kept).
+const CHECK_LAUNCHES: usize = 5;
+
+/// Time the same launch uninstrumented, CTA by CTA (MLIR input, or LLVM IR
+/// when `llvm` is set): what `kperf run --check` stores with the profile.
+pub fn check_host_job(
+    input: &[u8],
+    file: &str,
+    opts: &InstrumentOptions,
+    spec: &LaunchSpec,
+    threads: usize,
+    llvm: bool,
+) -> Result<UninstrumentedRun> {
+    // Several launches, the median one kept: one cold launch of a few
+    // milliseconds varies by more than the error being measured (13%
+    // between two runs of the same grid on this 2-core machine).
+    let body = |mut grid: kperf_runtime::host::GridLauncher| {
+        let mut runs: Vec<(u64, Vec<u64>)> =
+            (0..CHECK_LAUNCHES).map(|_| grid.launch_timed()).collect();
+        let mean = |t: &[u64]| t.iter().map(|x| *x as f64).sum::<f64>() / t.len().max(1) as f64;
+        runs.sort_by(|a, b| mean(&a.1).total_cmp(&mean(&b.1)));
+        runs.swap_remove(CHECK_LAUNCHES / 2)
+    };
+    let (wall_ns, mut ticks) = if llvm {
+        let ir = strip_to_plain_llvm(input, file, opts)?;
+        kperf_runtime::host_llvm::with_host_llvm_kernel(
+            &ir,
+            file,
+            spec.kernel.as_deref(),
+            None,
+            spec,
+            threads,
+            body,
+        )?
+        .0
+    } else {
+        let source = std::str::from_utf8(input).with_context(|| format!("{file}: not UTF-8"))?;
+        let kctx = KperfContext::new()?;
+        let hm = prepare_host(
+            &kctx,
+            source,
+            file,
+            opts,
+            spec.kernel.as_deref(),
+            false,
+            None,
+        )?;
+        let params = parse_params(&hm.param_types, "the host runner")?;
+        with_host_kernel(&hm.module, &hm.kernel, &params, None, spec, threads, body)?
+    };
+    ticks.sort_unstable();
+    let n = ticks.len().max(1) as f64;
+    let mean = ticks.iter().map(|t| *t as f64).sum::<f64>() / n;
+    let median = ticks.get(ticks.len() / 2).map(|t| *t as f64);
+    Ok(UninstrumentedRun {
+        ctas: ticks.len() as u64,
+        cta_mean_ticks: Some(mean),
+        cta_median_ticks: median,
+        wall_ns,
+        method: format!(
+            "the same launch uninstrumented on {threads} thread(s), each CTA's call timed with the host counter (the launcher's two reads included), the median of {CHECK_LAUNCHES} launches"
+        ),
+    })
+}
+
+/// Host-ABI LLVM IR as the plain build compiles it (markers stripped).
+fn strip_to_plain_llvm(bytes: &[u8], file: &str, opts: &InstrumentOptions) -> Result<Vec<u8>> {
+    let mut host_opts = opts.clone();
+    host_opts.target = kperf_instrument::Target::Host;
+    let kctx = KperfContext::new()?;
+    let out = kperf_instrument::llvm::instrument_llvm(
+        &kctx,
+        bytes,
+        file,
+        &host_opts,
+        kperf_instrument::Emit::Llvm,
+        true,
+        false,
+    )?;
+    Ok(out.bytes)
+}
+
+/// Calibrate the host for `opts`' counter and ordering: the record's cost
+/// back to back and in a loop, and the tick rate (see
+/// kperf_runtime::calibrate). `ctas` CTAs of `pairs` empty regions.
+pub fn calibrate_host(opts: &InstrumentOptions, pairs: usize, ctas: u32) -> Result<DeviceProfile> {
+    let opts = InstrumentOptions {
+        target: kperf_instrument::Target::Host,
+        granularity: kperf_dialects::meta::Granularity::Cta,
+        slots: Some(calibration_records(pairs).next_power_of_two()),
+        regions: Vec::new(),
+        ..opts.clone()
+    };
+    // A 2 ms spin per CTA makes the header's tick-rate measurement precise.
+    let source = calibration_kernel(pairs, 5_000_000);
+    let spec = LaunchSpec {
+        kernel: Some(kperf_runtime::calibrate::KERNEL.into()),
+        grid: [ctas, 1, 1],
+        block: [1, 1, 1],
+        shared_bytes: 0,
+        args: vec![],
+    };
+    let job = run_host_job(
+        &source,
+        "<kperf calibrate>",
+        &opts,
+        &spec,
+        true,
+        default_threads(),
+        None,
+    )?;
+    let info = job
+        .info
+        .context("calibration kernel was not instrumented")?;
+    let bytes = kperf_runtime::kprof::encode_kprof(&info, job.cta_stride, &job.run.profile)?;
+    let reader = ProfileReader::from_bytes(bytes)?;
+    let decoded = reader.ctas().collect::<Result<Vec<_>, _>>()?;
+    Ok(kperf_runtime::calibrate::compute(&info, &decoded)?)
 }
 
 /// The kernel's parameters (MLIR type strings) as the launchers see them;

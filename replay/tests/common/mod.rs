@@ -58,6 +58,9 @@ pub fn info(counter: Counter, strategy: Strategy, regions: &[Reg]) -> RunInfo {
         strategy,
         ticks_per_ns: None,
         record_cost_ticks: None,
+        record_cost_back_to_back_ticks: None,
+        record_cost_origin: None,
+        check: None,
         meta,
     }
 }

@@ -8,8 +8,7 @@ use kperf_dialects::abi::{
 use kperf_dialects::meta::{BufferKind, CtaSampling, Granularity, InstrumentMeta, KernelMeta};
 use kperf_runtime::profile::RunInfo;
 
-pub const PROTON_FIXTURES: &str =
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/fixtures/proton/");
+pub const PROTON_FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/proton/");
 
 pub fn proton_fixture(name: &str) -> std::path::PathBuf {
     std::path::Path::new(PROTON_FIXTURES).join(name)
@@ -49,6 +48,9 @@ pub fn run_info(counter: Counter, strategy: Strategy, layout: Option<Layout>) ->
         strategy,
         ticks_per_ns: Some(1.5),
         record_cost_ticks: None,
+        record_cost_back_to_back_ticks: None,
+        record_cost_origin: None,
+        check: None,
         meta,
     }
 }

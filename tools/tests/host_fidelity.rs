@@ -1,0 +1,108 @@
+//! Profiles checked against the truth on the host (`tests/fidelity/`).
+//!
+//! `kperf run --target host` times the same launch uninstrumented before
+//! the instrumented run; replay compares the corrected kernel region with
+//! it, and fits the record cost to it where the calibrated cost is refuted.
+//! Each kernel is a loop of 499 iterations with a region per iteration.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Run and replay `tests/fidelity/<name>` with `--regions kernel,iterations`;
+/// the feedback JSON.
+fn profile(name: &str) -> serde_json::Value {
+    let dir = std::env::temp_dir().join(format!("kperf-fidelity-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    let kprof = dir.join("run.kprof");
+    let feedback = dir.join("feedback.json");
+    let kernel = root().join(format!("tests/fidelity/{name}.mlir"));
+    let spec = root().join(format!("tests/fidelity/{name}.toml"));
+    let steps: [Vec<&std::ffi::OsStr>; 2] = [
+        vec![
+            "run".as_ref(),
+            "--target".as_ref(),
+            "host".as_ref(),
+            // One thread: the CTAs and the uninstrumented launch run alone.
+            "--threads".as_ref(),
+            "1".as_ref(),
+            "--regions".as_ref(),
+            "kernel,iterations".as_ref(),
+            "--spec".as_ref(),
+            spec.as_os_str(),
+            "-o".as_ref(),
+            kprof.as_os_str(),
+            kernel.as_os_str(),
+        ],
+        vec![
+            "replay".as_ref(),
+            kprof.as_os_str(),
+            "--json".as_ref(),
+            feedback.as_os_str(),
+            "-o".as_ref(),
+            dir.join("trace.json").into_os_string().leak(),
+        ],
+    ];
+    for args in steps {
+        let o = Command::new(env!("CARGO_BIN_EXE_kperf"))
+            .args(&args)
+            .output()
+            .expect("run kperf");
+        assert!(
+            o.status.success(),
+            "kperf {args:?} failed:\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    let v = serde_json::from_slice(&std::fs::read(&feedback).expect("feedback")).expect("json");
+    let _ = std::fs::remove_dir_all(&dir);
+    v
+}
+
+fn region<'a>(fb: &'a serde_json::Value, kind: &str) -> &'a serde_json::Value {
+    fb["regions"]
+        .as_array()
+        .expect("regions")
+        .iter()
+        .find(|r| r["kind"] == kind)
+        .unwrap_or_else(|| panic!("no {kind} region in {fb}"))
+}
+
+/// The corrected kernel region matches the uninstrumented run within 5%,
+/// whether the calibrated cost held or had to be fitted.
+fn assert_checked(fb: &serde_json::Value) {
+    let check = &fb["check"];
+    let error = check["error"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no check in {fb}"));
+    assert!(error.abs() <= 0.05, "kernel region off the truth: {check}");
+}
+
+#[test]
+fn iterations_shorter_than_a_record_are_below_resolution() {
+    let fb = profile("loop_short");
+    assert_checked(&fb);
+    let iter = region(&fb, "iteration");
+    assert_eq!(iter["count"], 256 * 499);
+    assert_eq!(iter["below_resolution"], true, "{iter}");
+}
+
+#[test]
+fn iteration_regions_hold_the_iterations_work() {
+    let fb = profile("loop_long");
+    assert_checked(&fb);
+    let (kernel, iter) = (region(&fb, "kernel"), region(&fb, "iteration"));
+    assert_eq!(iter["below_resolution"], false, "{iter}");
+    // Strict ordering pins each iteration's work between its records: the
+    // iteration regions' total is most of the kernel's (82% measured; the
+    // rest is the loop's own branch and the records' work between an END
+    // and the next START).
+    let held = iter["total_ns"].as_f64().unwrap() / kernel["total_ns"].as_f64().unwrap();
+    assert!(
+        held >= 0.5,
+        "iteration regions hold {held:.2} of the kernel: {iter}"
+    );
+}
