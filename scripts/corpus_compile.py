@@ -1,6 +1,9 @@
-"""Compiles corpus/triton/kernels.py for sm_90 without a GPU (run by scripts/corpus.sh).
+"""Compiles the corpus's Triton kernels for sm_90 without a GPU (run by scripts/corpus.sh).
 
-For each kernel in kernels.KERNELS it writes into the output directory:
+The kernels come from two files in corpus/triton, each with a KERNELS dict
+(name -> compile specification): kernels.py (written for this corpus) and
+tutorials.py (copied from Triton's tutorials). Names are unique across both.
+For each kernel it writes into the output directory:
   <name>.llir  Triton's LLVM IR (the `llir` stage, input to its NVPTX backend)
   <name>.ptx   Triton's PTX (the `ptx` stage)
   <name>.json  Triton's metadata for the compiled kernel (what the launcher
@@ -31,7 +34,12 @@ from pathlib import Path
 
 sys.dont_write_bytecode = True  # no __pycache__ inside corpus/ or python/
 ROOT = Path(__file__).resolve().parent.parent
-KERNELS_FILE = ROOT / "corpus" / "triton" / "kernels.py"
+# (file, module name it is loaded under); kernels.py's module name is the one
+# it always had, so its outputs do not change.
+KERNEL_FILES = [
+    (ROOT / "corpus" / "triton" / "kernels.py", "kperf_corpus_kernels"),
+    (ROOT / "corpus" / "triton" / "tutorials.py", "kperf_corpus_tutorials"),
+]
 sys.path.insert(0, str(ROOT / "python"))
 from kperf_triton import llir_to_llvm22  # noqa: E402
 
@@ -42,10 +50,16 @@ def die(msg):
 
 
 def load_kernels():
-    spec = importlib.util.spec_from_file_location("kperf_corpus_kernels", KERNELS_FILE)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod.KERNELS
+    kernels = {}
+    for path, module_name in KERNEL_FILES:
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        clash = sorted(set(kernels) & set(mod.KERNELS))
+        if clash:
+            die(f"{path.name}: kernel names {clash} already defined in an earlier file")
+        kernels.update(mod.KERNELS)
+    return kernels
 
 
 def relativize(text):

@@ -156,6 +156,11 @@ pub struct KernelMeta {
     /// at least. Informational; readers use [`Layout`].
     #[serde(default)]
     pub profile_bytes_per_cta: u64,
+    /// The register cap the instrumented kernel was built with (NVPTX
+    /// `.maxnreg`): the plain kernel's count, so that both run as many
+    /// CTAs per SM. None: ptxas chose freely.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_registers: Option<u32>,
     pub regions: Vec<RegionMeta>,
 }
 

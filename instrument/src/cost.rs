@@ -571,6 +571,41 @@ impl Compiled {
 }
 
 /// Assemble `ptx` for `arch` and disassemble the kernel `function`.
+/// The registers ptxas gives each entry function of `ptx` for `arch`.
+pub fn register_counts(ptx: &[u8], arch: &str) -> Result<BTreeMap<String, u32>> {
+    let dir = scratch_dir()?;
+    let (src, bin) = (dir.join("k.ptx"), dir.join("k.cubin"));
+    let log = std::fs::write(&src, ptx)
+        .map_err(|e| InstrumentError::Io {
+            path: src.display().to_string(),
+            source: e,
+        })
+        .and_then(|()| {
+            run_tool(
+                "ptxas",
+                &[
+                    &format!("-arch={arch}"),
+                    "-v",
+                    src.to_str().unwrap_or_default(),
+                    "-o",
+                    bin.to_str().unwrap_or_default(),
+                ],
+            )
+        });
+    let _ = std::fs::remove_dir_all(&dir);
+    let log = log?;
+    let names = log.lines().filter_map(|l| {
+        let rest = l.split("Compiling entry function '").nth(1)?;
+        Some(rest.split('\'').next()?.to_string())
+    });
+    Ok(names
+        .map(|n| {
+            let regs = parse_ptxas(&log, Some(&n)).registers;
+            (n, regs)
+        })
+        .collect())
+}
+
 pub fn compile_ptx(ptx: &[u8], arch: &str, function: &str) -> Result<Compiled> {
     assemble(ptx, arch)?.kernel(function)
 }
@@ -621,6 +656,21 @@ pub struct CostReport {
     /// Per region, how much of its work ptxas kept between its records
     /// (line-tagged builds; empty otherwise).
     pub region_fidelity: Vec<RegionFidelity>,
+    /// CTAs per SM as registers allow them, plain and instrumented.
+    pub occupancy: Occupancy,
+}
+
+/// CTAs per SM as registers, warps and CTA slots allow them (shared memory
+/// aside; see [`crate::registers::SmLimits`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct Occupancy {
+    pub threads: u32,
+    pub plain_ctas_per_sm: u32,
+    pub instrumented_ctas_per_sm: u32,
+    /// The `.maxnreg` the instrumented build got to keep the plain count
+    /// (`--registers occupancy`), if it needed one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_registers: Option<u32>,
 }
 
 /// One kind of work in the fidelity accounting.
@@ -689,6 +739,9 @@ pub struct Fidelity {
     pub shared_with_kernel: f64,
     /// Guarded families with a residual: `HGMMA 16 → 32 (expected 16)`.
     pub guarded_changes: Vec<String>,
+    /// Instructions ptxas added because of kperf's code, not the kernel's,
+    /// counted as kperf's own (see [`induced_proxy_fences`]).
+    pub induced: Vec<String>,
     /// SASS laid out after the last EXIT that the instrumented kernel has
     /// and the plain one has not (a diverged warp's fallback; not counted
     /// above).
@@ -769,12 +822,51 @@ fn instrumentation_by_family(
     (tagged, fixed_ref, FidelityMethod::LineTags)
 }
 
+/// Proxy fences ptxas may have put in for kperf's shared stores alone:
+/// before an mbarrier init or an async-proxy operation, ptxas orders the
+/// generic shared stores before it with a `FENCE.VIEW.ASYNC.S`; a fence
+/// where every shared store since the previous fence (or the function's
+/// start) is kperf's (the init stamp, a START record) is a candidate. Only
+/// a line-tagged build tells whose a store is.
+fn induced_proxy_fences(sass: &[SassInst]) -> usize {
+    let (mut induced, mut kperf_sts, mut kernel_sts) = (0, false, false);
+    for i in sass {
+        match i.family() {
+            "STS" if is_kperf(i) => kperf_sts = true,
+            "STS" => kernel_sts = true,
+            "FENCE" if i.opcode.starts_with("FENCE.VIEW.ASYNC") => {
+                if kperf_sts && !kernel_sts {
+                    induced += 1;
+                }
+                (kperf_sts, kernel_sts) = (false, false);
+            }
+            _ => {}
+        }
+    }
+    induced
+}
+
 fn fidelity(v: &Variants, per_record: &BTreeMap<String, f64>, records: i64) -> (f64, Fidelity) {
     // In-line code only: what ptxas lays out after the last EXIT (a
     // diverged warp's fallback) is `out_of_line_added`.
     let plain = v.plain.in_line_by_work();
     let inst = v.instrumented.in_line_by_work();
-    let (ours, fixed_reference, method) = instrumentation_by_family(v, per_record, records);
+    let (mut ours, fixed_reference, method) = instrumentation_by_family(v, per_record, records);
+    let mut induced = Vec::new();
+    if method == FidelityMethod::LineTags {
+        // Candidates only explain fences the instrumented kernel has beyond
+        // the plain one's (whose own fence may follow no store at all).
+        let count = |m: &BTreeMap<String, i64>| m.get("FENCE").copied().unwrap_or(0);
+        let extra = count(&inst) - count(&plain) - ours.get("FENCE").copied().unwrap_or(0.0) as i64;
+        let fences = induced_proxy_fences(v.instrumented.in_line()).min(extra.max(0) as usize);
+        if fences > 0 {
+            *ours.entry("FENCE".into()).or_default() += fences as f64;
+            induced.push(format!(
+                "{fences} FENCE.VIEW.ASYNC.S: ptxas orders kperf's shared stores (init stamp, \
+                 first records) before the kernel's first mbarrier init or async-proxy operation"
+            ));
+        }
+    }
     let mut names: Vec<&String> = plain.keys().chain(inst.keys()).chain(ours.keys()).collect();
     names.sort();
     names.dedup();
@@ -828,6 +920,7 @@ fn fidelity(v: &Variants, per_record: &BTreeMap<String, f64>, records: i64) -> (
             unexplained_share: share,
             shared_with_kernel: shared,
             guarded_changes,
+            induced,
             out_of_line_added: v.instrumented.out_of_line() as i64 - v.plain.out_of_line() as i64,
         },
     )
@@ -1008,6 +1101,9 @@ pub struct Variants {
     /// Whether any requested region may sit in a loop (loops, iterations,
     /// async, calls, asm, ops, explicit markers).
     pub loop_regions_requested: bool,
+    /// Threads per CTA, and the register cap of the instrumented build.
+    pub threads: u32,
+    pub max_registers: Option<u32>,
 }
 
 /// Record stores kperf's lowering put in kernel `function` of `ptx`: its
@@ -1104,6 +1200,15 @@ pub fn report(l: &Labels, v: &Variants) -> CostReport {
         fixed_reference,
         fidelity,
         region_fidelity: region_fidelity(&v.instrumented, &v.region_lines, &v.region_names),
+        occupancy: {
+            let sm = crate::registers::SmLimits::of(l.arch);
+            Occupancy {
+                threads: v.threads,
+                plain_ctas_per_sm: sm.ctas_per_sm(v.plain.ptxas.registers, v.threads),
+                instrumented_ctas_per_sm: sm.ctas_per_sm(v.instrumented.ptxas.registers, v.threads),
+                max_registers: v.max_registers,
+            }
+        },
     }
 }
 

@@ -14,6 +14,7 @@ pub mod llvm;
 pub mod mlir;
 pub mod options;
 pub mod plan;
+pub mod registers;
 pub mod sass_loops;
 pub mod tools;
 

@@ -298,6 +298,30 @@ impl Ordering {
     }
 }
 
+/// Whether the instrumented kernel's registers are capped to keep the
+/// plain kernel's occupancy (NVPTX; see [`crate::registers`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum Registers {
+    /// Cap a kernel (`.maxnreg`) only where ptxas would otherwise give the
+    /// instrumented build fewer CTAs per SM than the plain one.
+    #[default]
+    Occupancy,
+    /// Let ptxas choose.
+    Free,
+}
+
+impl Registers {
+    pub fn parse(s: &str) -> Result<Registers> {
+        match s {
+            "occupancy" => Ok(Registers::Occupancy),
+            "free" => Ok(Registers::Free),
+            _ => Err(InstrumentError::Option(format!(
+                "--registers `{s}`: expected occupancy or free"
+            ))),
+        }
+    }
+}
+
 /// Every knob of the lowering.
 #[derive(Clone, Debug)]
 pub struct InstrumentOptions {
@@ -341,6 +365,10 @@ pub struct InstrumentOptions {
     pub line_tags: bool,
     /// MLIR input: tie each region's work to its records.
     pub ordering: Ordering,
+    /// Per kernel name, the register cap to give ptxas (NVPTX:
+    /// `nvvm.maxnreg`, lowered to `.maxnreg`), never raising one the kernel
+    /// has; see [`crate::registers::hold_occupancy`].
+    pub register_limits: std::collections::BTreeMap<String, u32>,
 }
 
 impl Default for InstrumentOptions {
@@ -367,6 +395,7 @@ impl Default for InstrumentOptions {
             fp_contract: FpContract::Auto,
             line_tags: false,
             ordering: Ordering::Auto,
+            register_limits: Default::default(),
         }
     }
 }

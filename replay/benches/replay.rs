@@ -49,6 +49,7 @@ fn info() -> RunInfo {
         cta_sampling: Default::default(),
         profile_param: None,
         profile_bytes_per_cta: 0,
+        max_registers: None,
         regions: (0..4)
             .map(|i| RegionMeta {
                 id: RegionId(i as u16),

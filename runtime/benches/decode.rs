@@ -63,6 +63,7 @@ fn run_info(layout: Layout) -> RunInfo {
         cta_sampling: CtaSampling::All,
         profile_param: None,
         profile_bytes_per_cta: 0,
+        max_registers: None,
         regions: Vec::new(),
     });
     RunInfo {

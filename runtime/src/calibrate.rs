@@ -426,6 +426,7 @@ mod tests {
             cta_sampling: Default::default(),
             profile_param: None,
             profile_bytes_per_cta: 0,
+            max_registers: None,
             regions: vec![RegionMeta {
                 id: RegionId(0),
                 name: EMPTY_REGION.into(),

@@ -410,6 +410,7 @@ impl ProtonDump {
             cta_sampling: CtaSampling::All,
             profile_param: None,
             profile_bytes_per_cta: 0,
+            max_registers: None,
             regions,
         });
         RunInfo {

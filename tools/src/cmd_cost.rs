@@ -101,6 +101,7 @@ fn hollow_reference(
         o.slots = Some(km.layout.slots);
     }
     o.dynamic_shared = 0;
+    o.register_limits.clear();
     o.profile_param = kperf_instrument::options::ProfileParam::Append;
     let file = format!("hollow reference of `{}`", km.name);
     let build = |plain: bool| -> Result<Compiled> {
@@ -188,6 +189,8 @@ fn reports(
                 .unwrap_or_default(),
             region_lines: region_lines.remove(name).unwrap_or_default(),
             loop_regions_requested: loop_related(&opts.regions) || name_has_markers(bytes),
+            threads: km.block.iter().product(),
+            max_registers: km.max_registers,
         };
         out.push(cost::report(
             &Labels {
@@ -266,7 +269,15 @@ fn table(reports: &[CostReport], markdown: bool) -> String {
                     }
                 ),
                 r.fidelity.out_of_line_added.to_string(),
-                format!("{} → {}", r.plain.registers, r.instrumented.registers),
+                format!(
+                    "{} → {}{}",
+                    r.plain.registers,
+                    r.instrumented.registers,
+                    match r.occupancy.max_registers {
+                        Some(_) => " (capped)",
+                        None => "",
+                    }
+                ),
                 format!(
                     "{} → {}",
                     r.plain.spill_store_bytes + r.plain.spill_load_bytes,
@@ -330,6 +341,15 @@ fn table(reports: &[CostReport], markdown: bool) -> String {
 fn residuals(reports: &[CostReport], lead: &str, bullet: &str) -> String {
     let mut s = String::new();
     for r in reports {
+        for why in &r.fidelity.induced {
+            if s.is_empty() {
+                s.push_str(lead);
+            }
+            s.push_str(&format!(
+                "{bullet}{} {} {}: kperf's, though ptxas tags it as the kernel's: {why}\n",
+                r.kernel, r.counter, r.granularity
+            ));
+        }
         let mut fams: Vec<&cost::FamilyDelta> = r
             .fidelity
             .families
@@ -451,6 +471,16 @@ pub fn run(a: CostArgs) -> Result<()> {
                 let mut o = opts.clone();
                 o.counter = counter;
                 o.granularity = g;
+                // Every instrumented build as `kperf instrument` makes it:
+                // capped where it would lose occupancy, unless --registers free.
+                crate::registers::hold_occupancy(
+                    &kctx,
+                    &bytes,
+                    &input.display().to_string(),
+                    &mut o,
+                    a.lowering.registers()?,
+                    triton,
+                )?;
                 out.extend(reports(&kctx, input, &bytes, &o, a.probe, triton)?);
             }
         }

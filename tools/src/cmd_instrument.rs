@@ -80,6 +80,12 @@ pub struct LoweringArgs {
     /// outputs feed its END, so no optimizer moves its work across them
     #[arg(long, default_value = "auto")]
     pub ordering: String,
+    /// NVPTX: occupancy (where ptxas would give the instrumented kernel
+    /// fewer CTAs per SM than the plain one, cap its registers with
+    /// .maxnreg at the most that keep them; needs ptxas, skipped with a
+    /// warning without it) or free (ptxas chooses)
+    #[arg(long, default_value = "occupancy")]
+    pub registers: String,
 }
 
 impl LoweringArgs {
@@ -134,6 +140,13 @@ impl LoweringArgs {
         o.line_tags = self.line_tags;
         o.ordering = kperf_instrument::options::Ordering::parse(&self.ordering)?;
         Ok(o)
+    }
+
+    /// `--registers`, parsed.
+    pub fn registers(&self) -> Result<kperf_instrument::options::Registers> {
+        Ok(kperf_instrument::options::Registers::parse(
+            &self.registers,
+        )?)
     }
 }
 
@@ -254,6 +267,12 @@ pub fn apply_triton_metadata(
     Some(t)
 }
 
+/// Does this output go on to ptxas (LLVM IR or bitcode for Triton's own
+/// ptxas run included), so that a register cap means something?
+fn emit_reaches_ptxas(emit: Emit) -> bool {
+    matches!(emit, Emit::Llvm | Emit::Bitcode | Emit::Ptx | Emit::Cubin)
+}
+
 fn default_llvm_emit(t: &Target) -> Emit {
     match t {
         Target::Nvptx { .. } => Emit::Ptx,
@@ -287,6 +306,16 @@ pub fn run(a: InstrumentArgs) -> Result<()> {
         write_atomically(&path, &bytes)?;
         eprintln!("kperf: wrote {} (not instrumented)", path.display());
         return Ok(());
+    }
+    if emit_reaches_ptxas(emit) {
+        crate::registers::hold_occupancy(
+            &kctx,
+            source.as_bytes(),
+            &file,
+            &mut opts,
+            a.lowering.registers()?,
+            false,
+        )?;
     }
     let out = kperf_instrument::instrument(&kctx, &source, &file, &opts, emit)?;
     if emit == Emit::Kperf {
@@ -331,6 +360,16 @@ fn run_llvm(
         Some(e) => Emit::parse(e)?,
         None => default_llvm_emit(&opts.target),
     };
+    if !a.plain && emit_reaches_ptxas(emit) {
+        crate::registers::hold_occupancy(
+            kctx,
+            bytes,
+            file,
+            opts,
+            a.lowering.registers()?,
+            triton.is_some(),
+        )?;
+    }
     let out = kperf_instrument::llvm::instrument_llvm(
         kctx,
         bytes,

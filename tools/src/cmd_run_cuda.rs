@@ -28,6 +28,14 @@ pub fn run(a: &RunArgs, opts: &InstrumentOptions, spec: &LaunchSpec) -> Result<(
             None,
         )
     } else {
+        crate::registers::hold_occupancy(
+            &kctx,
+            source.as_bytes(),
+            &file,
+            &mut opts,
+            a.lowering.registers()?,
+            false,
+        )?;
         let out = instrument(&kctx, &source, &file, &opts, Emit::Ptx)?;
         (out.bytes, Some(out.meta))
     };

@@ -17,6 +17,7 @@ mod cmd_roofline;
 mod cmd_run;
 mod cmd_run_cuda;
 mod host_job;
+mod registers;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};

@@ -155,7 +155,7 @@ fn every_corpus_kernel_instruments_in_every_mode_and_assembles() {
 /// finalize stay under Proton's ~68.
 const FIXED_BUDGET: f64 = 68.0;
 
-const KERNELS: [&str; 7] = [
+const KERNELS: [&str; 16] = [
     "corpus/triton/matmul_pipelined.llir",
     "corpus/triton/matmul_persistent.llir",
     "corpus/triton/attention_fwd_causal.llir",
@@ -163,6 +163,16 @@ const KERNELS: [&str; 7] = [
     "corpus/triton/layernorm.llir",
     "corpus/cuda/sgemm_tiled.ll",
     "corpus/cuda/reduce_sum.ll",
+    // Triton's tutorials as Triton 3.9 compiles them (corpus/triton/tutorials.py).
+    "corpus/triton/tut01_add.llir",
+    "corpus/triton/tut02_softmax.llir",
+    "corpus/triton/tut03_matmul.llir",
+    "corpus/triton/tut05_ln_fwd.llir",
+    "corpus/triton/tut05_ln_bwd_dx.llir",
+    "corpus/triton/tut05_ln_bwd_dwdb.llir",
+    "corpus/triton/tut06_attn_fwd.llir",
+    "corpus/triton/tut09_matmul_persistent.llir",
+    "corpus/triton/tut09_matmul_tma_persistent.llir",
 ];
 
 fn cost(extra: &[&str]) -> Vec<serde_json::Value> {
@@ -179,6 +189,8 @@ fn cost(extra: &[&str]) -> Vec<serde_json::Value> {
     reports
 }
 
+/// Budgets per kernel: SASS per record, no added spills, the plain
+/// kernel's CTAs per SM (registers capped where needed), fixed cost.
 #[test]
 fn corpus_kernels_stay_within_the_cost_budgets() {
     let reports = cost(&[
@@ -196,12 +208,25 @@ fn corpus_kernels_stay_within_the_cost_budgets() {
             r["counter"].as_str().unwrap_or("?"),
         );
         let per = r["per_record"].as_f64().unwrap_or(f64::MAX);
-        let budget = if c == "clock32" { 3.0 } else { 4.0 };
+        // Tutorial 2's softmax computes each clock64 slot's address with an
+        // index instruction per record (0.97) where the others fold it into
+        // the store's immediate offset.
+        let budget = match (k, c) {
+            ("softmax_kernel", "clock64") => 4.2,
+            (_, "clock32") => 3.0,
+            _ => 4.0,
+        };
         if per > budget + 1e-9 {
             over.push(format!("{k} {c}: {per:.2} SASS per record > {budget:.2}"));
         }
-        if r["added_spill_bytes"].as_i64() != Some(0) {
+        // Fewer spills is no cost (the plain layer-norm backward spills 8
+        // bytes at 128 registers; instrumented and capped, it spills none).
+        if r["added_spill_bytes"].as_i64().is_none_or(|b| b > 0) {
             over.push(format!("{k} {c}: added spills {}", r["added_spill_bytes"]));
+        }
+        let occ = &r["occupancy"];
+        if occ["instrumented_ctas_per_sm"].as_u64() < occ["plain_ctas_per_sm"].as_u64() {
+            over.push(format!("{k} {c}: fewer CTAs per SM than plain: {occ}"));
         }
         let fixed = r["fixed"].as_f64().unwrap_or(f64::MAX);
         if fixed >= FIXED_BUDGET {
@@ -247,6 +272,13 @@ const EXCEPTIONS: &[(&str, &str, f64)] = &[
     ("attention_fwd_causal", "asm=wgmma|cp\\.async", 0.05),
     ("matmul_pipelined", "asm=wgmma|cp\\.async", 0.05),
     ("matmul_persistent", "asm=wgmma|cp\\.async", 0.04),
+    ("add_kernel", "*", 0.11),
+    ("_layer_norm_bwd_dx_fused", "*", 0.035),
+    ("softmax_kernel", "loops", 0.035),
+    ("softmax_kernel", "iterations", 0.045),
+    ("matmul_kernel", "asm=wgmma|cp\\.async", 0.03),
+    ("_attn_fwd", "asm=wgmma|cp\\.async", 0.035),
+    ("matmul_kernel_tma_persistent", "asm=wgmma|cp\\.async", 0.05),
 ];
 
 /// Every automatic mode on every corpus kernel (its markers stripped:
@@ -322,6 +354,15 @@ fn plain_triton_builds_match_tritons_own_ptx() {
         "attention_fwd_causal",
         "matmul_pipelined",
         "matmul_persistent",
+        "tut01_add",
+        "tut02_softmax",
+        "tut03_matmul",
+        "tut05_ln_fwd",
+        "tut05_ln_bwd_dx",
+        "tut05_ln_bwd_dwdb",
+        "tut06_attn_fwd",
+        "tut09_matmul_persistent",
+        "tut09_matmul_tma_persistent",
     ] {
         let llir = format!("corpus/triton/{name}.llir");
         let ours = dir.join(format!("{name}.ptx"));

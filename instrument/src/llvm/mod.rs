@@ -836,6 +836,7 @@ pub fn instrument_llvm(
                 }
         };
         km.profile_param = profile_param;
+        km.max_registers = cap_registers(&ctx, f, &opts, &name);
         meta.shared_slots = plan.cfg.slots;
         meta.kernels.push(km);
         instrumented.push(name);
@@ -867,6 +868,34 @@ pub fn instrument_llvm(
         meta: Some(meta),
         region_lines,
     })
+}
+
+/// Cap kernel `name` at its register limit from the options (`nvvm.maxnreg`,
+/// which the NVPTX back end writes as `.maxnreg`), keeping a lower cap the
+/// kernel already has; the cap in force, if any.
+fn cap_registers(
+    ctx: &Context,
+    f: FunctionValue,
+    opts: &InstrumentOptions,
+    name: &str,
+) -> Option<u32> {
+    const ATTR: &str = "nvvm.maxnreg";
+    if !matches!(opts.target, Target::Nvptx { .. }) {
+        return None;
+    }
+    let existing = f
+        .get_string_attribute(AttributeLoc::Function, ATTR)
+        .and_then(|a| a.get_string_value().to_str().ok()?.parse::<u32>().ok());
+    let cap = match (opts.register_limits.get(name).copied(), existing) {
+        (Some(l), Some(e)) => l.min(e),
+        (Some(l), None) => l,
+        (None, e) => return e,
+    };
+    f.add_attribute(
+        AttributeLoc::Function,
+        ctx.create_string_attribute(ATTR, &cap.to_string()),
+    );
+    Some(cap)
 }
 
 /// The kernel's CFG and record sites. Edges that need a record and have
@@ -1056,6 +1085,7 @@ fn plan_kernel(
             cta_sampling: opts.sample_ctas.clone(),
             profile_param: None,
             profile_bytes_per_cta: layout.cta_stride() as u64,
+            max_registers: None,
             regions: table.regions.clone(),
         },
         cfg,

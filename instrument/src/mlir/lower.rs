@@ -714,6 +714,7 @@ pub fn kernel_meta(f: Op, target: &Target) -> Result<Option<KernelMeta>> {
             slots: cfg.global_slots,
         }
         .cta_stride() as u64,
+        max_registers: None,
         regions,
     }))
 }

@@ -111,8 +111,10 @@ pub fn instrument_module(
     }
     let top = module_op(module);
     for k in &kernels {
-        meta.kernels
-            .extend(lower_kernel(kctx, top, *k, &opts.target)?);
+        if let Some(mut km) = lower_kernel(kctx, top, *k, &opts.target)? {
+            km.max_registers = cap_registers(*k, opts, &km.name);
+            meta.kernels.push(km);
+        }
     }
     if let Some(init) = top
         .nested_ops()
@@ -139,6 +141,27 @@ fn new_meta(opts: &InstrumentOptions, file: &str) -> InstrumentMeta {
     );
     meta.source = file.to_string();
     meta
+}
+
+/// Cap kernel `name` at its register limit from the options (the NVVM
+/// attribute `nvvm.maxnreg`, written as `.maxnreg`), keeping a lower cap the
+/// kernel already has; the cap in force, if any.
+fn cap_registers(kernel: Op, opts: &InstrumentOptions, name: &str) -> Option<u32> {
+    const ATTR: &str = "nvvm.maxnreg";
+    if !matches!(opts.target, Target::Nvptx { .. }) {
+        return None;
+    }
+    let existing = kernel.int_attr(ATTR).and_then(|v| u32::try_from(v).ok());
+    let cap = match (opts.register_limits.get(name).copied(), existing) {
+        (Some(l), Some(e)) => l.min(e),
+        (Some(l), None) => l,
+        (None, e) => return e,
+    };
+    let ctx = unsafe { mlirLocationGetContext(kernel.location()) };
+    kernel.set_attr(ATTR, unsafe {
+        mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), cap as i64)
+    });
+    Some(cap)
 }
 
 /// Lower one kernel's `kperfgpu` ops and make host launches of it pass a

@@ -35,6 +35,7 @@ pub fn info(counter: Counter, strategy: Strategy, regions: &[Reg]) -> RunInfo {
         cta_sampling: Default::default(),
         profile_param: None,
         profile_bytes_per_cta: 0,
+        max_registers: None,
         regions: regions
             .iter()
             .map(|&(id, name, kind, parent, pairs_with)| RegionMeta {

@@ -34,6 +34,7 @@ pub fn run_info(counter: Counter, strategy: Strategy, layout: Option<Layout>) ->
             cta_sampling: CtaSampling::All,
             profile_param: None,
             profile_bytes_per_cta: 0,
+            max_registers: None,
             regions: Vec::new(),
         });
     }

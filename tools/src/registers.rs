@@ -1,0 +1,41 @@
+//! `--registers occupancy`: keep the plain kernel's CTAs per SM (see
+//! `kperf_instrument::registers`).
+
+use anyhow::Result;
+use kperf_instrument::options::Registers;
+use kperf_instrument::{InstrumentError, InstrumentOptions, KperfContext, Target};
+
+/// With `policy` = occupancy on an NVPTX target, cap the kernels whose
+/// instrumented build would run fewer CTAs per SM (`opts.register_limits`)
+/// and say so. Without ptxas, warn and leave the registers free.
+pub fn hold_occupancy(
+    kctx: &KperfContext,
+    input: &[u8],
+    file: &str,
+    opts: &mut InstrumentOptions,
+    policy: Registers,
+    triton: bool,
+) -> Result<()> {
+    if policy != Registers::Occupancy || !matches!(opts.target, Target::Nvptx { .. }) {
+        return Ok(());
+    }
+    match kperf_instrument::registers::hold_occupancy(kctx, input, file, opts, triton) {
+        Ok(holds) => {
+            for line in holds.iter().filter_map(|h| h.describe()) {
+                eprintln!("kperf: {line}");
+            }
+            Ok(())
+        }
+        Err(InstrumentError::Tool { tool, message }) if message.contains("not found") => {
+            eprintln!(
+                "kperf: warning: occupancy not checked ({tool} not found: run scripts/setup.sh); \
+                 ptxas may give the instrumented kernel more registers and fewer CTAs per SM"
+            );
+            Ok(())
+        }
+        Err(e) => Err(anyhow::Error::new(e).context(format!(
+            "{file}: comparing the plain and instrumented kernels' registers \
+             (--registers free skips this)"
+        ))),
+    }
+}
