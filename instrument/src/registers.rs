@@ -179,7 +179,8 @@ mod tests {
         assert_eq!(h100.max_registers_for(2, 256), Some(128));
         // 128 threads at 32 registers: the 32-CTA and 64-warp limits bind.
         assert_eq!(h100.ctas_per_sm(32, 128), 16);
-        assert_eq!(h100.ctas_per_sm(168, 128), 2);
+        // 168 × 32 = 5376 registers a warp (21 units of 256): 12 warps, 3 CTAs.
+        assert_eq!(h100.ctas_per_sm(168, 128), 3);
         assert_eq!(h100.ctas_per_sm(255, 1024), 0);
         let ada = SmLimits::of("sm_89");
         assert_eq!(ada.ctas_per_sm(32, 128), 12);

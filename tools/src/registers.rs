@@ -7,7 +7,8 @@ use kperf_instrument::{InstrumentError, InstrumentOptions, KperfContext, Target}
 
 /// With `policy` = occupancy on an NVPTX target, cap the kernels whose
 /// instrumented build would run fewer CTAs per SM (`opts.register_limits`)
-/// and say so. Without ptxas, warn and leave the registers free.
+/// and say so. Without ptxas, or where ptxas cannot assemble the module
+/// alone, warn and leave the registers free.
 pub fn hold_occupancy(
     kctx: &KperfContext,
     input: &[u8],
@@ -30,6 +31,16 @@ pub fn hold_occupancy(
             eprintln!(
                 "kperf: warning: occupancy not checked ({tool} not found: run scripts/setup.sh); \
                  ptxas may give the instrumented kernel more registers and fewer CTAs per SM"
+            );
+            Ok(())
+        }
+        // A module ptxas cannot assemble alone (extern device functions
+        // linked later, say) can still be instrumented; only the check is lost.
+        Err(InstrumentError::Tool { tool, message }) => {
+            let first = message.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            eprintln!(
+                "kperf: warning: occupancy not checked: {tool} cannot assemble {file} alone \
+                 ({first}); the registers are left to ptxas"
             );
             Ok(())
         }
