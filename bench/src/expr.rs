@@ -79,7 +79,19 @@ impl Expr {
     /// Parses `src`; errors carry the 1-based character column.
     pub fn parse(src: &str) -> Result<Expr> {
         let toks = lex(src)?;
-        let mut p = Parser { src, toks, pos: 0 };
+        if toks.len() > MAX_TOKENS {
+            return Err(err(
+                src,
+                toks[MAX_TOKENS].1,
+                format!("expression too long: more than {MAX_TOKENS} tokens"),
+            ));
+        }
+        let mut p = Parser {
+            src,
+            toks,
+            pos: 0,
+            depth: 0,
+        };
         let root = p.sum()?;
         let (tok, col) = p.peek();
         if tok != Tok::End {
@@ -255,10 +267,18 @@ fn lex(src: &str) -> Result<Vec<(Tok, usize)>> {
     Ok(out)
 }
 
+/// Longest expression parsed: bounds the tree's depth (evaluation and
+/// drop recurse over it) however the operators chain.
+const MAX_TOKENS: usize = 10_000;
+/// Deepest nesting of parentheses, signs and exponents: the parser
+/// recurses once per level, and a hostile spec must not overflow its stack.
+const MAX_DEPTH: usize = 256;
+
 struct Parser<'a> {
     src: &'a str,
     toks: Vec<(Tok, usize)>,
     pos: usize,
+    depth: usize,
 }
 
 impl Parser<'_> {
@@ -306,6 +326,20 @@ impl Parser<'_> {
     }
 
     fn unary(&mut self) -> Result<Node> {
+        if self.depth >= MAX_DEPTH {
+            return Err(err(
+                self.src,
+                self.peek().1,
+                format!("expression nested deeper than {MAX_DEPTH} levels"),
+            ));
+        }
+        self.depth += 1;
+        let node = self.unary_inner();
+        self.depth -= 1;
+        node
+    }
+
+    fn unary_inner(&mut self) -> Result<Node> {
         match self.peek().0 {
             Tok::Op('-') => {
                 self.bump();
@@ -460,6 +494,29 @@ mod tests {
                 "{src}: {got} != {want}"
             );
         }
+    }
+
+    #[test]
+    fn hostile_nesting_is_an_error_not_a_stack_overflow() {
+        let deep = [
+            format!("{}1{}", "(".repeat(2000), ")".repeat(2000)),
+            format!("{}1", "-".repeat(200_000)),
+            format!("{}1", "+".repeat(200_000)),
+            format!("{}2", "2^".repeat(20_000)),
+            format!("{}1", "1+".repeat(200_000)),
+        ];
+        for src in deep {
+            match Expr::parse(&src) {
+                Err(BenchError::Expr { message, .. }) => assert!(
+                    message.contains("deeper than") || message.contains("too long"),
+                    "{message}"
+                ),
+                other => panic!("{}...: {other:?}", &src[..20]),
+            }
+        }
+        // Within the limits, still fine.
+        let ok = format!("{}1{}", "(".repeat(100), ")".repeat(100));
+        assert_eq!(eval(&ok, &vars()).expect("nested 100"), 1.0);
     }
 
     #[test]

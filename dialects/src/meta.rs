@@ -230,4 +230,11 @@ impl KernelMeta {
     pub fn buffer_bytes(&self, grid_ctas: u64) -> u64 {
         self.cta_sampling.blocks(grid_ctas) * self.layout.cta_stride() as u64
     }
+    /// [`KernelMeta::buffer_bytes`] with overflow checked, for metadata
+    /// and grids from untrusted files.
+    pub fn checked_buffer_bytes(&self, grid_ctas: u64) -> Option<u64> {
+        self.cta_sampling
+            .blocks(grid_ctas)
+            .checked_mul(self.layout.checked_cta_stride()? as u64)
+    }
 }

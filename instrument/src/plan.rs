@@ -73,11 +73,16 @@ pub fn plan_segments(
     let global_slots = match opts.strategy {
         Strategy::Circular => slots,
         // Even, so every CTA block stays 16-byte aligned (abi::RECORDS_ALIGN).
-        Strategy::Flush => opts
-            .flush_slots
-            .unwrap_or(slots * 16)
-            .max(slots)
-            .next_multiple_of(2),
+        Strategy::Flush => {
+            let g = opts.flush_slots.unwrap_or(slots.saturating_mul(16));
+            if g > MAX_SLOTS {
+                return Err(InstrumentError::Option(format!(
+                    "--flush-slots {g}: at most {MAX_SLOTS} records per unit (the CTA block would hold {} bytes per unit)",
+                    g as u64 * 8
+                )));
+            }
+            g.max(slots).next_multiple_of(2)
+        }
     };
     if on_device_shared {
         let needed = crate::mlir::templates::shared_layout(
@@ -116,11 +121,21 @@ pub fn plan_segments(
 
 /// Pick the slot count: the user's, or the largest power of two whose
 /// segments fit `budget` bytes (at least 8, at most 1024).
+/// Most records one unit's segment holds (128 MiB of records per unit):
+/// beyond it sizes overflow the 32-bit offsets the lowering uses long
+/// before any device could hold the buffer.
+pub const MAX_SLOTS: u32 = 1 << 24;
+
 fn choose_slots(opts: &InstrumentOptions, units: u32, budget: u64) -> Result<u32> {
     if let Some(s) = opts.slots {
         if s < 2 || !s.is_power_of_two() {
             return Err(InstrumentError::Option(format!(
                 "--slots {s}: the ring needs a power of two, at least 2"
+            )));
+        }
+        if s > MAX_SLOTS {
+            return Err(InstrumentError::Option(format!(
+                "--slots {s}: at most {MAX_SLOTS} records per unit"
             )));
         }
         return Ok(s);

@@ -158,3 +158,19 @@ impl RuntimeError {
         }
     }
 }
+
+impl From<crate::output::OutputError> for RuntimeError {
+    fn from(e: crate::output::OutputError) -> RuntimeError {
+        use crate::output::OutputError;
+        match e {
+            OutputError::Io { path, source } => RuntimeError::Io { path, source },
+            OutputError::IsInput { ref output, .. } => RuntimeError::BadArgument {
+                path: output.clone(),
+                detail: e.to_string(),
+            },
+            OutputError::Unwritable { path, why } => {
+                RuntimeError::BadArgument { path, detail: why }
+            }
+        }
+    }
+}

@@ -8,6 +8,7 @@
 //! offset, sizes, strides), then the profile buffer pointer when
 //! instrumented, then six `index` values: block x, y, z and grid x, y, z.
 
+use crate::guard::{check_memory, human, GuardedWords};
 use crate::launch_error::LaunchError as RuntimeError;
 use crate::spec::{DType, HostBuffer, LaunchSpec};
 use kperf_dialects::meta::KernelMeta;
@@ -24,10 +25,12 @@ pub enum Param {
     Scalar(DType),
     /// A raw pointer (`!llvm.ptr`, `!llvm.ptr<1>`): a buffer passed by address.
     Pointer,
-    /// memref with this many dimensions and element type.
+    /// memref with this many dimensions and element type; `dims` are the
+    /// static extents (`None` for `?`), checked against the spec's shape.
     MemRef {
         rank: usize,
         dtype: DType,
+        dims: Vec<Option<u64>>,
     },
 }
 
@@ -39,9 +42,17 @@ impl Param {
             let inner = inner.split(',').next()?; // drop layout / memory space
             let parts: Vec<&str> = inner.split('x').collect();
             let dtype = DType::parse(parts.last()?.trim())?;
+            let mut dims = Vec::new();
+            for d in &parts[..parts.len() - 1] {
+                dims.push(match d.trim() {
+                    "?" => None,
+                    d => Some(d.parse().ok()?),
+                });
+            }
             return Some(Param::MemRef {
-                rank: parts.len() - 1,
+                rank: dims.len(),
                 dtype,
+                dims,
             });
         }
         if ty.starts_with("!llvm.ptr") {
@@ -110,7 +121,7 @@ pub fn run_host(
     with_host_kernel(module, kernel, params, meta, spec, threads, |mut grid| {
         let wall_ns = grid.launch();
         grid.into_run(wall_ns)
-    })
+    })?
 }
 
 /// JIT `module` and hand `body` a launcher for `kernel` with the spec's
@@ -154,8 +165,9 @@ pub struct GridLauncher<'jit> {
     f: Packed,
     _code: std::marker::PhantomData<&'jit ()>,
     buffers: Vec<HostBuffer>,
-    /// u128 storage: CTA blocks are written with 16-byte vector stores.
-    profile: Vec<u128>,
+    /// Guarded like the buffers, 64-byte aligned: CTA blocks are written
+    /// with 16-byte vector stores.
+    profile: GuardedWords,
     profile_bytes: usize,
     /// The per-call argument words: memref descriptors, scalars, profile
     /// pointer; the six grid ids are appended per CTA.
@@ -181,9 +193,20 @@ impl<'jit> GridLauncher<'jit> {
         spec: &LaunchSpec,
         threads: usize,
     ) -> Result<GridLauncher<'jit>, RuntimeError> {
+        let profile_bytes = match meta {
+            Some(m) => m.checked_buffer_bytes(spec.grid_ctas()).ok_or_else(|| {
+                RuntimeError::Launch(format!(
+                    "the profile buffer of {} CTAs overflows 64 bits",
+                    spec.grid_ctas()
+                ))
+            })?,
+            None => 0,
+        };
+        check_launch_memory(spec, profile_bytes)?;
         let (mut buffers, scalars) = prepare_args(kernel, params, spec)?;
-        let profile_bytes = meta.map(|m| m.buffer_bytes(spec.grid_ctas())).unwrap_or(0) as usize;
-        let mut profile = vec![0u128; profile_bytes.div_ceil(16)];
+        let profile_bytes = profile_bytes as usize;
+        let mut profile = GuardedWords::zeroed(profile_bytes.div_ceil(16) * 2, "profile buffer")
+            .map_err(RuntimeError::Launch)?;
         let _ = kperf_host_now_ns();
         // The vectors' heap storage does not move when the launcher does,
         // so the addresses baked into the template stay valid.
@@ -214,7 +237,7 @@ impl<'jit> GridLauncher<'jit> {
     /// Bytes the launch holds: buffer arguments and profile buffer.
     pub fn allocated_bytes(&self) -> u64 {
         let bufs: usize = self.buffers.iter().map(|b| b.data.len() * 8).sum();
-        (bufs + self.profile.len() * 16) as u64
+        (bufs + self.profile.len() * 8) as u64
     }
 
     /// Run every CTA of the grid once; returns the wall time in ns. With one
@@ -304,23 +327,36 @@ impl<'jit> GridLauncher<'jit> {
         (start.elapsed().as_nanos() as u64, ticks)
     }
 
-    /// The buffers and the raw profile after the last launch.
-    pub fn into_run(self, wall_ns: u64) -> HostRun {
+    /// The buffers and the raw profile after the last launch, once the
+    /// bounds check passed.
+    pub fn into_run(self, wall_ns: u64) -> Result<HostRun, RuntimeError> {
+        self.check_bounds()?;
         let profile = self.profile_bytes();
-        HostRun {
+        Ok(HostRun {
             buffers: self.buffers,
             profile,
             wall_ns,
             threads: self.threads,
+        })
+    }
+
+    /// Whether the launches so far stayed inside every buffer: an access
+    /// beyond the alignment slack faults at once (see [`crate::guard`]);
+    /// one into the slack is found here.
+    pub fn check_bounds(&self) -> Result<(), RuntimeError> {
+        for b in &self.buffers {
+            b.data.check_canary().map_err(RuntimeError::Launch)?;
         }
+        self.profile.check_canary().map_err(RuntimeError::Launch)
     }
 
     fn profile_bytes(&self) -> Vec<u8> {
-        self.profile
-            .iter()
-            .flat_map(|w| w.to_le_bytes())
-            .take(self.profile_bytes)
-            .collect()
+        let mut out = Vec::with_capacity(self.profile_bytes);
+        for w in self.profile.iter() {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        out.truncate(self.profile_bytes);
+        out
     }
 }
 
@@ -378,7 +414,7 @@ pub fn prepare_args(
                 }
                 buffers.push(HostBuffer::from_spec(a, i).map_err(RuntimeError::Launch)?);
             }
-            Param::MemRef { rank, dtype } => {
+            Param::MemRef { rank, dtype, dims } => {
                 let shape = a.shape.as_ref().ok_or_else(|| {
                     RuntimeError::Launch(format!(
                         "argument {i} is a memref; the spec gives a scalar"
@@ -391,6 +427,17 @@ pub fn prepare_args(
                         dtype.mlir_name(),
                         a.dtype
                     )));
+                }
+                for (d, (want, got)) in dims.iter().zip(shape).enumerate() {
+                    if let Some(want) = want {
+                        if want != got {
+                            return Err(RuntimeError::Launch(format!(
+                                "argument {i} ({}) is {}: dimension {d} is {want}, the spec's shape {shape:?} gives {got}",
+                                a.name,
+                                memref_name(dims, *dtype),
+                            )));
+                        }
+                    }
                 }
                 buffers.push(HostBuffer::from_spec(a, i).map_err(RuntimeError::Launch)?);
             }
@@ -413,16 +460,96 @@ pub fn prepare_args(
                         a.dtype
                     )));
                 }
-                scalars.push(match t {
-                    DType::F32 => (v as f32).to_bits() as u64,
-                    DType::F64 => v.to_bits(),
-                    _ => v as i64 as u64,
-                });
+                scalars.push(scalar_bits(*t, v).map_err(|why| {
+                    RuntimeError::Launch(format!(
+                        "argument {i} ({}) is {}: the spec's value {v} {why}",
+                        a.name,
+                        t.mlir_name()
+                    ))
+                })?);
             }
         }
     }
 
     Ok((buffers, scalars))
+}
+
+/// A scalar's argument word; integers must be integral and in range of
+/// their type (a fraction or NaN is not silently truncated).
+pub fn scalar_bits(t: DType, v: f64) -> Result<u64, &'static str> {
+    match t {
+        DType::F32 => {
+            if v.is_finite() && v.abs() > f32::MAX as f64 {
+                return Err("does not fit in f32");
+            }
+            Ok((v as f32).to_bits() as u64)
+        }
+        DType::F64 => Ok(v.to_bits()),
+        DType::I32 | DType::I64 | DType::Index => {
+            if !v.is_finite() {
+                return Err("is not a finite number");
+            }
+            if v.fract() != 0.0 {
+                return Err("is not an integer");
+            }
+            let (lo, hi) = match t {
+                DType::I32 => (i32::MIN as f64, i32::MAX as f64),
+                // 2^63 exactly is out of range; f64 cannot say 2^63 - 1.
+                _ => (i64::MIN as f64, 9.223_372_036_854_775e18),
+            };
+            if v < lo || v >= hi + if t == DType::I32 { 1.0 } else { 0.0 } {
+                return Err("is out of range");
+            }
+            Ok(match t {
+                DType::I32 => v as i32 as u32 as u64,
+                _ => v as i64 as u64,
+            })
+        }
+    }
+}
+
+fn memref_name(dims: &[Option<u64>], dtype: DType) -> String {
+    let mut s = String::from("memref<");
+    for d in dims {
+        match d {
+            Some(n) => s.push_str(&n.to_string()),
+            None => s.push('?'),
+        }
+        s.push('x');
+    }
+    s.push_str(dtype.mlir_name());
+    s.push('>');
+    s
+}
+
+/// Refuse a launch whose buffers and profile would not fit the memory
+/// limit, before any of them is allocated, naming the largest.
+fn check_launch_memory(spec: &LaunchSpec, profile_bytes: u64) -> Result<(), RuntimeError> {
+    let mut parts: Vec<(String, u64)> = vec![("profile buffer".into(), profile_bytes)];
+    for (i, a) in spec.args.iter().enumerate() {
+        let Some(shape) = &a.shape else { continue };
+        let size = DType::parse(&a.dtype).map(|d| d.size() as u64).unwrap_or(8);
+        let bytes = shape
+            .iter()
+            .try_fold(size, |acc, d| acc.checked_mul(*d))
+            .unwrap_or(u64::MAX);
+        let name = if a.name.is_empty() {
+            format!("argument {i}")
+        } else {
+            a.name.clone()
+        };
+        parts.push((name, bytes));
+    }
+    let total = parts.iter().fold(0u64, |t, (_, b)| t.saturating_add(*b));
+    parts.sort_by_key(|p| std::cmp::Reverse(p.1));
+    let largest: Vec<String> = parts
+        .iter()
+        .filter(|p| p.1 > 0)
+        .take(3)
+        .map(|(n, b)| format!("{n} {}", human(*b)))
+        .collect();
+    check_memory(total, &format!("the launch ({})", largest.join(", ")))
+        .map_err(RuntimeError::Launch)
 }
 
 /// The kernel's argument words in launch order: a memref expands to its

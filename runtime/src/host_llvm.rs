@@ -133,10 +133,11 @@ pub fn run_host_llvm(
     spec: &LaunchSpec,
     threads: usize,
 ) -> Result<(HostRun, String), RuntimeError> {
-    with_host_llvm_kernel(ir, file, kernel, meta, spec, threads, |mut grid| {
+    let (run, name) = with_host_llvm_kernel(ir, file, kernel, meta, spec, threads, |mut grid| {
         let wall_ns = grid.launch();
         grid.into_run(wall_ns)
-    })
+    })?;
+    Ok((run?, name))
 }
 
 /// JIT host-ABI LLVM IR and hand `body` a launcher for `kernel` (or the

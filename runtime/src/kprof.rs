@@ -20,10 +20,10 @@
 //! and is refused rather than guessed around. See docs/profile-format.md.
 
 use crate::error::RuntimeError;
+use crate::output::AtomicFile;
 use crate::profile::RunInfo;
 use kperf_dialects::abi::{CTA_HEADER_SIZE, RECORD_SIZE};
-use std::fs::{File, OpenOptions};
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The first 8 bytes of every `.kprof` file; the last byte is [`KPROF_VERSION`].
@@ -281,27 +281,12 @@ pub fn encode_kprof(
 }
 
 /// Removes a temporary file unless the write it belongs to succeeded.
-struct TempGuard {
-    path: PathBuf,
-    keep: bool,
-}
-
-impl Drop for TempGuard {
-    fn drop(&mut self) {
-        if !self.keep {
-            // Best effort: the error that made us drop is the one to report.
-            let _ = std::fs::remove_file(&self.path);
-        }
-    }
-}
-
 /// Write `buffer` (the raw device profile buffer, `cta_stride` bytes per
 /// CTA block) as a `.kprof` file at `path`.
 ///
-/// The bytes go to a temporary file in the same directory, are synced, and
-/// the temporary is renamed over `path`: a crash or error never leaves a
-/// half-written profile under the final name, and readers of an existing
-/// profile see either the old or the new one.
+/// Written through [`crate::output::AtomicFile`]: a crash, error or
+/// interrupt never leaves a half-written profile under the final name, and
+/// readers of an existing profile see either the old or the new one.
 pub fn write_kprof(
     path: impl AsRef<Path>,
     info: &RunInfo,
@@ -317,47 +302,11 @@ pub fn write_kprof(
         }
     })?;
 
-    let name = path.file_name().ok_or_else(|| RuntimeError::BadArgument {
-        path: path.to_path_buf(),
-        detail: "the output path names no file".into(),
-    })?;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(name);
-    tmp_name.push(format!(".{}.{nanos}.tmp", std::process::id()));
-    let tmp = dir.join(tmp_name);
-
-    let io = |p: &Path| {
-        let p = p.to_path_buf();
-        move |source| RuntimeError::Io { path: p, source }
-    };
-    let file: File = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .map_err(io(&tmp))?;
-    let mut guard = TempGuard {
-        path: tmp.clone(),
-        keep: false,
-    };
-    let mut w = BufWriter::with_capacity(1 << 20, file);
-    w.write_all(&header).map_err(io(&tmp))?;
-    w.write_all(buffer).map_err(io(&tmp))?;
-    let file = w.into_inner().map_err(|e| RuntimeError::Io {
-        path: tmp.clone(),
-        source: e.into_error(),
-    })?;
-    file.sync_all().map_err(io(&tmp))?;
-    drop(file);
-    std::fs::rename(&tmp, path).map_err(io(path))?;
-    guard.keep = true;
+    let mut out = AtomicFile::create(path)?;
+    let w = out.writer();
+    let written = w.write_all(&header).and_then(|_| w.write_all(buffer));
+    written.map_err(|e| out.error(e))?;
+    out.commit()?;
     Ok(())
 }
 
@@ -505,11 +454,15 @@ mod tests {
         assert_eq!(parse_header(&bytes, &out).unwrap().block_count, 2);
         // Only the final file remains: no temporaries.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
-        // A directory that does not exist fails with the temporary's path and leaves nothing.
+        // A directory that does not exist fails naming the user's path
+        // (not a hidden temporary) and leaves nothing.
         let missing = dir.path().join("no/such/dir/p.kprof");
-        assert!(matches!(
-            write_kprof(&missing, &info(), stride, &[]),
-            Err(RuntimeError::Io { .. })
-        ));
+        match write_kprof(&missing, &info(), stride, &[]) {
+            Err(e @ RuntimeError::BadArgument { .. }) => {
+                assert_eq!(e.path(), missing.as_path());
+                assert!(!e.to_string().contains(".p.kprof."), "{e}");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

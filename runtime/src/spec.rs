@@ -17,6 +17,7 @@
 //! value = 64
 //! ```
 
+use crate::guard::GuardedWords;
 use crate::launch_error::LaunchError as RuntimeError;
 use serde::Deserialize;
 use std::path::Path;
@@ -27,8 +28,9 @@ pub struct LaunchSpec {
     /// Kernel symbol; may be omitted when the module has one kernel.
     #[serde(default)]
     pub kernel: Option<String>,
+    #[serde(deserialize_with = "dims3")]
     pub grid: [u32; 3],
-    #[serde(default = "one3")]
+    #[serde(default = "one3", deserialize_with = "dims3")]
     pub block: [u32; 3],
     /// Dynamic shared memory bytes (CUDA).
     #[serde(default)]
@@ -39,6 +41,21 @@ pub struct LaunchSpec {
 
 fn one3() -> [u32; 3] {
     [1, 1, 1]
+}
+
+/// x, y, z: one to three entries (missing ones are 1). More is an error,
+/// not silently truncated (serde's arrays accept a longer TOML list).
+fn dims3<'de, D: serde::Deserializer<'de>>(d: D) -> Result<[u32; 3], D::Error> {
+    let v: Vec<u32> = Vec::deserialize(d)?;
+    if v.is_empty() || v.len() > 3 {
+        return Err(serde::de::Error::custom(format!(
+            "{} dimensions given: x, y, z take one to three",
+            v.len()
+        )));
+    }
+    let mut out = [1u32; 3];
+    out[..v.len()].copy_from_slice(&v);
+    Ok(out)
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -142,7 +159,14 @@ impl LaunchSpec {
                 (None, None) => {
                     return Err(format!("{who}: needs `shape` (buffer) or `value` (scalar)"))
                 }
-                _ => {}
+                (None, Some(v)) => {
+                    if let Some(t) = DType::parse(&a.dtype) {
+                        crate::host::scalar_bits(t, v).map_err(|why| {
+                            format!("{who}: value {} {why} for {}", short_number(v), a.dtype)
+                        })?;
+                    }
+                }
+                (Some(_), None) => {}
             }
         }
         Ok(())
@@ -159,8 +183,9 @@ pub struct HostBuffer {
     pub name: String,
     pub dtype: DType,
     pub shape: Vec<u64>,
-    /// Raw little-endian elements, 8-byte aligned storage.
-    pub data: Vec<u64>,
+    /// Raw little-endian elements, in a guarded mapping
+    /// ([`crate::guard`]): a kernel indexing past it faults with a report.
+    pub data: GuardedWords,
 }
 
 impl HostBuffer {
@@ -216,7 +241,7 @@ impl HostBuffer {
             name: a.name.clone(),
             dtype,
             shape,
-            data: vec![0u64; words.max(1)],
+            data: GuardedWords::zeroed(words.max(1), &who_)?,
         };
         let fill = a.fill.as_deref().unwrap_or("zeros");
         let who = if a.name.is_empty() {
@@ -270,14 +295,18 @@ impl HostBuffer {
                 (0..n as usize).for_each(|i| put(&mut b, i, v));
             }
             f if f.starts_with("file:") => {
-                let raw = std::fs::read(&f[5..])
-                    .map_err(|e| format!("{who}: cannot read {}: {e}", &f[5..]))?;
                 let need = n as usize * dtype.size();
+                let raw = read_at_most(Path::new(&f[5..]), need as u64 + 1)
+                    .map_err(|e| format!("{who}: cannot read {}: {e}", &f[5..]))?;
                 if raw.len() != need {
+                    let holds = if raw.len() > need {
+                        format!("more than {need} bytes")
+                    } else {
+                        format!("{} bytes", raw.len())
+                    };
                     return Err(format!(
-                        "{who}: {} holds {} bytes, the buffer needs {need}",
+                        "{who}: {} holds {holds}, the buffer needs {need}",
                         &f[5..],
-                        raw.len()
                     ));
                 }
                 b.bytes_mut().copy_from_slice(&raw);
@@ -289,5 +318,27 @@ impl HostBuffer {
             }
         }
         Ok(b)
+    }
+}
+
+/// Read at most `limit` bytes of `path`: a device or FIFO (`/dev/zero`)
+/// must not be read until memory runs out.
+fn read_at_most(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let f = std::fs::File::open(path)?;
+    if f.metadata()?.is_dir() {
+        return Err(std::io::Error::other("is a directory"));
+    }
+    let mut out = Vec::new();
+    f.take(limit).read_to_end(&mut out)?;
+    Ok(out)
+}
+
+/// `v` as a person reads it: `1e300`, not three hundred digits.
+pub fn short_number(v: f64) -> String {
+    if v.is_finite() && v != 0.0 && !(1e-6..1e15).contains(&v.abs()) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
     }
 }

@@ -81,8 +81,9 @@ pub enum Num {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LaunchTemplate {
+    #[serde(deserialize_with = "dims3")]
     pub grid: [Num; 3],
-    #[serde(default = "one3")]
+    #[serde(default = "one3", deserialize_with = "dims3")]
     pub block: [Num; 3],
     #[serde(default)]
     pub shared_bytes: Option<Num>,
@@ -92,6 +93,23 @@ pub struct LaunchTemplate {
 
 fn one3() -> [Num; 3] {
     [Num::Int(1), Num::Int(1), Num::Int(1)]
+}
+
+/// One to three extents (missing ones are 1); more is an error, not
+/// silently truncated.
+fn dims3<'de, D: serde::Deserializer<'de>>(d: D) -> Result<[Num; 3], D::Error> {
+    let v: Vec<Num> = Vec::deserialize(d)?;
+    if v.is_empty() || v.len() > 3 {
+        return Err(serde::de::Error::custom(format!(
+            "{} dimensions given: x, y, z take one to three",
+            v.len()
+        )));
+    }
+    let mut out = one3();
+    for (o, n) in out.iter_mut().zip(v) {
+        *o = n;
+    }
+    Ok(out)
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -498,6 +516,11 @@ fn work_of(
             },
         },
     };
+    for (what, v) in [("flops", work.flops), ("bytes", work.bytes)] {
+        if !(v.is_finite() && v >= 0.0) {
+            bail!("[work] {what} = {v}: must be a finite number, at least 0");
+        }
+    }
     Ok((work, w.compute.clone()))
 }
 

@@ -46,6 +46,14 @@ pub fn figures(fb: &Feedback) -> Vec<RegionFigures> {
 }
 
 pub fn run(a: AnnotateArgs) -> Result<()> {
+    let out = a
+        .output
+        .clone()
+        .unwrap_or_else(|| a.input.with_extension("annotated.mlir"));
+    kperf_runtime::output::check_output(
+        &out,
+        &[("the kernel", &a.input), ("the profile", &a.profile)],
+    )?;
     let opts = if a.no_correction {
         ReplayOptions::no_correction()
     } else {
@@ -60,13 +68,12 @@ pub fn run(a: AnnotateArgs) -> Result<()> {
     let kctx = KperfContext::new()?;
     let module = kctx.parse(&source, &file)?;
     let report = annotate(&kctx, &module, &figures(&fb))?;
-    let out = a
-        .output
-        .clone()
-        .unwrap_or_else(|| a.input.with_extension("annotated.mlir"));
     write_atomically(&out, print_module(&module).as_bytes())?;
     for (name, at) in &report.annotated {
-        eprintln!("  {name:<24} → {at}");
+        eprintln!(
+            "{}",
+            crate::escape_controls(&format!("  {name:<24} → {at}"))
+        );
     }
     if !report.unmatched.is_empty() {
         eprintln!(

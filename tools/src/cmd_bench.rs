@@ -107,15 +107,27 @@ enum Runner {
     },
 }
 
+/// Results written atomically (kperf_runtime::output).
+fn save_results(results: &Results, path: &Path) -> Result<()> {
+    crate::cmd_instrument::write_atomically(path, results.to_json()?.as_bytes())
+}
+
 pub fn run(a: BenchArgs) -> Result<()> {
+    kperf_runtime::output::check_output(&a.output, &[("the bench spec", &a.spec)])?;
     let spec = BenchSpec::load(&a.spec)?;
     let overrides: BTreeMap<String, kperf_bench::results::Param> = a
         .set
         .iter()
         .map(|s| parse_override(s))
         .collect::<Result<_>>()?;
-    let points = spec.points(&overrides)?;
     let settings = settings(&spec, &a)?;
+    let points = spec.points(&overrides)?;
+    for p in &points {
+        for imp in &spec.impls {
+            let source = spec.source_path(&a.spec, imp, &p.params)?;
+            kperf_runtime::output::check_output(&a.output, &[("a kernel source", &source)])?;
+        }
+    }
     let peaks = a.peaks.as_deref().map(DevicePeaks::load).transpose()?;
     let (mut runner, device) = match a.target.as_str() {
         "host" => {
@@ -207,7 +219,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
     if let Err(e) = out {
         // Keep what was measured before the failure.
         if !results.points.is_empty() {
-            results.save(&a.output)?;
+            save_results(&results, &a.output)?;
             eprintln!(
                 "kperf: wrote the {} points measured before the error to {}",
                 results.points.len(),
@@ -217,7 +229,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
         return Err(e);
     }
     print!("{}", table(&results));
-    results.save(&a.output)?;
+    save_results(&results, &a.output)?;
     eprintln!("kperf: wrote {}", a.output.display());
     if let Some(base) = &a.baseline {
         let base = Results::load(base)?;
@@ -296,6 +308,9 @@ fn run_points(
                 r.summary.center_name()
             ));
             results.push(r);
+            // Saved as each point completes: an interrupt or a later
+            // failure keeps everything measured so far.
+            save_results(results, &a.output)?;
             progress.inc(1);
             if pi + 1 < points.len()
                 || imp.name
@@ -450,6 +465,7 @@ fn sample_host(
             Ok(Sample::time(t.ns))
         },
     )?;
+    grid.check_bounds()?;
     Ok((m, bytes))
 }
 

@@ -187,16 +187,33 @@ fn extension(e: Emit) -> &'static str {
     }
 }
 
-/// Write `bytes` to `path` through a temporary file, so an error never
-/// leaves a half-written output behind.
+/// Write `bytes` to `path` through a unique temporary file, so an error
+/// or interrupt never leaves a half-written output behind (see
+/// kperf_runtime::output).
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = path.with_extension(format!(
-        "{}.tmp",
-        path.extension().and_then(|e| e.to_str()).unwrap_or("out")
-    ));
-    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path)
-        .with_context(|| format!("cannot move {} to {}", tmp.display(), path.display()))
+    Ok(kperf_runtime::output::write_atomically(path, bytes)?)
+}
+
+/// Write two outputs that belong together: both temporaries are written
+/// before either replaces its output.
+pub fn write_pair(a: &Path, a_bytes: &[u8], b: &Path, b_bytes: &[u8]) -> Result<()> {
+    use kperf_runtime::output::AtomicFile;
+    use std::io::Write;
+    let mut fa = AtomicFile::create(a)?;
+    let mut fb = AtomicFile::create(b)?;
+    fa.writer().write_all(a_bytes).map_err(|e| fa.error(e))?;
+    fb.writer().write_all(b_bytes).map_err(|e| fb.error(e))?;
+    fa.commit()?;
+    fb.commit()?;
+    Ok(())
+}
+
+/// Refuse, before any work, an output (or its metadata) that is the input.
+fn check_outputs(path: &Path, input: &Path) -> Result<()> {
+    use kperf_runtime::output::check_output;
+    check_output(path, &[("the input", input)])?;
+    check_output(&meta_path(path), &[("the input", input)])?;
+    Ok(())
 }
 
 pub fn meta_path(out: &Path) -> PathBuf {
@@ -300,6 +317,7 @@ pub fn run(a: InstrumentArgs) -> Result<()> {
         .output
         .clone()
         .unwrap_or_else(|| a.input.with_extension(extension(emit)));
+    check_outputs(&path, &a.input)?;
     if a.plain {
         let bytes =
             kperf_instrument::mlir::pipeline::compile_plain(&kctx, &source, &file, &opts, emit)?;
@@ -332,10 +350,12 @@ pub fn run(a: InstrumentArgs) -> Result<()> {
 
 /// Write the instrumented kernel and `<path>.kperf.json`. Both are produced
 /// before either is written: a failure leaves neither.
-fn write_with_meta(path: &Path, bytes: &[u8], meta: &InstrumentMeta) -> Result<()> {
+/// The kernel ends with a line binding it to the metadata
+/// (crate::binding), so a torn or mixed pair is refused when loaded.
+pub fn write_with_meta(path: &Path, bytes: &[u8], meta: &InstrumentMeta) -> Result<()> {
     let meta_bytes = serde_json::to_vec_pretty(meta)?;
-    write_atomically(path, bytes)?;
-    write_atomically(&meta_path(path), &meta_bytes)?;
+    let bytes = crate::binding::bind(bytes, &meta_bytes);
+    write_pair(path, &bytes, &meta_path(path), &meta_bytes)?;
     let regions: usize = meta.kernels.iter().map(|k| k.regions.len()).sum();
     eprintln!(
         "kperf: wrote {} and {} ({} kernel(s), {} region(s))",
@@ -370,15 +390,6 @@ fn run_llvm(
             triton.is_some(),
         )?;
     }
-    let out = kperf_instrument::llvm::instrument_llvm(
-        kctx,
-        bytes,
-        file,
-        opts,
-        emit,
-        a.plain,
-        triton.is_some(),
-    )?;
     let path = a.output.clone().unwrap_or_else(|| {
         let ext = extension(emit);
         let ext = if a.plain {
@@ -388,6 +399,16 @@ fn run_llvm(
         };
         a.input.with_extension(ext)
     });
+    check_outputs(&path, &a.input)?;
+    let out = kperf_instrument::llvm::instrument_llvm(
+        kctx,
+        bytes,
+        file,
+        opts,
+        emit,
+        a.plain,
+        triton.is_some(),
+    )?;
     let Some(meta) = out.meta else {
         write_atomically(&path, &out.bytes)?;
         eprintln!("kperf: wrote {} (not instrumented)", path.display());

@@ -1,6 +1,6 @@
 //! `kperf opt`: a textual pipeline of upstream MLIR passes and kperf's.
 
-use crate::cmd_instrument::{meta_path, write_atomically, LoweringArgs};
+use crate::cmd_instrument::{meta_path, write_atomically, write_pair, LoweringArgs};
 use anyhow::{Context, Result};
 use clap::Args;
 use kperf_instrument::mlir::pipeline::run_opt;
@@ -27,6 +27,8 @@ pub struct OptArgs {
 
 pub fn run(a: OptArgs) -> Result<()> {
     let opts = a.lowering.options()?;
+    kperf_runtime::output::check_output(&a.output, &[("the input", &a.input)])?;
+    kperf_runtime::output::check_output(&meta_path(&a.output), &[("the input", &a.input)])?;
     let file = a.input.display().to_string();
     let source =
         std::fs::read_to_string(&a.input).with_context(|| format!("cannot read {file}"))?;
@@ -37,9 +39,12 @@ pub fn run(a: OptArgs) -> Result<()> {
     let meta_bytes = (!meta.kernels.is_empty())
         .then(|| serde_json::to_vec_pretty(&meta))
         .transpose()?;
-    write_atomically(&a.output, text.as_bytes())?;
-    if let Some(m) = meta_bytes {
-        write_atomically(&meta_path(&a.output), &m)?;
+    match meta_bytes {
+        Some(m) => {
+            let text = crate::binding::bind(text.as_bytes(), &m);
+            write_pair(&a.output, &text, &meta_path(&a.output), &m)?
+        }
+        None => write_atomically(&a.output, text.as_bytes())?,
     }
     eprintln!("kperf: wrote {}", a.output.display());
     Ok(())

@@ -4,6 +4,7 @@ use crate::cmd_instrument::write_atomically;
 use anyhow::{Context, Result};
 use clap::Args;
 use kperf_replay::{replay_file, replay_proton_file, ReplayOptions, ReplayReport, TraceGrouping};
+use kperf_runtime::output::{check_output, TempPath};
 use std::path::{Path, PathBuf};
 
 #[derive(Args)]
@@ -55,9 +56,11 @@ pub struct ReplayArgs {
     pub kernel: Option<String>,
 }
 
-/// Wrap a raw buffer and its metadata into a `.kprof` beside it, so the
-/// ordinary reader (with its checks) replays it.
-fn wrap_raw(a: &ReplayArgs) -> Result<PathBuf> {
+/// Wrap a raw buffer and its metadata into a temporary `.kprof` (removed
+/// when the returned guard drops; the user's files are never written), so
+/// the ordinary reader, with its checks, replays it. Also returns the
+/// wrapper's header size, to translate error offsets.
+fn wrap_raw(a: &ReplayArgs) -> Result<(TempPath, u64)> {
     let meta_path = a
         .meta
         .as_ref()
@@ -76,36 +79,66 @@ fn wrap_raw(a: &ReplayArgs) -> Result<PathBuf> {
             .cloned()
             .with_context(|| format!("{} does not describe kernel `{k}`", meta_path.display()))?,
         (None, [one]) => one.clone(),
+        (None, []) => anyhow::bail!("{} describes no kernel", meta_path.display()),
         (None, _) => anyhow::bail!(
             "{} describes several kernels; name one with --kernel",
             meta_path.display()
         ),
     };
+    let stride = km
+        .layout
+        .checked_cta_stride()
+        .filter(|s| *s > 0)
+        .with_context(|| {
+            format!(
+                "{}: implausible layout ({} units of {} slots)",
+                meta_path.display(),
+                km.layout.units,
+                km.layout.slots
+            )
+        })?;
     let buffer = std::fs::read(&a.profile)
         .with_context(|| format!("cannot read {}", a.profile.display()))?;
-    let stride = km.layout.cta_stride();
-    anyhow::ensure!(stride > 0, "{}: empty layout", meta_path.display());
+    let blocks = buffer.len() / stride;
+    anyhow::ensure!(
+        blocks > 0 && buffer.len() % stride == 0,
+        "{}: {} bytes is not a whole number of CTA blocks of {stride} bytes (the layout in {})",
+        a.profile.display(),
+        buffer.len(),
+        meta_path.display()
+    );
     let grid = match &a.grid {
         Some(g) => {
             let v = kperf_instrument::options::parse_u32_list(g, "grid dimension")?;
             anyhow::ensure!(!v.is_empty() && v.len() <= 3, "--grid takes 1 to 3 numbers");
             let mut d = [1u32; 3];
             d[..v.len()].copy_from_slice(&v);
+            let sampled = km
+                .cta_sampling
+                .blocks(d.iter().map(|x| *x as u64).product());
+            anyhow::ensure!(
+                sampled == blocks as u64,
+                "{} holds {blocks} CTA blocks, but --grid {g} records {sampled}",
+                a.profile.display()
+            );
             d
         }
-        None => [(buffer.len() / stride).max(1) as u32, 1, 1],
+        None => [
+            u32::try_from(blocks).context("more than 2^32 CTA blocks")?,
+            1,
+            1,
+        ],
     };
     let info = kperf_runtime::profile::RunInfo::for_kernel(&meta, km.clone(), grid, km.block);
-    let mut out = a.profile.as_os_str().to_owned();
-    out.push(".kprof");
-    let out = PathBuf::from(out);
-    kperf_runtime::write_kprof(&out, &info, stride, &buffer)?;
-    eprintln!(
-        "kperf: wrapped {} as {}",
-        a.profile.display(),
-        out.display()
-    );
-    Ok(out)
+    let name = a
+        .profile
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "raw".into());
+    let tmp = TempPath::beside(&std::env::temp_dir().join(format!("{name}.kprof")))?;
+    kperf_runtime::write_kprof(tmp.path(), &info, stride, &buffer)?;
+    let header = std::fs::metadata(tmp.path())?.len() - buffer.len() as u64;
+    Ok((tmp, header))
 }
 
 #[derive(Args)]
@@ -165,27 +198,47 @@ pub fn replay(a: ReplayArgs) -> Result<()> {
         a.ticks_per_ns,
         &a.group_by,
     )?;
-    // The trace streams into a temporary file that replaces the output only on success.
-    let tmp = a.output.with_extension("json.tmp");
-    let profile = if a.raw {
-        wrap_raw(&a)?
-    } else {
-        a.profile.clone()
-    };
-    let report = match load(&profile, a.proton, &opts, Some(&tmp)) {
-        Ok(r) => r,
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(e);
-        }
-    };
-    std::fs::rename(&tmp, &a.output)
-        .with_context(|| format!("cannot write {}", a.output.display()))?;
+    let mut inputs: Vec<(&str, &Path)> = vec![("the profile", &a.profile)];
+    if let Some(m) = &a.meta {
+        inputs.push(("the metadata", m));
+    }
+    check_output(&a.output, &inputs)?;
     if let Some(j) = &a.json {
-        write_atomically(j, report.feedback_json()?.as_bytes())?;
+        check_output(j, &inputs)?;
+        anyhow::ensure!(
+            !same_path(j, &a.output),
+            "--json {} and -o {} name the same file",
+            j.display(),
+            a.output.display()
+        );
+    }
+    // The trace streams into a unique temporary that replaces the output
+    // only on success, and the feedback JSON is made before either lands.
+    let trace = TempPath::beside(&a.output)?;
+    let report = if a.raw {
+        let (wrapper, header) = wrap_raw(&a)?;
+        load(wrapper.path(), false, &opts, Some(trace.path())).with_context(|| {
+            format!(
+                "{} was replayed through a .kprof wrapper whose {header}-byte header precedes \
+                 the buffer: byte B of the wrapper is byte B-{header} of {}",
+                a.profile.display(),
+                a.profile.display()
+            )
+        })?
+    } else {
+        load(&a.profile, a.proton, &opts, Some(trace.path()))?
+    };
+    let feedback = a
+        .json
+        .as_ref()
+        .map(|_| report.feedback_json())
+        .transpose()?;
+    trace.persist()?;
+    if let (Some(j), Some(f)) = (&a.json, feedback) {
+        write_atomically(j, f.as_bytes())?;
     }
     if a.summary {
-        print!("{}", report.render_summary());
+        print!("{}", crate::escape_controls(&report.render_summary()));
     }
     eprintln!(
         "kperf: wrote {} (open it in ui.perfetto.dev or chrome://tracing)",
@@ -200,7 +253,16 @@ pub fn report(a: ReportArgs) -> Result<()> {
     if a.json {
         println!("{}", report.feedback_json()?);
     } else {
-        print!("{}", report.render_summary());
+        print!("{}", crate::escape_controls(&report.render_summary()));
     }
     Ok(())
+}
+
+/// Whether two paths name one file (existing or not).
+pub fn same_path(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+        _ => a == b,
+    }
 }

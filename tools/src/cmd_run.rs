@@ -42,6 +42,7 @@ pub struct RunArgs {
 
 pub fn run(a: RunArgs) -> Result<()> {
     let opts = a.lowering.options()?;
+    check_outputs(&a)?;
     let spec = LaunchSpec::load(&a.spec)?;
     match &opts.target {
         Target::Host => {}
@@ -69,8 +70,11 @@ pub fn run(a: RunArgs) -> Result<()> {
     // A module `kperf instrument` already lowered carries its metadata beside it.
     let meta_file = crate::cmd_instrument::meta_path(&a.input);
     let previous_meta = match std::fs::read(&meta_file) {
-        Ok(bytes) => {
-            let meta: kperf_dialects::meta::InstrumentMeta = serde_json::from_slice(&bytes)
+        Ok(meta_bytes) => {
+            // Metadata that does not describe this very IR would size the
+            // buffer for a layout the kernel does not write.
+            crate::binding::check(&a.input, &bytes, &meta_file, &meta_bytes)?;
+            let meta: kperf_dialects::meta::InstrumentMeta = serde_json::from_slice(&meta_bytes)
                 .with_context(|| format!("{} is not kperf metadata", meta_file.display()))?;
             if let Some(why) = meta.abi_mismatch() {
                 anyhow::bail!("{}: {why}", meta_file.display());
@@ -155,6 +159,29 @@ pub fn run(a: RunArgs) -> Result<()> {
             "kperf: wrote {} ({} bytes of profile)",
             a.output.display(),
             run.profile.len()
+        );
+    }
+    Ok(())
+}
+
+/// Refuse, before the launch, outputs that are inputs or cannot be written.
+fn check_outputs(a: &RunArgs) -> Result<()> {
+    use kperf_runtime::output::check_output;
+    let mut inputs: Vec<(&str, &std::path::Path)> =
+        vec![("the kernel", &a.input), ("the launch spec", &a.spec)];
+    if let Some(c) = &a.calibration {
+        inputs.push(("the calibration", c));
+    }
+    if !a.no_instrument {
+        check_output(&a.output, &inputs)?;
+    }
+    if let Some(o) = &a.outputs {
+        check_output(o, &inputs)?;
+        anyhow::ensure!(
+            a.no_instrument || !crate::cmd_replay::same_path(o, &a.output),
+            "--outputs {} and -o {} name the same file",
+            o.display(),
+            a.output.display()
         );
     }
     Ok(())

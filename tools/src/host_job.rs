@@ -148,7 +148,8 @@ pub fn check_host_job(
             (0..CHECK_LAUNCHES).map(|_| grid.launch_timed()).collect();
         let mean = |t: &[u64]| t.iter().map(|x| *x as f64).sum::<f64>() / t.len().max(1) as f64;
         runs.sort_by(|a, b| mean(&a.1).total_cmp(&mean(&b.1)));
-        runs.swap_remove(CHECK_LAUNCHES / 2)
+        grid.check_bounds()
+            .map(|_| runs.swap_remove(CHECK_LAUNCHES / 2))
     };
     let (wall_ns, mut ticks) = if llvm {
         let ir = strip_to_plain_llvm(input, file, opts)?;
@@ -161,7 +162,7 @@ pub fn check_host_job(
             threads,
             body,
         )?
-        .0
+        .0?
     } else {
         let source = std::str::from_utf8(input).with_context(|| format!("{file}: not UTF-8"))?;
         let kctx = KperfContext::new()?;
@@ -175,7 +176,7 @@ pub fn check_host_job(
             None,
         )?;
         let params = parse_params(&hm.param_types, "the host runner")?;
-        with_host_kernel(&hm.module, &hm.kernel, &params, None, spec, threads, body)?
+        with_host_kernel(&hm.module, &hm.kernel, &params, None, spec, threads, body)??
     };
     ticks.sort_unstable();
     let n = ticks.len().max(1) as f64;

@@ -5,6 +5,7 @@
 //! docs/ARCHITECTURE.md for how data flows between them.
 
 mod bench_spec;
+mod binding;
 mod cmd_annotate;
 mod cmd_bench;
 mod cmd_calibrate;
@@ -100,6 +101,8 @@ enum Cmd {
 
 fn main() {
     let cli = Cli::parse();
+    // An interrupted run leaves no hidden temporaries behind.
+    kperf_runtime::output::install_interrupt_cleanup();
     let r: Result<()> = match cli.cmd {
         Cmd::Instrument(a) => cmd_instrument::run(a),
         Cmd::Opt(a) => cmd_opt::run(a),
@@ -114,7 +117,39 @@ fn main() {
         Cmd::Roofline(a) => cmd_roofline::run(a),
     };
     if let Err(e) = r {
-        eprintln!("kperf: error: {e:#}");
+        eprintln!("kperf: error: {}", error_text(&e));
         std::process::exit(1);
     }
+}
+
+/// The error and its causes, each said once: library errors often print
+/// their source in their own message too, which `{:#}` would repeat
+/// ("x.toml: No such file: No such file"). Control characters are escaped.
+fn error_text(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let part = cause.to_string();
+        if text.contains(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    escape_controls(&text)
+}
+
+/// Terminal control characters (ESC, BEL, CR...) from names in profiles
+/// and IR shown as `\x1b`, so output cannot drive the terminal.
+pub fn escape_controls(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_control() && c != '\n' && c != '\t' {
+            out.push_str(&format!("\\x{:02x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }

@@ -1,0 +1,525 @@
+//! Guarded host memory for everything a JIT'd kernel can reach.
+//!
+//! A host kernel indexes its buffers with whatever the spec, the grid and
+//! its own arithmetic give it; kperf cannot check that statically. So every
+//! buffer argument and the profile buffer live in their own mapping,
+//! between two inaccessible guard regions at least as large as the buffer
+//! (address space is cheap, nothing is committed for them). An access that
+//! leaves a buffer faults in its guard instead of landing in kperf's heap;
+//! the fault handler names the buffer and the offset, as compute-sanitizer
+//! would, and ends the process with an error. Writes into the few bytes of
+//! alignment slack beside a buffer do not fault: a canary there is checked
+//! after each launch ([`GuardedWords::check_canary`]).
+//!
+//! Sizes are checked against [`memory_limit`] before anything is mapped.
+
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
+use std::sync::Once;
+
+/// The byte written into alignment slack and checked after a launch.
+const CANARY: u8 = 0xA5;
+/// Data is 64-byte aligned (vector stores, cache lines).
+const ALIGN: usize = 64;
+/// Smallest guard on each side: catches strides well past a small buffer.
+const MIN_GUARD: usize = 16 << 20;
+/// Largest guard on each side: 64 GiB of address space, none of it memory.
+const MAX_GUARD: usize = 64 << 30;
+/// Buffers the fault handler can name at once; more are still guarded,
+/// only reported by address.
+const SLOTS: usize = 256;
+
+/// `u64` words in a guarded mapping. Derefs to `[u64]`.
+pub struct GuardedWords {
+    data: *mut u64,
+    words: usize,
+    map: *mut c_void,
+    map_len: usize,
+    /// Bytes of canary between the start of the data pages and the data.
+    lead: usize,
+    name: String,
+    slot: Option<usize>,
+}
+
+// SAFETY: the mapping is owned exclusively, like a Vec's storage.
+unsafe impl Send for GuardedWords {}
+unsafe impl Sync for GuardedWords {}
+
+fn page() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if p > 0 {
+        p as usize
+    } else {
+        4096
+    }
+}
+
+fn round_up(n: usize, to: usize) -> Option<usize> {
+    n.checked_add(to - 1).map(|v| v / to * to)
+}
+
+impl GuardedWords {
+    /// `words` zeroed `u64`s named `name` (the name errors use).
+    pub fn zeroed(words: usize, name: &str) -> Result<GuardedWords, String> {
+        let bytes = words
+            .checked_mul(8)
+            .ok_or_else(|| format!("{name}: {words} words overflow the address space"))?;
+        check_memory(bytes as u64, name)?;
+        let page = page();
+        let data_len = round_up(bytes.max(ALIGN), ALIGN)
+            .ok_or_else(|| format!("{name}: {bytes} bytes overflow the address space"))?;
+        let data_pages = round_up(data_len, page)
+            .ok_or_else(|| format!("{name}: {bytes} bytes overflow the address space"))?;
+        let guard = round_up(data_pages.clamp(MIN_GUARD, MAX_GUARD), page).unwrap_or(MAX_GUARD);
+        let map_len = data_pages
+            .checked_add(2 * guard)
+            .ok_or_else(|| format!("{name}: {bytes} bytes overflow the address space"))?;
+        // SAFETY: a fresh anonymous mapping; nothing else refers to it.
+        let map = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        if map == libc::MAP_FAILED {
+            return Err(format!(
+                "{name}: cannot reserve {map_len} bytes of address space: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+        let pages = unsafe { (map as *mut u8).add(guard) };
+        // SAFETY: `pages..pages + data_pages` lies inside the mapping.
+        if unsafe {
+            libc::mprotect(
+                pages as *mut c_void,
+                data_pages,
+                libc::PROT_READ | libc::PROT_WRITE,
+            )
+        } != 0
+        {
+            let err = std::io::Error::last_os_error();
+            unsafe { libc::munmap(map, map_len) };
+            return Err(format!("{name}: cannot allocate {bytes} bytes: {err}"));
+        }
+        // The data ends as close to the upper guard as alignment allows:
+        // an overrun faults within `ALIGN` bytes, the slack holds a canary.
+        let lead = data_pages - data_len;
+        // SAFETY: inside the readable, writable data pages.
+        let data = unsafe { pages.add(lead) } as *mut u64;
+        let mut g = GuardedWords {
+            data,
+            words,
+            map,
+            map_len,
+            lead,
+            name: name.to_string(),
+            slot: None,
+        };
+        g.fill_slack();
+        g.slot = register(&g, guard, data_pages);
+        Ok(g)
+    }
+
+    fn data_pages(&self) -> *mut u8 {
+        unsafe { (self.data as *mut u8).sub(self.lead) }
+    }
+
+    fn slack(&self) -> (usize, usize) {
+        let tail = round_up((self.words * 8).max(ALIGN), ALIGN).unwrap_or(0) - self.words * 8;
+        (self.lead, tail)
+    }
+
+    fn fill_slack(&mut self) {
+        let (lead, tail) = self.slack();
+        // SAFETY: the slack lies in the data pages, outside the data.
+        unsafe {
+            std::ptr::write_bytes(self.data_pages(), CANARY, lead);
+            std::ptr::write_bytes((self.data as *mut u8).add(self.words * 8), CANARY, tail);
+        }
+    }
+
+    /// The slack beside the buffer must still hold the canary: otherwise a
+    /// kernel wrote out of bounds without reaching a guard page. Names the
+    /// buffer and the first offending offset, relative to the buffer start.
+    pub fn check_canary(&self) -> Result<(), String> {
+        let (lead, tail) = self.slack();
+        // SAFETY: both ranges lie in the readable data pages.
+        let before = unsafe { std::slice::from_raw_parts(self.data_pages(), lead) };
+        let after = unsafe {
+            std::slice::from_raw_parts((self.data as *const u8).add(self.words * 8), tail)
+        };
+        if let Some(i) = before.iter().position(|b| *b != CANARY) {
+            return Err(format!(
+                "the kernel wrote `{}` out of bounds: byte {} before its start (it holds {} bytes)",
+                self.name,
+                lead - i,
+                self.words * 8
+            ));
+        }
+        if let Some(i) = after.iter().position(|b| *b != CANARY) {
+            return Err(format!(
+                "the kernel wrote `{}` out of bounds: byte {} past its end (it holds {} bytes)",
+                self.name,
+                i,
+                self.words * 8
+            ));
+        }
+        Ok(())
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl std::ops::Deref for GuardedWords {
+    type Target = [u64];
+    fn deref(&self) -> &[u64] {
+        // SAFETY: `words` initialised u64s at an aligned address.
+        unsafe { std::slice::from_raw_parts(self.data, self.words) }
+    }
+}
+
+impl std::ops::DerefMut for GuardedWords {
+    fn deref_mut(&mut self) -> &mut [u64] {
+        // SAFETY: as in Deref, and `&mut self` is exclusive.
+        unsafe { std::slice::from_raw_parts_mut(self.data, self.words) }
+    }
+}
+
+impl Clone for GuardedWords {
+    fn clone(&self) -> GuardedWords {
+        // A copy of a buffer that was allocated fits the limit again; a
+        // failure here is address-space exhaustion, as for a Vec.
+        let mut g = GuardedWords::zeroed(self.words, &self.name)
+            .unwrap_or_else(|e| panic!("cannot copy buffer: {e}"));
+        g.copy_from_slice(self);
+        g
+    }
+}
+
+impl PartialEq for GuardedWords {
+    fn eq(&self, other: &GuardedWords) -> bool {
+        **self == **other
+    }
+}
+
+impl std::fmt::Debug for GuardedWords {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GuardedWords")
+            .field("name", &self.name)
+            .field("words", &self.words)
+            .finish()
+    }
+}
+
+impl Drop for GuardedWords {
+    fn drop(&mut self) {
+        if let Some(s) = self.slot {
+            unregister(s);
+        }
+        // SAFETY: the mapping was made by `zeroed` and is unmapped once.
+        unsafe { libc::munmap(self.map, self.map_len) };
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Memory limit
+
+/// Bytes one launch may allocate for its buffers and profile: the
+/// `KPERF_MEMORY_LIMIT` environment variable (bytes, or with a K/M/G/T
+/// suffix), else three quarters of physical memory.
+pub fn memory_limit() -> u64 {
+    if let Some(v) = std::env::var("KPERF_MEMORY_LIMIT")
+        .ok()
+        .and_then(|s| parse_size(&s))
+    {
+        return v;
+    }
+    // SAFETY: sysconf has no preconditions.
+    let pages = unsafe { libc::sysconf(libc::_SC_PHYS_PAGES) };
+    if pages <= 0 {
+        return u64::MAX;
+    }
+    (pages as u64).saturating_mul(page() as u64) / 4 * 3
+}
+
+/// `123`, `64K`, `1.5G` (powers of 1024).
+pub fn parse_size(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let (num, mult) = match s.char_indices().last()? {
+        (i, 'k' | 'K') => (&s[..i], 1u64 << 10),
+        (i, 'm' | 'M') => (&s[..i], 1 << 20),
+        (i, 'g' | 'G') => (&s[..i], 1 << 30),
+        (i, 't' | 'T') => (&s[..i], 1 << 40),
+        _ => (s, 1),
+    };
+    let v: f64 = num.trim().parse().ok()?;
+    (v.is_finite() && v >= 0.0 && v * (mult as f64) < u64::MAX as f64)
+        .then_some((v * mult as f64) as u64)
+}
+
+/// Refuse an allocation of `bytes` for `what` over [`memory_limit`].
+pub fn check_memory(bytes: u64, what: &str) -> Result<(), String> {
+    let limit = memory_limit();
+    if bytes > limit {
+        return Err(format!(
+            "{what} needs {} bytes ({}), over the memory limit of {} bytes ({}; \
+             set KPERF_MEMORY_LIMIT to change it)",
+            bytes,
+            human(bytes),
+            limit,
+            human(limit)
+        ));
+    }
+    Ok(())
+}
+
+/// `1.5 GiB`.
+pub fn human(bytes: u64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < units.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.1} {}", units[u])
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The fault handler and the table it reads
+
+/// One guarded mapping, as the fault handler sees it. Zero `map_start`
+/// marks a free slot. Written before publication with `map_start` last.
+struct Slot {
+    map_start: AtomicUsize,
+    map_end: AtomicUsize,
+    data_start: AtomicUsize,
+    data_len: AtomicUsize,
+    name: AtomicPtr<u8>,
+    name_len: AtomicUsize,
+}
+
+#[allow(clippy::declare_interior_mutable_const)]
+const FREE: Slot = Slot {
+    map_start: AtomicUsize::new(0),
+    map_end: AtomicUsize::new(0),
+    data_start: AtomicUsize::new(0),
+    data_len: AtomicUsize::new(0),
+    name: AtomicPtr::new(std::ptr::null_mut()),
+    name_len: AtomicUsize::new(0),
+};
+static TABLE: [Slot; SLOTS] = [FREE; SLOTS];
+static INSTALL: Once = Once::new();
+static REPORTED: AtomicBool = AtomicBool::new(false);
+static mut PREVIOUS: [Option<libc::sigaction>; 2] = [None, None];
+
+fn register(g: &GuardedWords, guard: usize, data_pages: usize) -> Option<usize> {
+    INSTALL.call_once(install_handler);
+    // The name outlives the slot: leaked once per buffer, a few bytes.
+    let name: &'static [u8] = Box::leak(g.name.clone().into_bytes().into_boxed_slice());
+    for (i, s) in TABLE.iter().enumerate() {
+        if s.map_start
+            .compare_exchange(0, usize::MAX, Ordering::AcqRel, Ordering::Relaxed)
+            .is_ok()
+        {
+            s.map_end
+                .store(g.map as usize + 2 * guard + data_pages, Ordering::Relaxed);
+            s.data_start.store(g.data as usize, Ordering::Relaxed);
+            s.data_len.store(g.words * 8, Ordering::Relaxed);
+            s.name.store(name.as_ptr() as *mut u8, Ordering::Relaxed);
+            s.name_len.store(name.len(), Ordering::Relaxed);
+            s.map_start.store(g.map as usize, Ordering::Release);
+            return Some(i);
+        }
+    }
+    None
+}
+
+fn unregister(i: usize) {
+    TABLE[i].map_start.store(0, Ordering::Release);
+}
+
+fn install_handler() {
+    for (k, sig) in [libc::SIGSEGV, libc::SIGBUS].into_iter().enumerate() {
+        // SAFETY: a zeroed sigaction is valid; the handler below only
+        // calls async-signal-safe functions (write, _exit, sigaction).
+        unsafe {
+            let mut act: libc::sigaction = std::mem::zeroed();
+            act.sa_sigaction = on_fault as *const () as usize;
+            act.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
+            libc::sigemptyset(&mut act.sa_mask);
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(sig, &act, &mut old) == 0 {
+                PREVIOUS[k] = Some(old);
+            }
+        }
+    }
+}
+
+/// Exit status of a process ended by an out-of-bounds access.
+pub const OUT_OF_BOUNDS_EXIT: i32 = 3;
+
+extern "C" fn on_fault(sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut c_void) {
+    // SAFETY: the kernel hands a valid siginfo to an SA_SIGINFO handler.
+    let addr = unsafe { (*info).si_addr() } as usize;
+    for s in TABLE.iter() {
+        let start = s.map_start.load(Ordering::Acquire);
+        if start == 0 || start == usize::MAX {
+            continue;
+        }
+        if addr < start || addr >= s.map_end.load(Ordering::Relaxed) {
+            continue;
+        }
+        // One report: other threads faulting meanwhile wait for the exit.
+        if REPORTED.swap(true, Ordering::AcqRel) {
+            loop {
+                // SAFETY: pause is async-signal-safe.
+                unsafe { libc::pause() };
+            }
+        }
+        let data = s.data_start.load(Ordering::Relaxed);
+        let len = s.data_len.load(Ordering::Relaxed);
+        // SAFETY: the name was leaked at registration and never freed.
+        let name = unsafe {
+            std::slice::from_raw_parts(
+                s.name.load(Ordering::Relaxed),
+                s.name_len.load(Ordering::Relaxed),
+            )
+        };
+        let mut msg = Msg::new();
+        msg.push(b"kperf: error: the kernel accessed `");
+        msg.push(name);
+        msg.push(b"` out of bounds: byte ");
+        if addr < data {
+            msg.push(b"-");
+            msg.num((data - addr) as u64);
+        } else {
+            msg.num((addr - data) as u64);
+        }
+        msg.push(b" of a ");
+        msg.num(len as u64);
+        msg.push(b"-byte buffer (");
+        if addr >= data + len {
+            msg.num((addr - data - len) as u64);
+            msg.push(b" bytes past its end");
+        } else {
+            msg.num((data - addr) as u64);
+            msg.push(b" bytes before its start");
+        }
+        msg.push(
+            b"). Check the launch spec's shapes, scalars and grid against the kernel's indexing.\n",
+        );
+        msg.write_stderr();
+        // SAFETY: _exit is async-signal-safe.
+        unsafe { libc::_exit(OUT_OF_BOUNDS_EXIT) };
+    }
+    // Not one of ours: put the previous disposition back and return, so
+    // the faulting instruction runs again under it (Rust's stack-overflow
+    // report, or the default core dump).
+    let k = if sig == libc::SIGBUS { 1 } else { 0 };
+    // SAFETY: PREVIOUS is written once, before the handler is installed.
+    unsafe {
+        let prev = std::ptr::addr_of!(PREVIOUS[k]).read();
+        match prev {
+            Some(old) => {
+                libc::sigaction(sig, &old, std::ptr::null_mut());
+            }
+            None => {
+                libc::signal(sig, libc::SIG_DFL);
+            }
+        }
+    }
+}
+
+/// A fixed buffer a signal handler can format into without allocating.
+struct Msg {
+    buf: [u8; 1024],
+    len: usize,
+}
+
+impl Msg {
+    fn new() -> Msg {
+        Msg {
+            buf: [0; 1024],
+            len: 0,
+        }
+    }
+    fn push(&mut self, s: &[u8]) {
+        for b in s {
+            if self.len < self.buf.len() {
+                // Names are escaped: no terminal control bytes.
+                self.buf[self.len] = if b.is_ascii_control() && *b != b'\n' {
+                    b'?'
+                } else {
+                    *b
+                };
+                self.len += 1;
+            }
+        }
+    }
+    fn num(&mut self, mut v: u64) {
+        let mut digits = [0u8; 20];
+        let mut n = 0;
+        loop {
+            digits[n] = b'0' + (v % 10) as u8;
+            n += 1;
+            v /= 10;
+            if v == 0 {
+                break;
+            }
+        }
+        digits[..n].reverse();
+        self.push(&digits[..n]);
+    }
+    fn write_stderr(&self) {
+        // SAFETY: write is async-signal-safe; the buffer is ours.
+        unsafe { libc::write(2, self.buf.as_ptr() as *const c_void, self.len) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_are_aligned_zeroed_and_end_at_the_guard() {
+        for words in [0usize, 1, 7, 8, 513, 100_000] {
+            let g = GuardedWords::zeroed(words, "x").expect("allocates");
+            assert_eq!(g.len(), words);
+            assert!(g.iter().all(|w| *w == 0));
+            assert_eq!(g.as_ptr() as usize % ALIGN, 0);
+            g.check_canary().expect("untouched");
+        }
+    }
+
+    #[test]
+    fn a_write_into_the_slack_is_reported_with_its_offset() {
+        let mut g = GuardedWords::zeroed(3, "C").expect("allocates");
+        unsafe { *(g.as_mut_ptr().add(4) as *mut u8) = 1 };
+        let err = g.check_canary().expect_err("slack written");
+        assert!(
+            err.contains("`C`") && err.contains("byte 8 past its end"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn sizes_parse_with_suffixes() {
+        assert_eq!(parse_size("64K"), Some(65536));
+        assert_eq!(parse_size("1.5G"), Some(3 << 29));
+        assert_eq!(parse_size("12"), Some(12));
+        assert_eq!(parse_size("-1"), None);
+        assert_eq!(parse_size("x"), None);
+    }
+}

@@ -1,0 +1,396 @@
+//! Writing outputs without losing data: every file kperf writes goes
+//! through here.
+//!
+//! - The bytes go to a temporary with a unique name (`.<name>.<pid>.<n>.tmp`
+//!   in the output's directory, created exclusively), and the temporary is
+//!   renamed over the output: readers see the old file or the new one,
+//!   never a torn one, and two runs writing one output cannot mix.
+//! - An output that is not a regular file (a FIFO, `/dev/null`, a
+//!   terminal) is copied into once complete: renaming would replace it. A
+//!   symbolic link is followed: the file it names is replaced, not the link.
+//! - Temporaries are removed on error, on drop and on SIGINT/SIGTERM
+//!   ([`install_interrupt_cleanup`]).
+//! - [`check_output`] refuses an output that is one of the inputs, or a
+//!   directory, or in a directory that does not exist, before any work.
+
+use std::ffi::{CString, OsString};
+use std::fs::{File, OpenOptions};
+use std::io::{BufWriter, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+
+/// Temporaries alive at once that an interrupt can clean up.
+const SLOTS: usize = 64;
+
+/// Why an output cannot be written.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("refusing to write {}: it is {what} {}", output.display(), input.display())]
+    IsInput {
+        output: PathBuf,
+        what: String,
+        input: PathBuf,
+    },
+    #[error("cannot write {}: {why}", path.display())]
+    Unwritable { path: PathBuf, why: String },
+}
+
+/// Refuse `output` when it is the same file as one of `inputs` (each with
+/// the role named in the error: "the kernel", "the profile"), a
+/// directory, or in a directory that does not exist. Call it before any
+/// work, so a bad `-o` fails before a long run rather than after.
+pub fn check_output(output: &Path, inputs: &[(&str, &Path)]) -> Result<(), OutputError> {
+    if let Ok(out_meta) = std::fs::metadata(output) {
+        if out_meta.is_dir() {
+            return Err(OutputError::Unwritable {
+                path: output.to_path_buf(),
+                why: "it is a directory".into(),
+            });
+        }
+        for (role, input) in inputs {
+            if let Ok(in_meta) = std::fs::metadata(input) {
+                if in_meta.dev() == out_meta.dev() && in_meta.ino() == out_meta.ino() {
+                    return Err(OutputError::IsInput {
+                        output: output.to_path_buf(),
+                        what: role.to_string(),
+                        input: input.to_path_buf(),
+                    });
+                }
+            }
+        }
+        return Ok(());
+    }
+    let dir = parent_dir(output);
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(OutputError::Unwritable {
+            path: output.to_path_buf(),
+            why: format!("{} is not a directory", dir.display()),
+        }),
+        Err(e) => Err(OutputError::Unwritable {
+            path: output.to_path_buf(),
+            why: format!("{}: {e}", dir.display()),
+        }),
+    }
+}
+
+fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
+/// A unique temporary beside an output, created exclusively and removed
+/// on drop or interrupt unless [`TempPath::persist`]ed over the output.
+/// For writers that take a path (the streamed trace).
+pub struct TempPath {
+    dest: PathBuf,
+    tmp: Option<PathBuf>,
+    slot: Option<usize>,
+}
+
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+impl TempPath {
+    pub fn beside(dest: &Path) -> Result<TempPath, OutputError> {
+        // A symbolic link is followed (the file it names is the output).
+        let dest = match std::fs::symlink_metadata(dest) {
+            Ok(m) if m.file_type().is_symlink() => {
+                std::fs::canonicalize(dest).unwrap_or_else(|_| dest.to_path_buf())
+            }
+            _ => dest.to_path_buf(),
+        };
+        if std::fs::metadata(&dest).is_ok_and(|m| m.is_dir()) {
+            return Err(OutputError::Unwritable {
+                path: dest,
+                why: "it is a directory".into(),
+            });
+        }
+        let name = dest.file_name().ok_or_else(|| OutputError::Unwritable {
+            path: dest.clone(),
+            why: "the path names no file".into(),
+        })?;
+        // Beside a device or FIFO there may be no writable directory
+        // (`/dev`): its temporary goes to the system's.
+        let dir = if is_special(&dest) {
+            std::env::temp_dir()
+        } else {
+            parent_dir(&dest).to_path_buf()
+        };
+        loop {
+            let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.subsec_nanos())
+                .unwrap_or(0);
+            let mut tmp_name = OsString::from(".");
+            tmp_name.push(name);
+            tmp_name.push(format!(".{}.{nanos}.{n}.tmp", std::process::id()));
+            let tmp = dir.join(tmp_name);
+            match OpenOptions::new().write(true).create_new(true).open(&tmp) {
+                Ok(_) => {
+                    let slot = register(&tmp);
+                    return Ok(TempPath {
+                        dest,
+                        tmp: Some(tmp),
+                        slot,
+                    });
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => {
+                    return Err(OutputError::Unwritable {
+                        path: dest.clone(),
+                        why: e.to_string(),
+                    })
+                }
+            }
+        }
+    }
+
+    /// The temporary to write.
+    pub fn path(&self) -> &Path {
+        self.tmp.as_deref().expect("present until persisted")
+    }
+
+    /// The output (as given, or the file a link names).
+    pub fn dest(&self) -> &Path {
+        &self.dest
+    }
+
+    /// Publish the temporary as the output: renamed over a regular file,
+    /// copied into a FIFO or device (which a rename would replace).
+    pub fn persist(mut self) -> Result<(), OutputError> {
+        let tmp = self.tmp.take().expect("present until persisted");
+        let err = |source| OutputError::Io {
+            path: self.dest.clone(),
+            source,
+        };
+        let done = if is_special(&self.dest) {
+            File::open(&tmp)
+                .and_then(|mut from| {
+                    let mut to = OpenOptions::new().write(true).open(&self.dest)?;
+                    std::io::copy(&mut from, &mut to)
+                })
+                .map(|_| ())
+                .and_then(|_| std::fs::remove_file(&tmp))
+        } else {
+            std::fs::rename(&tmp, &self.dest)
+        };
+        if done.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        done.map_err(err)
+    }
+}
+
+impl Drop for TempPath {
+    fn drop(&mut self) {
+        if let Some(tmp) = &self.tmp {
+            // Best effort: the error that made us drop is the one to report.
+            let _ = std::fs::remove_file(tmp);
+        }
+        if let Some(s) = self.slot {
+            unregister(s);
+        }
+    }
+}
+
+fn is_special(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| {
+        let ft = m.file_type();
+        ft.is_fifo() || ft.is_char_device() || ft.is_block_device() || ft.is_socket()
+    })
+}
+
+/// An output being written: [`AtomicFile::commit`] publishes it; dropping
+/// it uncommitted removes the temporary.
+pub struct AtomicFile {
+    tmp: TempPath,
+    writer: Option<BufWriter<File>>,
+}
+
+impl AtomicFile {
+    pub fn create(dest: &Path) -> Result<AtomicFile, OutputError> {
+        let tmp = TempPath::beside(dest)?;
+        let f = OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(tmp.path())
+            .map_err(|e| OutputError::Unwritable {
+                path: tmp.dest().to_path_buf(),
+                why: e.to_string(),
+            })?;
+        Ok(AtomicFile {
+            tmp,
+            writer: Some(BufWriter::with_capacity(1 << 20, f)),
+        })
+    }
+
+    /// The output's path (as given, or the file a link names).
+    pub fn path(&self) -> &Path {
+        self.tmp.dest()
+    }
+
+    /// Where to write the bytes.
+    pub fn writer(&mut self) -> &mut BufWriter<File> {
+        self.writer.as_mut().expect("writer present until commit")
+    }
+
+    /// An I/O error while writing, named after the user's output rather
+    /// than the hidden temporary.
+    pub fn error(&self, source: std::io::Error) -> OutputError {
+        OutputError::Io {
+            path: self.path().to_path_buf(),
+            source,
+        }
+    }
+
+    /// Flush, sync and publish under the final name.
+    pub fn commit(mut self) -> Result<(), OutputError> {
+        let w = self.writer.take().expect("writer present until commit");
+        let file = w.into_inner().map_err(|e| self.error(e.into_error()))?;
+        file.sync_all().map_err(|e| self.error(e))?;
+        drop(file);
+        self.tmp.persist()
+    }
+}
+
+/// Write `bytes` to `dest` atomically (see the module doc).
+pub fn write_atomically(dest: &Path, bytes: &[u8]) -> Result<(), OutputError> {
+    let mut f = AtomicFile::create(dest)?;
+    f.writer().write_all(bytes).map_err(|e| f.error(e))?;
+    f.commit()
+}
+
+// ---------------------------------------------------------------------------
+// Interrupt cleanup: the handler unlinks live temporaries, then lets the
+// signal end the process as it would have.
+
+#[allow(clippy::declare_interior_mutable_const)]
+const NONE: AtomicPtr<libc::c_char> = AtomicPtr::new(std::ptr::null_mut());
+static TEMPS: [AtomicPtr<libc::c_char>; SLOTS] = [NONE; SLOTS];
+
+fn register(tmp: &Path) -> Option<usize> {
+    let c = CString::new(tmp.as_os_str().as_bytes()).ok()?;
+    let raw = c.into_raw();
+    for (i, s) in TEMPS.iter().enumerate() {
+        if s.compare_exchange(
+            std::ptr::null_mut(),
+            raw,
+            Ordering::AcqRel,
+            Ordering::Relaxed,
+        )
+        .is_ok()
+        {
+            return Some(i);
+        }
+    }
+    // SAFETY: `raw` came from `into_raw` above and was not published.
+    drop(unsafe { CString::from_raw(raw) });
+    None
+}
+
+fn unregister(i: usize) {
+    let raw = TEMPS[i].swap(std::ptr::null_mut(), Ordering::AcqRel);
+    if !raw.is_null() {
+        // SAFETY: published by `register`, taken back exactly once here.
+        drop(unsafe { CString::from_raw(raw) });
+    }
+}
+
+extern "C" fn on_interrupt(sig: libc::c_int) {
+    for s in TEMPS.iter() {
+        let p = s.swap(std::ptr::null_mut(), Ordering::AcqRel);
+        if !p.is_null() {
+            // SAFETY: unlink is async-signal-safe; `p` is a leaked C string.
+            unsafe { libc::unlink(p) };
+        }
+    }
+    // SAFETY: restore the default action and re-raise, so the exit status
+    // says the process was interrupted.
+    unsafe {
+        libc::signal(sig, libc::SIG_DFL);
+        libc::raise(sig);
+    }
+}
+
+/// Remove live temporaries when the process is interrupted (SIGINT,
+/// SIGTERM, SIGHUP). The binary calls this once at start.
+pub fn install_interrupt_cleanup() {
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: the handler only calls async-signal-safe functions.
+        unsafe {
+            let mut act: libc::sigaction = std::mem::zeroed();
+            act.sa_sigaction = on_interrupt as extern "C" fn(libc::c_int) as usize;
+            libc::sigemptyset(&mut act.sa_mask);
+            libc::sigaction(sig, &act, std::ptr::null_mut());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_output_equal_to_an_input_is_refused_naming_both() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let input = dir.path().join("k.mlir");
+        std::fs::write(&input, "x").expect("write");
+        let err = check_output(&input, &[("the kernel", &input)]).expect_err("same file");
+        assert!(err.to_string().contains("it is the kernel"), "{err}");
+        // The same file by another name.
+        let alias = dir.path().join("./k.mlir");
+        assert!(check_output(&alias, &[("the kernel", &input)]).is_err());
+        assert!(check_output(&dir.path().join("o.kprof"), &[("the kernel", &input)]).is_ok());
+        assert!(check_output(dir.path(), &[]).is_err());
+        assert!(check_output(&dir.path().join("missing/o"), &[]).is_err());
+    }
+
+    #[test]
+    fn two_writers_never_tear_and_leave_no_temporary() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = dir.path().join("o.json");
+        let a = vec![b'a'; 1 << 20];
+        let b = vec![b'b'; 1 << 20];
+        std::thread::scope(|s| {
+            for bytes in [&a, &b, &a, &b] {
+                let out = &out;
+                s.spawn(move || write_atomically(out, bytes).expect("write"));
+            }
+        });
+        let got = std::fs::read(&out).expect("read");
+        assert!(got == a || got == b);
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("dir")
+            .map(|e| e.expect("entry").file_name())
+            .collect();
+        assert_eq!(left, vec![OsString::from("o.json")]);
+    }
+
+    #[test]
+    fn a_fifo_is_written_in_place_not_replaced() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let fifo = dir.path().join("f");
+        let c = CString::new(fifo.as_os_str().as_bytes()).expect("cstr");
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).expect("read fifo"))
+        };
+        write_atomically(&fifo, b"hello").expect("write");
+        assert_eq!(reader.join().expect("join"), b"hello");
+        assert!(std::fs::metadata(&fifo)
+            .expect("meta")
+            .file_type()
+            .is_fifo());
+    }
+}
