@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up (idempotent) and run every check CI runs: formatting, clippy with
-# warnings as errors, and the whole test suite.
+# warnings as errors, the whole test suite, and the GPU check's dry run.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -8,3 +8,5 @@ bash scripts/setup.sh
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo test --workspace
+# The GPU acceptance script, up to the launch (no GPU here).
+bash scripts/gpu-check.sh --dry-run

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# The GPU acceptance check (issue 18 §4), for a machine with an NVIDIA GPU:
+#
+#   bash scripts/gpu-check.sh            # run everything, results under bench/results/<date>-<gpu>/
+#   bash scripts/gpu-check.sh --dry-run  # on a CPU machine: everything up to the launch
+#
+# Steps (each logged to <out>/log.txt, figures to <out>/summary.md):
+#  1. calibrate the record cost and tick rate on the GPU (clock32, clock64);
+#  2. every GPU example with a launch spec (examples/*.toml whose kernel is a
+#     gpu.func): run it instrumented and with --no-instrument, compare the
+#     buffers (outputs must be identical), replay the profile (summary +
+#     feedback JSON), and time the plain launch against the instrumented one;
+#  3. the Hopper tile (examples/hopper_matmul_tile.mlir) and the corpus: instrument
+#     for the device's chip and assemble (kperf cost), so SASS fidelity is
+#     checked on the chip the GPU has;
+#  4. kperf peak --target cuda (measured roofs);
+#  5. the Triton hook: Triton compiles through kperf and takes the IR back.
+# Exits non-zero on any mismatch or failed step; the dry run stops before
+# anything needs a driver and says which steps it skipped.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+DRY=0
+for a in "$@"; do
+  case "$a" in
+    --dry-run) DRY=1 ;;
+    -h|--help) sed -n 2,20p "$0"; exit 0 ;;
+    *) echo "gpu-check: unknown argument $a" >&2; exit 2 ;;
+  esac
+done
+
+say() { echo "gpu-check: $*" | tee -a "$LOG"; }
+fail() { say "FAIL: $*"; FAILED=$((FAILED + 1)); }
+FAILED=0
+
+if [ "$DRY" = 1 ]; then
+  GPU="dry-run"; CHIP="sm_90a"
+else
+  command -v nvidia-smi >/dev/null || { echo "gpu-check: no nvidia-smi: no GPU here (use --dry-run)" >&2; exit 1; }
+  GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr ' ' '-' | tr -cd 'A-Za-z0-9._-')
+  CC=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d '.')
+  CHIP="sm_${CC}"
+  [ "$CC" = 90 ] && CHIP="sm_90a"
+fi
+OUT="bench/results/$(date +%F)-${GPU}"
+[ "$DRY" = 1 ] && OUT="out/gpu-check-dry-run"
+mkdir -p "$OUT"
+LOG="$OUT/log.txt"; : > "$LOG"
+SUMMARY="$OUT/summary.md"
+{
+  echo "# GPU check $(date +%F) on ${GPU} (${CHIP})"
+  echo
+  echo "Command: \`bash scripts/gpu-check.sh $*\`; commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+  echo
+} > "$SUMMARY"
+
+# Tools (ptxas & co.) and the release binary, built here.
+if [ ! -x .tools/bin/ptxas ]; then bash scripts/setup.sh >>"$LOG" 2>&1 || { say "setup failed"; exit 1; }; fi
+export PATH="$PWD/.tools/bin:$PATH"
+# Timings want the release build; the dry run checks the same steps with the
+# debug build CI already has.
+PROFILE=release; [ "$DRY" = 1 ] && PROFILE=debug
+if [ "$PROFILE" = release ]; then
+  cargo build --release -p kperf >>"$LOG" 2>&1 || { say "build failed (see $LOG)"; exit 1; }
+else
+  cargo build -p kperf >>"$LOG" 2>&1 || { say "build failed (see $LOG)"; exit 1; }
+fi
+K="$PWD/target/$PROFILE/kperf"
+TARGET="nvptx:${CHIP}"
+
+run() { # run DESCRIPTION CMD...: log, record failure
+  local what="$1"; shift
+  echo "\$ $*" >>"$LOG"
+  if "$@" >>"$LOG" 2>&1; then say "ok: $what"; return 0; fi
+  fail "$what"; return 1
+}
+
+# 1. calibration
+if [ "$DRY" = 1 ]; then
+  say "skipped (dry run): calibrate on the GPU"
+else
+  for c in clock32 clock64; do
+    run "calibrate $c" "$K" calibrate --target "$TARGET" --counter "$c" -o "$OUT/calibration-$c.json"
+  done
+fi
+
+# 2. examples with launch specs: instrumented vs plain
+echo "## Examples: instrumented vs plain" >> "$SUMMARY"
+for spec in examples/*.toml; do
+  src="${spec%.toml}.mlir"
+  [ -f "$src" ] || continue
+  grep -q "gpu.func\|gpu.launch" "$src" || continue
+  name=$(basename "${spec%.toml}")
+  run "$name: instrument and assemble for $CHIP" "$K" instrument "$src" --target "$TARGET" --emit cubin -o "$OUT/$name.cubin" || continue
+  if [ "$DRY" = 1 ]; then
+    say "skipped (dry run): launch $name"
+    continue
+  fi
+  cal=(); [ -f "$OUT/calibration-clock32.json" ] && cal=(--calibration "$OUT/calibration-clock32.json")
+  t0=$(date +%s%N)
+  run "$name: run instrumented" "$K" run "$src" --target "$TARGET" --spec "$spec" "${cal[@]}" \
+      -o "$OUT/$name.kprof" --outputs "$OUT/$name.instrumented.json" || continue
+  t1=$(date +%s%N)
+  run "$name: run plain" "$K" run "$src" --target "$TARGET" --spec "$spec" --no-instrument \
+      --outputs "$OUT/$name.plain.json" || continue
+  t2=$(date +%s%N)
+  if cmp -s "$OUT/$name.instrumented.json" "$OUT/$name.plain.json"; then
+    say "ok: $name outputs identical instrumented and plain"
+  else
+    fail "$name outputs differ instrumented vs plain"
+  fi
+  run "$name: replay" "$K" replay "$OUT/$name.kprof" -o "$OUT/$name.trace.json" \
+      --json "$OUT/$name.feedback.json" --summary
+  echo "- $name: outputs $(cmp -s "$OUT/$name.instrumented.json" "$OUT/$name.plain.json" && echo identical || echo DIFFER); kperf run wall (incl. JIT) instrumented $(( (t1 - t0) / 1000000 )) ms, plain $(( (t2 - t1) / 1000000 )) ms" >> "$SUMMARY"
+done
+
+# 3. SASS on this chip: the Hopper tile and the corpus through kperf cost
+echo >> "$SUMMARY"; echo "## kperf cost on ${CHIP}" >> "$SUMMARY"
+# The dry run (in CI) assembles two kernels; the real run the whole corpus.
+kernels=(examples/hopper_matmul_tile.mlir corpus/triton/*.llir)
+[ "$DRY" = 1 ] && kernels=(examples/hopper_matmul_tile.mlir corpus/triton/tut01_add.llir)
+for k in "${kernels[@]}"; do
+  [ -f "$k" ] || continue
+  n=$(basename "$k")
+  if run "cost $n" "$K" cost "$k" --target "$TARGET" --markdown; then
+    echo "- $n: ok" >> "$SUMMARY"
+  else
+    echo "- $n: FAILED" >> "$SUMMARY"
+  fi
+done
+
+# 4. roofs
+if [ "$DRY" = 1 ]; then
+  say "skipped (dry run): kperf peak --target cuda"
+else
+  run "peak" "$K" peak --target cuda -o "$OUT/peaks.json"
+fi
+
+# 5. the Triton hook: Triton compiles through kperf's stage hook and takes
+# the instrumented IR back (no GPU needed). Launching that kernel from
+# PyTorch and replaying its profile scratch is not scripted yet.
+if [ -x .tools/triton-venv/bin/python ]; then
+  run "Triton hook round trip (compile)" .tools/triton-venv/bin/python scripts/triton_roundtrip.py "$K"
+else
+  fail "Triton hook: no .tools/triton-venv (run scripts/setup.sh)"
+fi
+
+echo >> "$SUMMARY"
+echo "Failed steps: $FAILED (details in log.txt)" >> "$SUMMARY"
+say "results in $OUT ($FAILED failed)"
+[ "$FAILED" = 0 ]
