@@ -261,30 +261,9 @@ impl<'jit> GridLauncher<'jit> {
             }
             return start.elapsed().as_nanos() as u64;
         }
-        let next = AtomicU64::new(0);
-        let template = &self.template;
         // The kernel writes the buffers through the template's addresses;
         // `&mut self` keeps anyone else from reading them meanwhile.
-        let worker = move || {
-            let (_words, mut ptrs) = call_words(template);
-            loop {
-                let c = next.fetch_add(1, Ordering::Relaxed);
-                if c >= total {
-                    break;
-                }
-                for (k, v) in grid_ids(c, grid).iter().enumerate() {
-                    // SAFETY: ptrs[base + k] points into `words`, which is not moved.
-                    unsafe { *(ptrs[base + k] as *mut u64) = *v };
-                }
-                // SAFETY: the packed wrapper reads one pointer per argument.
-                unsafe { f(ptrs.as_mut_ptr()) };
-            }
-        };
-        std::thread::scope(|s| {
-            for _ in 0..self.threads {
-                s.spawn(&worker);
-            }
-        });
+        run_grid(f, &self.template, grid, self.threads, |call| call());
         start.elapsed().as_nanos() as u64
     }
 
@@ -293,38 +272,11 @@ impl<'jit> GridLauncher<'jit> {
     /// profile is checked against. Returns the wall time in ns and each
     /// CTA's ticks (in no particular order).
     pub fn launch_timed(&mut self) -> (u64, Vec<u64>) {
-        let grid = self.grid;
-        let total = grid.iter().map(|g| *g as u64).product::<u64>();
-        let f = self.f;
-        let base = self.template.len();
-        let template = &self.template;
-        let next = AtomicU64::new(0);
         let start = Instant::now();
-        let worker = || {
-            let (_words, mut ptrs) = call_words(template);
-            let mut mine = Vec::new();
-            loop {
-                let c = next.fetch_add(1, Ordering::Relaxed);
-                if c >= total {
-                    break;
-                }
-                for (k, v) in grid_ids(c, grid).iter().enumerate() {
-                    // SAFETY: ptrs[base + k] points into `words`, which is not moved.
-                    unsafe { *(ptrs[base + k] as *mut u64) = *v };
-                }
-                let t0 = host_ticks();
-                // SAFETY: the packed wrapper reads one pointer per argument.
-                unsafe { f(ptrs.as_mut_ptr()) };
-                mine.push(host_ticks().wrapping_sub(t0));
-            }
-            mine
-        };
-        let ticks: Vec<u64> = std::thread::scope(|s| {
-            let handles: Vec<_> = (0..self.threads).map(|_| s.spawn(worker)).collect();
-            handles
-                .into_iter()
-                .flat_map(|h| h.join().unwrap_or_default())
-                .collect()
+        let ticks = run_grid(self.f, &self.template, self.grid, self.threads, |call| {
+            let t0 = host_ticks();
+            call();
+            host_ticks().wrapping_sub(t0)
         });
         (start.elapsed().as_nanos() as u64, ticks)
     }
@@ -360,6 +312,46 @@ impl<'jit> GridLauncher<'jit> {
         out.truncate(self.profile_bytes);
         out
     }
+}
+
+/// Run every CTA of `grid` once on `threads` workers taking CTAs in turn.
+/// `per_cta` gets a closure that calls the kernel for one CTA (its grid ids
+/// in place) and returns what to keep of that CTA; the kept values come
+/// back in no particular order.
+fn run_grid<T: Send>(
+    f: Packed,
+    template: &[u64],
+    grid: [u32; 3],
+    threads: usize,
+    per_cta: impl Fn(&mut dyn FnMut()) -> T + Sync,
+) -> Vec<T> {
+    let total = grid.iter().map(|g| *g as u64).product::<u64>();
+    let base = template.len();
+    let next = AtomicU64::new(0);
+    let worker = || {
+        let (_words, mut ptrs) = call_words(template);
+        let mut mine = Vec::new();
+        loop {
+            let c = next.fetch_add(1, Ordering::Relaxed);
+            if c >= total {
+                break;
+            }
+            for (k, v) in grid_ids(c, grid).iter().enumerate() {
+                // SAFETY: ptrs[base + k] points into `words`, which is not moved.
+                unsafe { *(ptrs[base + k] as *mut u64) = *v };
+            }
+            // SAFETY: the packed wrapper reads one pointer per argument.
+            mine.push(per_cta(&mut || unsafe { f(ptrs.as_mut_ptr()) }));
+        }
+        mine
+    };
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads).map(|_| s.spawn(worker)).collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    })
 }
 
 /// The most worker threads a launch starts: four per available core.

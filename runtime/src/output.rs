@@ -56,7 +56,7 @@ pub fn check_output(output: &Path, inputs: &[(&str, &Path)]) -> Result<(), Outpu
         }
         for (role, input) in inputs {
             if let Ok(in_meta) = std::fs::metadata(input) {
-                if in_meta.dev() == out_meta.dev() && in_meta.ino() == out_meta.ino() {
+                if same_inode(&in_meta, &out_meta) {
                     return Err(OutputError::IsInput {
                         output: output.to_path_buf(),
                         what: role.to_string(),
@@ -78,6 +78,19 @@ pub fn check_output(output: &Path, inputs: &[(&str, &Path)]) -> Result<(), Outpu
             path: output.to_path_buf(),
             why: format!("{}: {e}", dir.display()),
         }),
+    }
+}
+
+fn same_inode(x: &std::fs::Metadata, y: &std::fs::Metadata) -> bool {
+    x.dev() == y.dev() && x.ino() == y.ino()
+}
+
+/// Whether two paths name one file: the same device and inode when both
+/// exist, else the same path.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => same_inode(&x, &y),
+        _ => a == b,
     }
 }
 

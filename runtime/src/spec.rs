@@ -223,7 +223,7 @@ impl HostBuffer {
     pub fn from_spec(a: &ArgSpec, index: usize) -> Result<HostBuffer, String> {
         let dtype = DType::parse(&a.dtype).ok_or("bad dtype")?;
         let shape = a.shape.clone().unwrap_or_default();
-        let who_ = if a.name.is_empty() {
+        let who = if a.name.is_empty() {
             format!("argument {index}")
         } else {
             a.name.clone()
@@ -235,20 +235,15 @@ impl HostBuffer {
                 n.checked_mul(dtype.size() as u64)
                     .is_some_and(|b| b <= isize::MAX as u64)
             })
-            .ok_or_else(|| format!("{who_}: shape {shape:?} is too large to allocate"))?;
+            .ok_or_else(|| format!("{who}: shape {shape:?} is too large to allocate"))?;
         let words = (n as usize * dtype.size()).div_ceil(8);
         let mut b = HostBuffer {
             name: a.name.clone(),
             dtype,
             shape,
-            data: GuardedWords::zeroed(words.max(1), &who_)?,
+            data: GuardedWords::zeroed(words.max(1), &who)?,
         };
         let fill = a.fill.as_deref().unwrap_or("zeros");
-        let who = if a.name.is_empty() {
-            format!("argument {index}")
-        } else {
-            a.name.clone()
-        };
         let put = |b: &mut HostBuffer, i: usize, v: f64| {
             let s = dtype.size();
             let bytes = b.bytes_mut();

@@ -4,7 +4,7 @@ use crate::cmd_instrument::write_atomically;
 use anyhow::{Context, Result};
 use clap::Args;
 use kperf_replay::{replay_file, replay_proton_file, ReplayOptions, ReplayReport, TraceGrouping};
-use kperf_runtime::output::{check_output, TempPath};
+use kperf_runtime::output::{check_output, same_file, TempPath};
 use std::path::{Path, PathBuf};
 
 #[derive(Args)]
@@ -206,7 +206,7 @@ pub fn replay(a: ReplayArgs) -> Result<()> {
     if let Some(j) = &a.json {
         check_output(j, &inputs)?;
         anyhow::ensure!(
-            !same_path(j, &a.output),
+            !same_file(j, &a.output),
             "--json {} and -o {} name the same file",
             j.display(),
             a.output.display()
@@ -256,13 +256,4 @@ pub fn report(a: ReportArgs) -> Result<()> {
         print!("{}", crate::escape_controls(&report.render_summary()));
     }
     Ok(())
-}
-
-/// Whether two paths name one file (existing or not).
-pub fn same_path(a: &Path, b: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (std::fs::metadata(a), std::fs::metadata(b)) {
-        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
-        _ => a == b,
-    }
 }

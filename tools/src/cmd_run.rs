@@ -178,7 +178,7 @@ fn check_outputs(a: &RunArgs) -> Result<()> {
     if let Some(o) = &a.outputs {
         check_output(o, &inputs)?;
         anyhow::ensure!(
-            a.no_instrument || !crate::cmd_replay::same_path(o, &a.output),
+            a.no_instrument || !kperf_runtime::output::same_file(o, &a.output),
             "--outputs {} and -o {} name the same file",
             o.display(),
             a.output.display()
