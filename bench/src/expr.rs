@@ -102,6 +102,15 @@ impl Expr {
                 format!("unexpected {what}: expected an operator or the end"),
             ));
         }
+        // A chain like `1+1+...` nests without recursing in the parser, but
+        // evaluation recurses once per level of the tree.
+        if height(&root) > MAX_HEIGHT {
+            return Err(err(
+                src,
+                1,
+                format!("expression too long: its operators chain more than {MAX_HEIGHT} deep"),
+            ));
+        }
         Ok(Expr {
             src: src.to_string(),
             root,
@@ -271,8 +280,34 @@ fn lex(src: &str) -> Result<Vec<(Tok, usize)>> {
 /// drop recurse over it) however the operators chain.
 const MAX_TOKENS: usize = 10_000;
 /// Deepest nesting of parentheses, signs and exponents: the parser
-/// recurses once per level, and a hostile spec must not overflow its stack.
-const MAX_DEPTH: usize = 256;
+/// recurses through six functions per level, and a hostile spec must not
+/// overflow its stack. 64 levels take under 1 MiB in a debug build (the
+/// test runs the parser on a thread with that stack); no bench formula
+/// comes near it.
+const MAX_DEPTH: usize = 64;
+
+/// Deepest tree evaluated (see `height`).
+const MAX_HEIGHT: usize = 256;
+
+/// Height of the tree, walked with an explicit stack so that a hostile
+/// tree cannot overflow this walk either.
+fn height(root: &Node) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(root, 1usize)];
+    while let Some((node, level)) = stack.pop() {
+        deepest = deepest.max(level);
+        match node {
+            Node::Num(_) | Node::Var { .. } => {}
+            Node::Neg(x) => stack.push((x, level + 1)),
+            Node::Bin { lhs, rhs, .. } => {
+                stack.push((lhs, level + 1));
+                stack.push((rhs, level + 1));
+            }
+            Node::Call { args, .. } => stack.extend(args.iter().map(|a| (a, level + 1))),
+        }
+    }
+    deepest
+}
 
 struct Parser<'a> {
     src: &'a str,
@@ -504,19 +539,35 @@ mod tests {
             format!("{}1", "+".repeat(200_000)),
             format!("{}2", "2^".repeat(20_000)),
             format!("{}1", "1+".repeat(200_000)),
+            format!("{}1", "1+".repeat(4_000)),
+            format!("{}1", "2*".repeat(4_000)),
         ];
-        for src in deep {
-            match Expr::parse(&src) {
+        // A small stack, so the limit is shown to hold with room to spare
+        // (a test thread's default is 2 MiB, the main thread's 8 MiB).
+        let small_stack = std::thread::Builder::new().stack_size(1024 * 1024);
+        let outcomes = small_stack
+            .spawn(move || {
+                deep.iter()
+                    .map(|src| (src[..20].to_string(), Expr::parse(src).map(|_| ())))
+                    .collect::<Vec<_>>()
+            })
+            .expect("spawn")
+            .join()
+            .expect("the parser overflowed a 1 MiB stack");
+        for (head, outcome) in outcomes {
+            match outcome {
                 Err(BenchError::Expr { message, .. }) => assert!(
                     message.contains("deeper than") || message.contains("too long"),
                     "{message}"
                 ),
-                other => panic!("{}...: {other:?}", &src[..20]),
+                other => panic!("{head}...: {other:?}"),
             }
         }
         // Within the limits, still fine.
-        let ok = format!("{}1{}", "(".repeat(100), ")".repeat(100));
-        assert_eq!(eval(&ok, &vars()).expect("nested 100"), 1.0);
+        let ok = format!("{}1{}", "(".repeat(60), ")".repeat(60));
+        assert_eq!(eval(&ok, &vars()).expect("nested 60"), 1.0);
+        let chain = format!("{}1", "1+".repeat(250));
+        assert_eq!(eval(&chain, &vars()).expect("chain of 250"), 251.0);
     }
 
     #[test]

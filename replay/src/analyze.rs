@@ -188,7 +188,13 @@ pub struct KernelTime {
 pub struct RegionStats {
     pub id: RegionId,
     pub name: String,
+    /// For ids found only in the records (`not_in_metadata`), `explicit` as
+    /// a placeholder: nothing says what they are.
     pub kind: RegionKind,
+    /// The id is in the records but not in the instrumentation metadata: the
+    /// name `region_<id>` is made up.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub not_in_metadata: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<RegionId>,
     /// `file:line:col` from the metadata.
@@ -1022,6 +1028,7 @@ impl Accumulator {
                 id: meta.id,
                 name: meta.name.clone(),
                 kind: meta.kind,
+                not_in_metadata: !meta.in_meta,
                 parent: meta.parent,
                 location: meta.location.clone(),
                 count: a.count,

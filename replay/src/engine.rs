@@ -31,6 +31,10 @@ pub struct ProfileScan {
     /// `kperf_runtime::BlockRead::Unfinished`), and the first of them.
     pub unfinished_blocks: u64,
     pub first_unfinished: Option<u64>,
+    /// Blocks skipped because they failed the decoder's checks (a corrupt
+    /// header or unit table), and the first one's error.
+    pub bad_blocks: u64,
+    pub first_bad: Option<String>,
     /// The kernel region of every unit, when [`ProfileScan::for_run`] named it.
     pub kernel_spans: KernelSpans,
 }
@@ -140,8 +144,27 @@ impl ProfileScan {
         self.first_unfinished.get_or_insert(block_index);
     }
 
-    /// The report's caveat for the unfinished blocks, if there were any.
-    pub fn unfinished_caveat(&self) -> Option<String> {
+    /// Count a block that failed the decoder's checks; the others still
+    /// replay.
+    pub fn observe_bad(&mut self, error: &dyn std::fmt::Display) {
+        self.bad_blocks += 1;
+        self.first_bad.get_or_insert_with(|| error.to_string());
+    }
+
+    /// The report's caveats for the blocks left out, if there were any.
+    pub fn skipped_caveats(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(first) = &self.first_bad {
+            out.push(format!(
+                "{} CTA block(s) failed their checks and were left out; the first: {first}",
+                self.bad_blocks
+            ));
+        }
+        out.extend(self.unfinished_caveat());
+        out
+    }
+
+    fn unfinished_caveat(&self) -> Option<String> {
         let first = self.first_unfinished?;
         Some(format!(
             "{} CTA block(s) left out, the first at block index {first}: their finalize never \
@@ -169,7 +192,7 @@ pub struct Replayer {
     correction: Correction,
     t0: Option<u64>,
     early_ctas: u64,
-    unfinished_caveat: Option<String>,
+    skipped_caveats: Vec<String>,
     acc: Accumulator,
     scratch: PairScratch,
     current: Option<CtaReplay>,
@@ -184,14 +207,26 @@ impl Replayer {
         scan: &ProfileScan,
     ) -> Result<Replayer, ReplayError> {
         opts.validate()?;
+        let mut table = RegionTable::from_info(info);
+        let mut info = info.clone();
+        if let Some(rate) = info
+            .ticks_per_ns
+            .filter(|r| !crate::time::plausible_rate(*r))
+        {
+            table.notes.push(format!(
+                "the profile's nominal clock rate, {rate:e} ticks per ns, is not one a counter \
+                 can have (1 MHz to 100 GHz): it is ignored"
+            ));
+            info.ticks_per_ns = None;
+        }
         Ok(Replayer {
-            info: info.clone(),
+            correction: Correction::resolve(&info, opts, scan),
+            table,
+            info,
             opts: opts.clone(),
-            table: RegionTable::from_info(info),
-            correction: Correction::resolve(info, opts, scan),
             t0: scan.time_origin_ns,
             early_ctas: 0,
-            unfinished_caveat: scan.unfinished_caveat(),
+            skipped_caveats: scan.skipped_caveats(),
             acc: Accumulator::default(),
             scratch: PairScratch::default(),
             current: None,
@@ -284,7 +319,7 @@ impl Replayer {
             ),
             _ => {}
         }
-        caveats.extend(self.unfinished_caveat);
+        caveats.extend(self.skipped_caveats);
         if self.early_ctas > 0 {
             caveats.push(format!(
                 "{} CTAs started before the first CTA replayed (no scan pass): they have \

@@ -75,6 +75,10 @@ pub struct FeedbackRegion {
     pub id: RegionId,
     pub name: String,
     pub kind: RegionKind,
+    /// The id is in the records but not in the metadata: name and kind are
+    /// made up (`region_<id>`, `explicit`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub not_in_metadata: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<RegionId>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -163,6 +167,7 @@ impl ReplayReport {
                     id: r.id,
                     name: r.name.clone(),
                     kind: r.kind,
+                    not_in_metadata: r.not_in_metadata,
                     parent: r.parent,
                     location: r.location.clone(),
                     count: r.count,

@@ -55,7 +55,7 @@ pub use chrome::ChromeTraceWriter;
 pub use engine::{replay_ctas, replay_with_scan, CtaView, ProfileScan, Replayer};
 pub use error::ReplayError;
 pub use feedback::{Feedback, Profile, FEEDBACK_VERSION};
-pub use load::{replay_file, replay_proton_file};
+pub use load::{replay_file, replay_proton_file, replay_reader};
 pub use pair::{AsyncWaitInstance, CtaReplay, RegionInstance, UnitReplay};
 
 use serde::{Deserialize, Serialize};

@@ -27,35 +27,51 @@ fn open(path: &Path, proton: bool) -> Result<ProfileReader, ReplayError> {
 }
 
 /// The scan pass: headers and record gaps of every CTA, decoded into one
-/// reused buffer.
+/// reused buffer. A block that fails the decoder's checks is counted and
+/// left out (the others are independent of it), unless no block decodes at
+/// all: then the first failure is the error.
 fn scan_reader(reader: &ProfileReader, path: &Path) -> Result<ProfileScan, ReplayError> {
     let mut scan = ProfileScan::for_run(reader.info());
     let mut cta = CtaTrace::default();
+    let mut first_error = None;
     for block in 0..reader.block_count() {
-        match reader
-            .read_cta_into(block, &mut cta)
-            .map_err(|source| profile_err(path, source))?
-        {
-            BlockRead::Decoded => scan.observe(&cta),
-            BlockRead::Unfinished => scan.observe_unfinished(block),
-            BlockRead::Unwritten => {}
+        match reader.read_cta_into(block, &mut cta) {
+            Ok(BlockRead::Decoded) => scan.observe(&cta),
+            Ok(BlockRead::Unfinished) => scan.observe_unfinished(block),
+            Ok(BlockRead::Unwritten) => {}
+            Err(e) => {
+                scan.observe_bad(&e);
+                first_error.get_or_insert(e);
+            }
         }
     }
-    Ok(scan)
+    match first_error {
+        Some(e) if scan.ctas == 0 => Err(profile_err(path, e)),
+        _ => Ok(scan),
+    }
 }
 
-fn replay_reader(
+/// The CTAs the scan kept, decoded again one at a time: written, finished
+/// blocks that pass the decoder's checks (the scan counted the others).
+fn scanned_ctas<'a>(
+    reader: &'a ProfileReader,
+) -> impl Iterator<Item = Result<CtaTrace, ReplayError>> + 'a {
+    (0..reader.block_count()).filter_map(move |block| match reader.cta(block) {
+        Ok(Some(cta)) => Some(Ok(cta)),
+        Ok(None) | Err(_) => None,
+    })
+}
+
+/// Replay an opened profile (e.g. [`ProfileReader::open_raw`]), as
+/// [`replay_file`] does.
+pub fn replay_reader(
     reader: &ProfileReader,
-    path: &Path,
     opts: &ReplayOptions,
     trace_out: Option<&Path>,
 ) -> Result<ReplayReport, ReplayError> {
     opts.validate()?;
-    let scan = scan_reader(reader, path)?;
-    let ctas = reader
-        .ctas()
-        .map(|c| c.map_err(|source| profile_err(path, source)));
-    replay_with_scan(reader.info(), opts, &scan, ctas, trace_out)
+    let scan = scan_reader(reader, reader.path())?;
+    replay_with_scan(reader.info(), opts, &scan, scanned_ctas(reader), trace_out)
 }
 
 /// Replay a `.kprof` file, streaming: a cheap scan of the memory-mapped
@@ -68,7 +84,7 @@ pub fn replay_file(
     trace_out: Option<&Path>,
 ) -> Result<ReplayReport, ReplayError> {
     let reader = open(path, false)?;
-    replay_reader(&reader, path, opts, trace_out)
+    replay_reader(&reader, opts, trace_out)
 }
 
 /// [`replay_file`] for a Triton Proton host dump.
@@ -78,7 +94,7 @@ pub fn replay_proton_file(
     trace_out: Option<&Path>,
 ) -> Result<ReplayReport, ReplayError> {
     let reader = open(path, true)?;
-    replay_reader(&reader, path, opts, trace_out)
+    replay_reader(&reader, opts, trace_out)
 }
 
 pub(crate) fn load_profile(
@@ -87,12 +103,6 @@ pub(crate) fn load_profile(
     proton: bool,
 ) -> Result<Profile, ReplayError> {
     let reader = open(path, proton)?;
-    let err = |source| profile_err(path, source);
     let scan = scan_reader(&reader, path)?;
-    Profile::from_source(
-        reader.info().clone(),
-        opts,
-        &scan,
-        reader.ctas().map(|c| c.map_err(err)),
-    )
+    Profile::from_source(reader.info().clone(), opts, &scan, scanned_ctas(&reader))
 }

@@ -11,6 +11,24 @@ use serde::{Deserialize, Serialize};
 
 const NO_INDEX: u32 = u32::MAX;
 
+/// Longest region name or location kept from a profile, in bytes: names come
+/// from untrusted files and are written once per event, so an oversized one
+/// would make a trace out of proportion to its records.
+pub const MAX_NAME_BYTES: usize = 256;
+
+/// `text` cut to at most `MAX_NAME_BYTES` bytes at a character boundary,
+/// with `…` appended; `None` when it fits.
+fn capped(text: &str) -> Option<String> {
+    if text.len() <= MAX_NAME_BYTES {
+        return None;
+    }
+    let mut end = MAX_NAME_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    Some(format!("{}…", &text[..end]))
+}
+
 /// One region as replay knows it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RegionInfo {
@@ -65,23 +83,34 @@ impl RegionTable {
         match Self::kernel_meta(info) {
             Some(k) => {
                 for r in &k.regions {
+                    let mut name = r.name.clone();
+                    if let Some(cut) = capped(&name) {
+                        t.notes.push(format!(
+                            "region id {}'s name is {} bytes long: cut to {MAX_NAME_BYTES}",
+                            r.id.0,
+                            name.len()
+                        ));
+                        name = cut;
+                    }
                     if t.index[r.id.0 as usize] != NO_INDEX {
                         t.notes.push(format!(
-                            "metadata lists region id {} twice (`{}`); the first entry is used",
-                            r.id.0, r.name
+                            "metadata lists region id {} twice (`{name}`); the first entry is used",
+                            r.id.0
                         ));
                         continue;
                     }
+                    let location = capped(&r.location).unwrap_or_else(|| r.location.clone());
                     t.push(RegionInfo {
                         id: r.id,
-                        name: r.name.clone(),
+                        name,
                         kind: r.kind,
                         parent: r.parent,
-                        location: r.location.clone(),
+                        location,
                         pairs_with: r.pairs_with,
                         in_meta: true,
                     });
                 }
+                t.check_parents();
             }
             None => t.notes.push(format!(
                 "no instrumentation metadata for kernel `{}`: regions are named by id",
@@ -109,6 +138,48 @@ impl RegionTable {
             }
         }
         t
+    }
+
+    /// Drop parent links that name no region, the region itself, or close a
+    /// cycle, so that every analysis walking up the tree ends; each is noted.
+    fn check_parents(&mut self) {
+        for i in 0..self.regions.len() {
+            let Some(parent) = self.regions[i].parent else {
+                continue;
+            };
+            let problem = if parent == self.regions[i].id {
+                Some("itself".to_string())
+            } else if self.index[parent.0 as usize] == NO_INDEX {
+                Some(format!("id {}, which the metadata does not list", parent.0))
+            } else {
+                // Walk up from the parent; coming back to i is a cycle. At
+                // most len() steps: links already checked are acyclic, and a
+                // longer walk repeats a region.
+                let mut at = Some(parent);
+                let mut steps = 0;
+                while let Some(p) = at {
+                    let j = self.index[p.0 as usize];
+                    if j == NO_INDEX || steps > self.regions.len() {
+                        break;
+                    }
+                    if j as usize == i {
+                        break;
+                    }
+                    at = self.regions[j as usize].parent;
+                    steps += 1;
+                }
+                at.filter(|p| self.index[p.0 as usize] as usize == i)
+                    .map(|_| format!("id {}, which closes a cycle", parent.0))
+            };
+            if let Some(what) = problem {
+                let msg = format!(
+                    "region `{}` (id {}) names as its parent {what}: the link is ignored",
+                    self.regions[i].name, self.regions[i].id.0
+                );
+                self.notes.push(msg);
+                self.regions[i].parent = None;
+            }
+        }
     }
 
     fn push(&mut self, r: RegionInfo) -> u32 {

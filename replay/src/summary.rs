@@ -94,10 +94,14 @@ impl ReplayReport {
             "region", "kind", "count", "total", "mean", "p50", "p95", "max", "share"
         );
         for r in &self.regions {
-            let kind = serde_json::to_value(r.kind)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default();
+            let kind = if r.not_in_metadata {
+                "unknown".to_string()
+            } else {
+                serde_json::to_value(r.kind)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default()
+            };
             let _ = writeln!(
                 s,
                 "{:<name_w$}  {:<11} {:>8} {:>11} {:>11} {:>11} {:>11} {:>11} {:>7}",

@@ -25,6 +25,16 @@ use serde::{Deserialize, Serialize};
 
 use crate::correct::Correction;
 
+/// Tick rates a real counter can have, in ticks per ns: 1 MHz to 100 GHz.
+/// Rates outside (from a corrupt or hostile profile, or a CTA whose global
+/// timer did not move) are not used.
+pub const PLAUSIBLE_TICKS_PER_NS: std::ops::RangeInclusive<f64> = 1e-3..=1e2;
+
+/// Whether `rate` (ticks per ns) is one a real counter can have.
+pub fn plausible_rate(rate: f64) -> bool {
+    PLAUSIBLE_TICKS_PER_NS.contains(&rate)
+}
+
 /// Where a CTA's tick rate came from.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -72,8 +82,9 @@ impl CtaClock {
         } else if let Some(r) = rate_override {
             (r, RateSource::Override)
         } else {
-            let nominal = info.ticks_per_ns.filter(|r| r.is_finite() && *r > 0.0);
-            match (cta.measured_ticks_per_ns(), nominal) {
+            let nominal = info.ticks_per_ns.filter(|r| plausible_rate(*r));
+            let measured = cta.measured_ticks_per_ns().filter(|r| plausible_rate(*r));
+            match (measured, nominal) {
                 (Some(m), Some(n)) if !(0.5..=2.0).contains(&(m / n)) => {
                     rejected_rate = Some(m);
                     (n, RateSource::Nominal)

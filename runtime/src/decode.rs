@@ -279,6 +279,20 @@ pub(crate) fn decode_block_into(
                 clock: clock.next(r.clock),
             }
         });
+        // A count past what the CTA's run could hold (each record takes at
+        // least a tick; twice the span plus 64 Ki covers a coarse timer) is
+        // corrupt, and would otherwise turn into billions of lost records.
+        let span = header.finalize_clock.saturating_sub(header.start_clock);
+        let limit = span.saturating_mul(2).saturating_add(1 << 16);
+        if written > surviving && span > 0 && written > limit {
+            return Err(RuntimeError::Implausible {
+                path: ctx.path.to_path_buf(),
+                offset: ctx.at(entry + unit_entry::RECORDS_WRITTEN),
+                what: "records written by one unit for the ticks its CTA ran",
+                value: written,
+                limit,
+            });
+        }
         unit.records_written = written;
         unit.records_lost = written - surviving;
     }
@@ -453,6 +467,39 @@ impl ProfileReader {
                 .unwrap_or_else(|| "proton".into());
             Self::proton(path.to_path_buf(), data, &kernel)
         }
+    }
+
+    /// Memory-map a raw device buffer (what a launch wrote, without the
+    /// `.kprof` container) described by `info`, with blocks of `cta_stride`
+    /// bytes. Errors name `path` and offsets into it.
+    pub fn open_raw(
+        path: impl AsRef<Path>,
+        info: RunInfo,
+        cta_stride: u64,
+    ) -> Result<ProfileReader, RuntimeError> {
+        let path = path.as_ref();
+        let data = map_file(path)?;
+        let len = data.bytes().len() as u64;
+        if cta_stride == 0 || len == 0 || !len.is_multiple_of(cta_stride) {
+            return Err(RuntimeError::BadArgument {
+                path: path.to_path_buf(),
+                detail: format!(
+                    "{len} bytes is not a whole number of CTA blocks of {cta_stride} bytes"
+                ),
+            });
+        }
+        let format = Format::Kprof {
+            params: DecodeParams::for_run(&info),
+            buffer_offset: 0,
+            block_count: len / cta_stride,
+            cta_stride,
+        };
+        Ok(ProfileReader {
+            path: path.to_path_buf(),
+            data,
+            info,
+            format,
+        })
     }
 
     /// A `.kprof` file already in memory.

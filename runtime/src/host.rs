@@ -62,12 +62,41 @@ impl Param {
     }
 }
 
+// The profile's bytes are the kernel's words in memory order; the `.kprof`
+// format is little-endian.
+#[cfg(not(target_endian = "little"))]
+compile_error!("the host target reads the profile buffer in place: little-endian hosts only");
+
+/// The raw profile a host run wrote, read in place from the guarded buffer
+/// the kernel wrote it to: a profile as large as memory allows is held
+/// once, not copied before it is written.
+pub struct ProfileBytes {
+    words: GuardedWords,
+    len: usize,
+}
+
+impl std::ops::Deref for ProfileBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        // SAFETY: `len` ≤ 8 × the words initialised at `words`' address,
+        // which live as long as `self`; on a little-endian host (checked
+        // above) these are exactly the words' little-endian bytes.
+        unsafe { std::slice::from_raw_parts(self.words.as_ptr() as *const u8, self.len) }
+    }
+}
+
+impl std::fmt::Debug for ProfileBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ProfileBytes({} bytes)", self.len)
+    }
+}
+
 /// What a host run produced.
 pub struct HostRun {
     /// Buffer arguments after the run, in argument order.
     pub buffers: Vec<HostBuffer>,
-    /// The raw profile buffer (empty when not instrumented).
-    pub profile: Vec<u8>,
+    /// The raw profile buffer (empty when not instrumented), in place.
+    pub profile: ProfileBytes,
     /// Wall time of the whole grid.
     pub wall_ns: u64,
     pub threads: usize,
@@ -136,6 +165,8 @@ pub fn with_host_kernel<R>(
     body: impl for<'jit> FnOnce(GridLauncher<'jit>) -> R,
 ) -> Result<R, RuntimeError> {
     let engine = ExecutionEngine::new(module, 3, &[], false, false);
+    // The perf listener has opened its dump file by now (see jitdump).
+    crate::jitdump::discard();
     unsafe {
         engine.register_symbol("kperf_host_now_ns", kperf_host_now_ns as *mut ());
         engine.register_symbol("kperf_host_cpu", kperf_host_cpu as *mut ());
@@ -285,10 +316,13 @@ impl<'jit> GridLauncher<'jit> {
     /// bounds check passed.
     pub fn into_run(self, wall_ns: u64) -> Result<HostRun, RuntimeError> {
         self.check_bounds()?;
-        let profile = self.profile_bytes();
+        debug_assert!(self.profile_bytes <= self.profile.len() * 8);
         Ok(HostRun {
             buffers: self.buffers,
-            profile,
+            profile: ProfileBytes {
+                words: self.profile,
+                len: self.profile_bytes,
+            },
             wall_ns,
             threads: self.threads,
         })
@@ -302,15 +336,6 @@ impl<'jit> GridLauncher<'jit> {
             b.data.check_canary().map_err(RuntimeError::Launch)?;
         }
         self.profile.check_canary().map_err(RuntimeError::Launch)
-    }
-
-    fn profile_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.profile_bytes);
-        for w in self.profile.iter() {
-            out.extend_from_slice(&w.to_le_bytes());
-        }
-        out.truncate(self.profile_bytes);
-        out
     }
 }
 

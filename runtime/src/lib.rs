@@ -15,6 +15,7 @@ pub mod error;
 pub mod guard;
 pub mod host;
 pub mod host_llvm;
+pub mod jitdump;
 pub mod kprof;
 pub mod launch_error;
 pub mod output;

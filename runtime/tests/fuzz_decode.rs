@@ -233,6 +233,21 @@ proptest! {
     }
 
     #[test]
+    fn mutated_raw_buffer_with_its_metadata(
+        bytes in valid_kprof(),
+        mutations in proptest::collection::vec(mutation(), 1..6),
+        truncate in proptest::option::weighted(0.2, any::<Index>()),
+    ) {
+        // `replay --raw`: the device buffer alone, in a file, read in place
+        // with the run's description.
+        let h = parse_header(&bytes, std::path::Path::new("valid")).expect("valid by construction");
+        let buffer = damage(bytes[h.buffer_offset as usize..].to_vec(), 0, &mutations, truncate);
+        let file = tempfile::NamedTempFile::new().expect("temporary file");
+        std::fs::write(file.path(), &buffer).expect("write the buffer");
+        exercise(ProfileReader::open_raw(file.path(), h.info, h.cta_stride));
+    }
+
+    #[test]
     fn kprof_header_then_arbitrary_blocks(
         counter in prop_oneof![Just(Counter::Clock32), Just(Counter::Clock64), Just(Counter::Globaltimer)],
         flush in any::<bool>(),

@@ -82,18 +82,13 @@ fn decode(
 ) -> Vec<kperf_runtime::profile::CtaTrace> {
     let km = meta.kernels[0].clone();
     let info = RunInfo::for_kernel(&meta, km.clone(), [4, 4, 1], [1, 1, 1]);
-    let dir = std::env::temp_dir().join(format!(
-        "kperf-e2e-{}-{}",
-        std::process::id(),
-        r.profile.len()
-    ));
-    std::fs::create_dir_all(&dir).expect("tmp");
-    let path = dir.join("run.kprof");
+    // Tests run in parallel: each gets its own directory.
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("run.kprof");
     kperf_runtime::write_kprof(&path, &info, km.layout.cta_stride(), &r.profile)
         .expect("write kprof");
     let reader = ProfileReader::open(&path).expect("open");
     let ctas: Vec<_> = reader.ctas().collect::<Result<_, _>>().expect("decode");
-    let _ = std::fs::remove_dir_all(&dir);
     ctas
 }
 

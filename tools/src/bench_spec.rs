@@ -202,11 +202,20 @@ pub struct Point {
     pub work: Option<(Work, Option<String>)>,
 }
 
+/// Most sweep points one `kperf bench` run takes: each is compiled and
+/// measured, so even this many runs for hours.
+const MAX_POINTS: u64 = 100_000;
+
 impl BenchSpec {
     pub fn load(path: &Path) -> Result<BenchSpec> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read {}", path.display()))?;
-        let spec: BenchSpec = toml::from_str(&text)
+        Self::parse(&text, path)
+    }
+
+    /// A spec from its text; `path` names it in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<BenchSpec> {
+        let spec: BenchSpec = toml::from_str(text)
             .with_context(|| format!("{}: not a valid bench spec", path.display()))?;
         if spec.impls.is_empty() {
             bail!(
@@ -262,6 +271,23 @@ impl BenchSpec {
             if !self.sweep.contains_key(k) {
                 axes.push((k.clone(), vec![v.clone()]));
             }
+        }
+        // Counted before anything is built: a hostile sweep (1000 values on
+        // three axes) must be refused, not exhaust memory.
+        let count = axes
+            .iter()
+            .try_fold(1u64, |n, (_, vals)| n.checked_mul(vals.len() as u64));
+        if count.is_none_or(|n| n > MAX_POINTS) {
+            let sizes: Vec<String> = axes
+                .iter()
+                .map(|(k, vals)| format!("{} {k}", vals.len()))
+                .collect();
+            bail!(
+                "the sweep has {} points ({}); one bench run measures at most {MAX_POINTS}: \
+                 narrow the sweep, or pick values with --set",
+                count.map_or("more than 2^64".to_string(), |n| n.to_string()),
+                sizes.join(" × ")
+            );
         }
         let mut combos: Vec<BTreeMap<String, Param>> = vec![BTreeMap::new()];
         for (k, vals) in &axes {
@@ -551,6 +577,39 @@ fn parse_mask(s: &str) -> Result<Mask> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// Fuzzing the bench spec reader (issue 17): the examples with
+        /// random byte edits and cuts parse, resolve every point, or say why,
+        /// and never panic. More cases: `PROPTEST_CASES=100000 cargo test
+        /// -p kperf --release --bin kperf bench_spec`.
+        #[test]
+        fn mutated_bench_specs_are_refused_or_resolved(
+            which in 0usize..3,
+            edits in proptest::collection::vec(
+                (proptest::prelude::any::<usize>(), proptest::sample::select(
+                    b"0123456789-+*/^().,=[]{}\"' \nnxyzinfaceil".to_vec())),
+                0..6,
+            ),
+            cut in proptest::option::of(0.0f64..1.0),
+        ) {
+            let name = ["axpy", "fma_chain", "paged_gather"][which];
+            let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(format!("../examples/bench/{name}.toml"));
+            let mut bytes = std::fs::read(&path).expect("example spec");
+            for (pos, b) in &edits {
+                let i = pos % bytes.len();
+                bytes[i] = *b;
+            }
+            if let Some(f) = cut {
+                bytes.truncate((bytes.len() as f64 * f) as usize);
+            }
+            let Ok(text) = String::from_utf8(bytes) else { return Ok(()) };
+            if let Ok(spec) = BenchSpec::parse(&text, &path) {
+                let _ = spec.points(&BTreeMap::new());
+            }
+        }
+    }
 
     const SPEC: &str = r#"
 timed = "the kernel"

@@ -4,6 +4,7 @@ use crate::cmd_instrument::write_atomically;
 use anyhow::{Context, Result};
 use clap::Args;
 use kperf_replay::{replay_file, replay_proton_file, ReplayOptions, ReplayReport, TraceGrouping};
+use kperf_runtime::decode::ProfileReader;
 use kperf_runtime::output::{check_output, same_file, TempPath};
 use std::path::{Path, PathBuf};
 
@@ -56,11 +57,9 @@ pub struct ReplayArgs {
     pub kernel: Option<String>,
 }
 
-/// Wrap a raw buffer and its metadata into a temporary `.kprof` (removed
-/// when the returned guard drops; the user's files are never written), so
-/// the ordinary reader, with its checks, replays it. Also returns the
-/// wrapper's header size, to translate error offsets.
-fn wrap_raw(a: &ReplayArgs) -> Result<(TempPath, u64)> {
+/// Open a raw buffer with its metadata: the ordinary reader, with its
+/// checks, over the user's own file, so errors name it and its offsets.
+fn open_raw(a: &ReplayArgs) -> Result<ProfileReader> {
     let meta_path = a
         .meta
         .as_ref()
@@ -97,14 +96,14 @@ fn wrap_raw(a: &ReplayArgs) -> Result<(TempPath, u64)> {
                 km.layout.slots
             )
         })?;
-    let buffer = std::fs::read(&a.profile)
-        .with_context(|| format!("cannot read {}", a.profile.display()))?;
-    let blocks = buffer.len() / stride;
+    let len = std::fs::metadata(&a.profile)
+        .with_context(|| format!("cannot read {}", a.profile.display()))?
+        .len() as usize;
+    let blocks = len / stride;
     anyhow::ensure!(
-        blocks > 0 && buffer.len() % stride == 0,
-        "{}: {} bytes is not a whole number of CTA blocks of {stride} bytes (the layout in {})",
+        blocks > 0 && len.is_multiple_of(stride),
+        "{}: {len} bytes is not a whole number of CTA blocks of {stride} bytes (the layout in {})",
         a.profile.display(),
-        buffer.len(),
         meta_path.display()
     );
     let grid = match &a.grid {
@@ -130,15 +129,7 @@ fn wrap_raw(a: &ReplayArgs) -> Result<(TempPath, u64)> {
         ],
     };
     let info = kperf_runtime::profile::RunInfo::for_kernel(&meta, km.clone(), grid, km.block);
-    let name = a
-        .profile
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "raw".into());
-    let tmp = TempPath::beside(&std::env::temp_dir().join(format!("{name}.kprof")))?;
-    kperf_runtime::write_kprof(tmp.path(), &info, stride, &buffer)?;
-    let header = std::fs::metadata(tmp.path())?.len() - buffer.len() as u64;
-    Ok((tmp, header))
+    Ok(ProfileReader::open_raw(&a.profile, info, stride as u64)?)
 }
 
 #[derive(Args)]
@@ -216,15 +207,9 @@ pub fn replay(a: ReplayArgs) -> Result<()> {
     // only on success, and the feedback JSON is made before either lands.
     let trace = TempPath::beside(&a.output)?;
     let report = if a.raw {
-        let (wrapper, header) = wrap_raw(&a)?;
-        load(wrapper.path(), false, &opts, Some(trace.path())).with_context(|| {
-            format!(
-                "{} was replayed through a .kprof wrapper whose {header}-byte header precedes \
-                 the buffer: byte B of the wrapper is byte B-{header} of {}",
-                a.profile.display(),
-                a.profile.display()
-            )
-        })?
+        let reader = open_raw(&a)?;
+        kperf_replay::replay_reader(&reader, &opts, Some(trace.path()))
+            .with_context(|| format!("cannot replay {}", a.profile.display()))?
     } else {
         load(&a.profile, a.proton, &opts, Some(trace.path()))?
     };

@@ -101,6 +101,9 @@ enum Cmd {
 
 fn main() {
     let cli = Cli::parse();
+    // No perf jitdump directory left behind by the JIT (before any thread:
+    // this sets an environment variable).
+    kperf_runtime::jitdump::redirect();
     // An interrupted run leaves no hidden temporaries behind.
     kperf_runtime::output::install_interrupt_cleanup();
     let r: Result<()> = match cli.cmd {
@@ -116,6 +119,7 @@ fn main() {
         Cmd::Peak(a) => cmd_peak::run(a),
         Cmd::Roofline(a) => cmd_roofline::run(a),
     };
+    kperf_runtime::jitdump::discard();
     if let Err(e) = r {
         eprintln!("kperf: error: {}", error_text(&e));
         std::process::exit(1);

@@ -9,12 +9,27 @@
 //! file = "i.mlir.kperf.json"
 //! find = '"slots": 1024'
 //! with = '"slots": 2'
+//! [[edit]]                                   # a field of a .kprof's header
+//! file = "x.kprof"
+//! json_pointer = "/meta/kernels/0/regions/1/name"
+//! json_value = "A"
+//! repeat = 100000                            # (a string value, repeated)
+//! [[edit]]                                   # a word of a .kprof's buffer
+//! file = "x.kprof"
+//! block = 3                                  # CTA block index
+//! byte = 0                                   # offset in the block
+//! u32 = 3735928559                           # little-endian value written
 //! args = ["run", "i.mlir", ...]              # the command under test
 //! exit = 1                                   # its exit status
 //! stderr = ["words the error must say"]
 //! stderr_once = ["text that must not repeat"]
+//! stdout = ["words the output must say"]
 //! unchanged = ["i.mlir"]                     # files that must keep their bytes
 //! absent = ["x.kprof"]                       # files that must not appear
+//! [contains]                                 # words files written must hold
+//! "r.json" = ["not_in_metadata"]
+//! [max_bytes]                                # outputs kept in proportion
+//! "t.json" = 2000000
 //! ```
 //!
 //! Each case runs in a fresh temporary directory holding the case's own
@@ -43,6 +58,12 @@ struct Case {
     #[serde(default)]
     stderr_once: Vec<String>,
     #[serde(default)]
+    stdout: Vec<String>,
+    #[serde(default)]
+    contains: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    max_bytes: BTreeMap<String, u64>,
+    #[serde(default)]
     unchanged: Vec<String>,
     #[serde(default)]
     absent: Vec<String>,
@@ -64,6 +85,66 @@ struct Edit {
     text: Option<String>,
     #[serde(default)]
     raw_from: Option<String>,
+    #[serde(default)]
+    json_pointer: Option<String>,
+    #[serde(default)]
+    json_value: Option<toml::Value>,
+    #[serde(default)]
+    repeat: Option<usize>,
+    #[serde(default)]
+    block: Option<u64>,
+    #[serde(default)]
+    byte: Option<u64>,
+    #[serde(default)]
+    u32: Option<u32>,
+}
+
+/// Set the header field at `pointer` of the `.kprof` at `path` to `value`.
+fn edit_kprof_header(path: &Path, pointer: &str, value: serde_json::Value) -> Result<(), String> {
+    let bytes = std::fs::read(path).map_err(|x| x.to_string())?;
+    let h = kperf_runtime::kprof::parse_header(&bytes, path).map_err(|x| x.to_string())?;
+    let mut json = serde_json::to_value(&h.info).map_err(|x| x.to_string())?;
+    // The field may be absent (left out when empty): set it in its parent.
+    let (parent, key) = pointer.rsplit_once('/').unwrap_or(("", pointer));
+    match json.pointer_mut(parent) {
+        Some(serde_json::Value::Object(o)) => {
+            o.insert(key.to_string(), value);
+        }
+        Some(serde_json::Value::Array(a)) => {
+            let slot = key
+                .parse::<usize>()
+                .ok()
+                .and_then(|i| a.get_mut(i))
+                .ok_or_else(|| format!("{}: no header field {pointer}", path.display()))?;
+            *slot = value;
+        }
+        _ => return Err(format!("{}: no header field {parent}", path.display())),
+    }
+    let info = serde_json::from_value(json).map_err(|x| format!("{pointer}: {x}"))?;
+    let out = kperf_runtime::kprof::encode_kprof(
+        &info,
+        h.cta_stride as usize,
+        &bytes[h.buffer_offset as usize..],
+    )
+    .map_err(|x| x.to_string())?;
+    std::fs::write(path, out).map_err(|x| x.to_string())
+}
+
+/// Write `value` at `byte` of CTA block `block` of the `.kprof` at `path`.
+fn patch_kprof_block(path: &Path, block: u64, byte: u64, value: u32) -> Result<(), String> {
+    let mut bytes = std::fs::read(path).map_err(|x| x.to_string())?;
+    let h = kperf_runtime::kprof::parse_header(&bytes, path).map_err(|x| x.to_string())?;
+    let at = (h.buffer_offset + block * h.cta_stride + byte) as usize;
+    bytes
+        .get_mut(at..at + 4)
+        .ok_or_else(|| {
+            format!(
+                "{}: block {block} byte {byte} is past the end",
+                path.display()
+            )
+        })?
+        .copy_from_slice(&value.to_le_bytes());
+    std::fs::write(path, bytes).map_err(|x| x.to_string())
 }
 
 fn repo() -> PathBuf {
@@ -73,11 +154,13 @@ fn repo() -> PathBuf {
         .to_path_buf()
 }
 
+/// Runs kperf in `dir`; `{dir}` in an environment value stands for `dir`.
 fn kperf(dir: &Path, args: &[String], env: &BTreeMap<String, String>) -> std::process::Output {
+    let dir_text = dir.to_string_lossy();
     Command::new(env!("CARGO_BIN_EXE_kperf"))
         .args(args)
         .current_dir(dir)
-        .envs(env)
+        .envs(env.iter().map(|(k, v)| (k, v.replace("{dir}", &dir_text))))
         .output()
         .expect("kperf starts")
 }
@@ -94,9 +177,20 @@ fn apply(dir: &Path, e: &Edit) -> Result<(), String> {
     if let Some(text) = &e.text {
         return std::fs::write(&path, text).map_err(|x| x.to_string());
     }
+    if let (Some(pointer), Some(value)) = (&e.json_pointer, &e.json_value) {
+        let mut value = serde_json::to_value(value).map_err(|x| x.to_string())?;
+        if let (Some(n), serde_json::Value::String(s)) = (e.repeat, &value) {
+            value = serde_json::Value::String(s.repeat(n));
+        }
+        return edit_kprof_header(&path, pointer, value);
+    }
+    if let (Some(block), Some(byte), Some(value)) = (e.block, e.byte, e.u32) {
+        return patch_kprof_block(&path, block, byte, value);
+    }
     let (Some(find), Some(with)) = (&e.find, &e.with) else {
         return Err(format!(
-            "edit of {}: give text, raw_from, or find and with",
+            "edit of {}: give text, raw_from, json_pointer and json_value, \
+             block, byte and u32, or find and with",
             e.file
         ));
     };
@@ -167,6 +261,28 @@ fn run_case(case_dir: &Path) -> Result<(), String> {
             return Err(say(format!("stderr does not say `{words}` exactly once")));
         }
     }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for words in &case.stdout {
+        if !stdout.contains(words.as_str()) {
+            return Err(say(format!("stdout does not say `{words}`:\n{stdout}")));
+        }
+    }
+    for (f, all) in &case.contains {
+        let text = std::fs::read_to_string(dir.join(f)).map_err(|x| say(format!("{f}: {x}")))?;
+        for words in all {
+            if !text.contains(words.as_str()) {
+                return Err(say(format!("{f} does not hold `{words}`")));
+            }
+        }
+    }
+    for (f, limit) in &case.max_bytes {
+        let len = std::fs::metadata(dir.join(f))
+            .map_err(|x| say(format!("{f}: {x}")))?
+            .len();
+        if len > *limit {
+            return Err(say(format!("{f} is {len} bytes, over {limit}")));
+        }
+    }
     if stderr.contains('\x1b') || stderr.contains('\x07') {
         return Err(say("raw control characters on stderr".into()));
     }
@@ -183,7 +299,7 @@ fn run_case(case_dir: &Path) -> Result<(), String> {
     for entry in std::fs::read_dir(dir).map_err(|e| e.to_string())? {
         let name = entry.map_err(|e| e.to_string())?.file_name();
         let name = name.to_string_lossy();
-        if name.ends_with(".tmp") {
+        if name.ends_with(".tmp") || name.starts_with("kperf-jitdump-") {
             return Err(say(format!("temporary {name} left behind")));
         }
     }
