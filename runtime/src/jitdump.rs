@@ -25,6 +25,7 @@ pub fn redirect() {
         return; // No temporary directory: LLVM's default place it is.
     };
     std::env::set_var("JITDUMPDIR", &dir);
+    crate::output::remove_empty_dir_on_interrupt(Some(&dir));
     if let Ok(mut slot) = PRIVATE_DIR.lock() {
         *slot = Some(dir);
     }
@@ -54,6 +55,7 @@ fn private_dir() -> Option<PathBuf> {
 pub fn discard() {
     let dir = PRIVATE_DIR.lock().ok().and_then(|mut slot| slot.take());
     if let Some(dir) = dir {
+        crate::output::remove_empty_dir_on_interrupt(None);
         let _ = std::fs::remove_dir_all(dir);
     }
 }

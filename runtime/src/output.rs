@@ -319,6 +319,22 @@ fn unregister(i: usize) {
     }
 }
 
+/// An empty directory to remove on interrupt (see [`crate::jitdump`]).
+static EMPTY_DIR: AtomicPtr<libc::c_char> = AtomicPtr::new(std::ptr::null_mut());
+
+/// Remove `dir` if the process is interrupted while it is still empty;
+/// `None` forgets the one given before.
+pub fn remove_empty_dir_on_interrupt(dir: Option<&Path>) {
+    let raw = dir
+        .and_then(|d| CString::new(d.as_os_str().as_bytes()).ok())
+        .map_or(std::ptr::null_mut(), CString::into_raw);
+    let old = EMPTY_DIR.swap(raw, Ordering::AcqRel);
+    if !old.is_null() {
+        // SAFETY: published by this function, taken back exactly once here.
+        drop(unsafe { CString::from_raw(old) });
+    }
+}
+
 extern "C" fn on_interrupt(sig: libc::c_int) {
     for s in TEMPS.iter() {
         let p = s.swap(std::ptr::null_mut(), Ordering::AcqRel);
@@ -326,6 +342,12 @@ extern "C" fn on_interrupt(sig: libc::c_int) {
             // SAFETY: unlink is async-signal-safe; `p` is a leaked C string.
             unsafe { libc::unlink(p) };
         }
+    }
+    let dir = EMPTY_DIR.swap(std::ptr::null_mut(), Ordering::AcqRel);
+    if !dir.is_null() {
+        // SAFETY: rmdir is async-signal-safe (and fails on a non-empty
+        // directory); `dir` is a leaked C string.
+        unsafe { libc::rmdir(dir) };
     }
     // SAFETY: restore the default action and re-raise, so the exit status
     // says the process was interrupted.
