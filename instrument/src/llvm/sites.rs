@@ -401,11 +401,11 @@ impl<'a> Collector<'a> {
         else {
             return;
         };
-        // A body of a lone terminator has no second anchor: no probes.
-        let Some(second) = first.next() else {
-            return;
-        };
-        let (start_at, end_at) = (first, second);
+        // An entry block of a lone terminator (`br label %loop`) has no
+        // second anchor: both records of each probe go before it, STARTs
+        // first, still empty regions (a kernel whose work is all in loops
+        // would otherwise get no probe, and a cost per record of 0).
+        let (start_at, end_at) = (first, first.next().unwrap_or(first));
         for i in 0..n {
             self.push(
                 start_at,
