@@ -178,6 +178,10 @@ pub struct InstrumentMeta {
     /// Shared-memory slots per unit (the ring); equals `layout.slots` for circular.
     pub shared_slots: u32,
     pub kernels: Vec<KernelMeta>,
+    /// Kernels in which the region modes found nothing to record: left
+    /// exactly as they were (no init, finalize or profile parameter).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub uninstrumented: Vec<String>,
     /// Source file the kernel came from.
     #[serde(default)]
     pub source: String,
@@ -213,6 +217,7 @@ impl InstrumentMeta {
             strategy,
             shared_slots: 0,
             kernels: Vec::new(),
+            uninstrumented: Vec::new(),
             source: String::new(),
         }
     }

@@ -403,6 +403,33 @@ impl Default for InstrumentOptions {
 impl InstrumentOptions {
     /// The options as the target can honour them: a host CTA is one
     /// thread, so its only unit is the CTA whatever granularity was asked.
+    /// Refuse ring sizes no plan could take, before any kernel is looked
+    /// at (a kernel the modes leave untouched must not hide a bad option).
+    pub fn validate(&self) -> Result<()> {
+        use crate::plan::MAX_SLOTS;
+        if let Some(s) = self.slots {
+            if s < 2 || !s.is_power_of_two() {
+                return Err(InstrumentError::Option(format!(
+                    "--slots {s}: the ring needs a power of two, at least 2"
+                )));
+            }
+            if s > MAX_SLOTS {
+                return Err(InstrumentError::Option(format!(
+                    "--slots {s}: at most {MAX_SLOTS} records per unit"
+                )));
+            }
+        }
+        if let Some(g) = self.flush_slots {
+            if g > MAX_SLOTS {
+                return Err(InstrumentError::Option(format!(
+                    "--flush-slots {g}: at most {MAX_SLOTS} records per unit (the CTA block would hold {} bytes per unit)",
+                    g as u64 * 8
+                )));
+            }
+        }
+        Ok(())
+    }
+
     pub fn normalized(&self) -> InstrumentOptions {
         let mut o = self.clone();
         if o.target.is_host() {

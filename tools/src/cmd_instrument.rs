@@ -357,6 +357,13 @@ pub fn write_with_meta(path: &Path, bytes: &[u8], meta: &InstrumentMeta) -> Resu
     let bytes = crate::binding::bind(bytes, &meta_bytes);
     write_pair(path, &bytes, &meta_path(path), &meta_bytes)?;
     let regions: usize = meta.kernels.iter().map(|k| k.regions.len()).sum();
+    for k in &meta.uninstrumented {
+        eprintln!(
+            "kperf: warning: the region modes found nothing to record in kernel `{}`: \
+             it is left exactly as it was",
+            crate::escape_controls(k)
+        );
+    }
     eprintln!(
         "kperf: wrote {} and {} ({} kernel(s), {} region(s))",
         path.display(),

@@ -612,6 +612,7 @@ pub fn instrument_llvm(
     plain: bool,
     triton_hint: bool,
 ) -> Result<LlvmOutput> {
+    opts.validate()?;
     let opts = opts.normalized();
     match emit {
         Emit::Kperf | Emit::KperfGpu | Emit::Mlir => {
@@ -693,6 +694,7 @@ pub fn instrument_llvm(
         }
         let (cfg, found) = collect_sites(f, &name, file, &opts.regions)?;
         if found.sites.is_empty() {
+            meta.uninstrumented.push(name.clone());
             continue;
         }
         // Markers are the user's; automatic sites are balanced by construction

@@ -231,6 +231,10 @@ impl Region {
 }
 
 impl Value {
+    /// The op whose result this is (`None` for a block argument).
+    pub fn defining_op(self) -> Option<Op> {
+        unsafe { mlirValueIsAOpResult(self.0) }.then(|| Op(unsafe { mlirOpResultGetOwner(self.0) }))
+    }
     pub fn ty(self) -> MlirType {
         unsafe { mlirValueGetType(self.0) }
     }

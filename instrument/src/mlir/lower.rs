@@ -97,13 +97,75 @@ fn block_shape(f: Op, opts: &InstrumentOptions) -> Result<[u32; 3]> {
             }
         }
     }
+    if let Some(d) = launch_block_size(f) {
+        if let Some(b) = opts.block {
+            if b != d {
+                return Err(InstrumentError::Option(format!(
+                    "--block {b:?} disagrees with the block size {d:?} of the gpu.launch_func of `{}`",
+                    regions::symbol_name(f)
+                )));
+            }
+        }
+        return Ok(d);
+    }
     opts.block.ok_or_else(|| InstrumentError::At {
         location: f.loc_string(),
         message: format!(
-            "kernel `{}` does not say its block size (no known_block_size / nvvm.reqntid): pass --block X[,Y,Z] so the profile segments can be sized",
+            "kernel `{}` does not say its block size (no known_block_size / nvvm.reqntid, and no gpu.launch_func with constant block sizes in the file): pass --block X[,Y,Z] so the profile segments can be sized",
             regions::symbol_name(f)
         ),
     })
+}
+
+/// The block size of the `gpu.launch_func`s of kernel `f` in the same file,
+/// when they all launch it with the same constant sizes (an upstream test's
+/// host code, already outlined).
+fn launch_block_size(f: Op) -> Option<[u32; 3]> {
+    let module = f.parent().filter(|m| m.name() == "gpu.module")?;
+    let target = format!(
+        "@{}::@{}",
+        regions::symbol_name(module),
+        regions::symbol_name(f)
+    );
+    let mut top = module;
+    while let Some(p) = top.parent() {
+        top = p;
+    }
+    let mut found: Option<[u32; 3]> = None;
+    for launch in top.nested_ops() {
+        if launch.name() != "gpu.launch_func" {
+            continue;
+        }
+        let kernel = launch
+            .attr("kernel")
+            .map(|a| ir::print_with(|cb, u| unsafe { mlirAttributePrint(a, cb, u) }));
+        if kernel.as_deref() != Some(target.as_str()) {
+            continue;
+        }
+        // Operands: async tokens, grid x/y/z, block x/y/z, ...
+        let tokens = (0..launch.num_operands())
+            .take_while(|&i| type_string(launch.operand(i).ty()).starts_with("!gpu.async.token"))
+            .count() as isize;
+        let mut d = [0u32; 3];
+        for (k, slot) in d.iter_mut().enumerate() {
+            let i = tokens + 3 + k as isize;
+            if i >= launch.num_operands() {
+                return None;
+            }
+            let c = launch.operand(i).defining_op()?;
+            if c.name() != "arith.constant" {
+                return None;
+            }
+            *slot = u32::try_from(c.int_attr("value")?)
+                .ok()
+                .filter(|v| *v > 0)?;
+        }
+        match found {
+            Some(prev) if prev != d => return None,
+            _ => found = Some(d),
+        }
+    }
+    found
 }
 
 /// Bytes of one element of an MLIR element type, when known.

@@ -80,26 +80,31 @@ impl KperfContext {
     }
 
     /// Parse a module; `name` becomes the file in every location.
+    ///
+    /// Accepts what `mlir-opt` accepts: one `builtin.module`, or any other
+    /// top-level ops (several, as in most upstream tests, or a lone
+    /// `gpu.module`), which are wrapped in an implicit module. The wrapper
+    /// opens on the first line, so line numbers in locations stay the
+    /// user's (only columns of line 1 shift).
     pub fn parse(&self, source: &str, name: &str) -> Result<Module<'_>> {
-        self.take_diagnostics();
-        let op = unsafe {
-            mlir_sys::mlirOperationCreateParse(self.ctx.to_raw(), sref(source), sref(name))
+        let module = match self.parse_module(source, name)? {
+            Some(m) => m,
+            None => {
+                // The container attribute lets a `gpu.launch_func` at the
+                // top level verify, as in mlir-opt's implicit module.
+                let attrs = if source.contains("gpu.") {
+                    " attributes {gpu.container_module}"
+                } else {
+                    ""
+                };
+                let wrapped = format!("module{attrs} {{{source}\n}}");
+                self.parse_module(&wrapped, name)?
+                    .ok_or_else(|| InstrumentError::Parse {
+                        file: name.into(),
+                        diagnostics: "cannot wrap the top-level ops in a module".into(),
+                    })?
+            }
         };
-        if op.ptr.is_null() {
-            return Err(InstrumentError::Parse {
-                file: name.into(),
-                diagnostics: self.take_diagnostics(),
-            });
-        }
-        let m = unsafe { mlir_sys::mlirModuleFromOperation(op) };
-        if m.ptr.is_null() {
-            unsafe { mlir_sys::mlirOperationDestroy(op) };
-            return Err(InstrumentError::Parse {
-                file: name.into(),
-                diagnostics: "top-level op is not a builtin.module".into(),
-            });
-        }
-        let module = unsafe { Module::from_raw(m) };
         self.verify(&module).map_err(|e| match e {
             InstrumentError::Verify(d) => InstrumentError::Parse {
                 file: name.into(),
@@ -108,6 +113,31 @@ impl KperfContext {
             other => other,
         })?;
         Ok(module)
+    }
+
+    /// The module `source` holds, or `None` when its top level is not a
+    /// single `builtin.module` (several ops, or another op).
+    fn parse_module(&self, source: &str, name: &str) -> Result<Option<Module<'_>>> {
+        self.take_diagnostics();
+        let op = unsafe {
+            mlir_sys::mlirOperationCreateParse(self.ctx.to_raw(), sref(source), sref(name))
+        };
+        if op.ptr.is_null() {
+            let diagnostics = self.take_diagnostics();
+            if diagnostics.contains("single top-level operation") {
+                return Ok(None);
+            }
+            return Err(InstrumentError::Parse {
+                file: name.into(),
+                diagnostics,
+            });
+        }
+        let m = unsafe { mlir_sys::mlirModuleFromOperation(op) };
+        if m.ptr.is_null() {
+            unsafe { mlir_sys::mlirOperationDestroy(op) };
+            return Ok(None);
+        }
+        Ok(Some(unsafe { Module::from_raw(m) }))
     }
 
     pub fn verify(&self, module: &Module) -> Result<()> {

@@ -31,8 +31,10 @@ pub fn nvptx_lowering(chip: &str, format: &str) -> String {
     )
 }
 
+/// The chip goes to `convert-gpu-to-rocdl` too: its AMDGPU patterns (raw
+/// buffer ops, LDS barriers) depend on the chipset and refuse the default.
 pub fn amdgpu_lowering(chip: &str, format: &str) -> String {
-    format!("rocdl-attach-target{{chip={chip} O=3}},gpu.module(convert-scf-to-cf,convert-gpu-to-rocdl),gpu-module-to-binary{{format={format}}}")
+    format!("rocdl-attach-target{{chip={chip} O=3}},gpu.module(convert-scf-to-cf,convert-gpu-to-rocdl{{chipset={chip}}}),gpu-module-to-binary{{format={format}}}")
 }
 
 fn has_op(module: Op, name: &str) -> bool {
@@ -61,12 +63,14 @@ pub fn instrument_module(
     opts: &InstrumentOptions,
     emit: Emit,
 ) -> Result<InstrumentMeta> {
+    opts.validate()?;
     let opts = &opts.normalized();
     let top = module_op(module);
     if !opts.target.is_host() && has_op(top, "gpu.launch") {
         kctx.run_pipeline(module, "gpu-kernel-outlining")?;
     }
     let top = module_op(module);
+    unique_kernel_names(kctx, top);
     let kernels: Vec<Op> = regions::find_kernels(top, &opts.target)
         .into_iter()
         .filter(|k| !k.has_attr(INSTRUMENTED))
@@ -94,6 +98,12 @@ pub fn instrument_module(
     }
     kctx.verify(module)?;
     let mut meta = new_meta(opts, file);
+    // A kernel the modes found nothing in stays exactly as it was: no
+    // init, finalize, ring or profile parameter for zero records.
+    let (kernels, untouched): (Vec<Op>, Vec<Op>) = kernels
+        .into_iter()
+        .partition(|k| already_gpu(*k) || k.nested_ops().iter().any(|o| o.name() == ops::RECORD));
+    meta.uninstrumented = untouched.iter().map(|k| regions::symbol_name(*k)).collect();
     if emit == Emit::Kperf {
         return Ok(meta);
     }
@@ -129,6 +139,65 @@ pub fn instrument_module(
     meta.shared_slots = meta.kernels.first().map(|k| k.layout.slots).unwrap_or(0);
     kctx.verify(module)?;
     Ok(meta)
+}
+
+/// Give every device kernel a name of its own across `gpu.module`s:
+/// outlining two `gpu.launch` of `@main` makes `@main_kernel::@main_kernel`
+/// and `@main_kernel_0::@main_kernel`, which one PTX file and the metadata
+/// cannot tell apart. A repeated kernel takes its module's name (unique in
+/// the file), or `<module>_<kernel>`; its `gpu.launch_func`s follow.
+pub fn unique_kernel_names(kctx: &KperfContext, top: Op) {
+    let ctx = kctx.ctx.to_raw();
+    let kernels: Vec<Op> = top
+        .nested_ops()
+        .into_iter()
+        .filter(|o| o.name() == "gpu.func" && o.has_attr("gpu.kernel"))
+        .collect();
+    let mut taken: std::collections::HashSet<String> =
+        kernels.iter().map(|k| regions::symbol_name(*k)).collect();
+    let mut seen = std::collections::HashSet::new();
+    let mut renames: Vec<(String, String)> = Vec::new();
+    for k in kernels {
+        let name = regions::symbol_name(k);
+        if seen.insert(name.clone()) {
+            continue;
+        }
+        let Some(module) = k.parent().filter(|m| m.name() == "gpu.module") else {
+            continue;
+        };
+        let module_name = regions::symbol_name(module);
+        let new = [module_name.clone(), format!("{module_name}_{name}")]
+            .into_iter()
+            .find(|n| !taken.contains(n))
+            .unwrap_or_else(|| format!("{module_name}_{name}_{}", taken.len()));
+        taken.insert(new.clone());
+        seen.insert(new.clone());
+        k.set_attr("sym_name", unsafe {
+            mlirStringAttrGet(ctx, ir::sref(&new))
+        });
+        renames.push((
+            format!("@{module_name}::@{name}"),
+            format!("@{module_name}::@{new}"),
+        ));
+    }
+    if renames.is_empty() {
+        return;
+    }
+    for launch in top.nested_ops() {
+        if launch.name() != "gpu.launch_func" {
+            continue;
+        }
+        let Some(a) = launch.attr("kernel") else {
+            continue;
+        };
+        let text = ir::print_with(|cb, u| unsafe { mlirAttributePrint(a, cb, u) });
+        if let Some((_, new)) = renames.iter().find(|(old, _)| *old == text) {
+            let attr = unsafe { mlirAttributeParseGet(ctx, ir::sref(new)) };
+            if !attr.ptr.is_null() {
+                launch.set_attr("kernel", attr);
+            }
+        }
+    }
 }
 
 fn new_meta(opts: &InstrumentOptions, file: &str) -> InstrumentMeta {
@@ -220,7 +289,7 @@ pub fn emit_module(
                 ));
             };
             kctx.run_pipeline(module, &nvptx_lowering(chip, "isa"))?;
-            let ptx = gpu_binary_assembly(module)?;
+            let ptx = gpu_binary_ptx(module)?;
             if emit == Emit::Ptx {
                 Ok(ptx.into_bytes())
             } else {
@@ -261,6 +330,11 @@ extern "C" {
 /// The payload bytes of every object in the module's `gpu.binary` ops
 /// (`#gpu.object<target, kind = "...">`), MLIR's string escapes undone.
 pub fn gpu_binary_payload(module: &Module) -> Result<Vec<u8>> {
+    Ok(gpu_binary_objects(module)?.concat())
+}
+
+/// Each object's payload, in module order.
+fn gpu_binary_objects(module: &Module) -> Result<Vec<Vec<u8>>> {
     let top = module_op(module);
     let mut out = Vec::new();
     for b in top
@@ -275,7 +349,7 @@ pub fn gpu_binary_payload(module: &Module) -> Result<Vec<u8>> {
         for i in 0..n {
             let obj = unsafe { mlirArrayAttrGetElement(objs, i) };
             let text = ir::print_with(|cb, u| unsafe { mlirAttributePrint(obj, cb, u) });
-            out.extend(unescape_mlir_string(&text));
+            out.push(unescape_mlir_string(&text));
         }
     }
     if out.is_empty() {
@@ -289,6 +363,39 @@ pub fn gpu_binary_payload(module: &Module) -> Result<Vec<u8>> {
 /// The assembly text (PTX, AMDGPU ISA) inside `gpu.binary` objects.
 pub fn gpu_binary_assembly(module: &Module) -> Result<String> {
     Ok(String::from_utf8_lossy(&gpu_binary_payload(module)?).into_owned())
+}
+
+/// The PTX of every `gpu.binary` as one file ptxas and the driver accept:
+/// one module per `gpu.module` would repeat `.version`, `.target` and
+/// `.address_size`, which ptxas rejects; later modules lose them (all
+/// modules are compiled for the same chip), and a repeated `.extern`
+/// declaration is dropped.
+pub fn gpu_binary_ptx(module: &Module) -> Result<String> {
+    let mut out = String::new();
+    let mut externs = std::collections::HashSet::new();
+    for (i, ptx) in gpu_binary_objects(module)?.iter().enumerate() {
+        let text = String::from_utf8_lossy(ptx);
+        for line in text.split_inclusive('\n') {
+            let t = line.trim_start();
+            let header = t.starts_with(".version")
+                || t.starts_with(".target")
+                || t.starts_with(".address_size");
+            if i > 0 && header {
+                continue;
+            }
+            if t.starts_with(".extern")
+                && t.trim_end().ends_with(';')
+                && !externs.insert(t.to_string())
+            {
+                continue;
+            }
+            out.push_str(line);
+        }
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    Ok(out)
 }
 
 /// LLVM bitcode → LLVM IR text, with LLVM 22's llvm-dis.
@@ -515,6 +622,7 @@ pub fn device_kernel_params(
     if has_op(module_op(&module), "gpu.launch") {
         kctx.run_pipeline(&mut module, "gpu-kernel-outlining")?;
     }
+    unique_kernel_names(kctx, module_op(&module));
     let kernels = regions::find_kernels(module_op(&module), target);
     let mut out = Vec::new();
     for f in kernels {
@@ -552,6 +660,8 @@ pub fn compile_plain(
     if !opts.target.is_host() && has_op(module_op(&module), "gpu.launch") {
         kctx.run_pipeline(&mut module, "gpu-kernel-outlining")?;
     }
+    // The same names as the instrumented build (`kperf cost` pairs them).
+    unique_kernel_names(kctx, module_op(&module));
     if opts.target.is_host() {
         // The same host ABI as instrumented kernels (grid ids as arguments).
         for k in regions::find_kernels(module_op(&module), &opts.target) {
@@ -608,6 +718,7 @@ pub fn run_opt(
     pipeline: &str,
     opts: &InstrumentOptions,
 ) -> Result<InstrumentMeta> {
+    opts.validate()?;
     let opts = &opts.normalized();
     let mut meta = new_meta(opts, file);
     let mut upstream: Vec<String> = Vec::new();
@@ -631,6 +742,11 @@ pub fn run_opt(
             continue;
         }
         flush(module, &mut upstream)?;
+        // As `kperf instrument` does: kernels written as `gpu.launch`
+        // bodies become functions first.
+        if !opts.target.is_host() && has_op(module_op(module), "gpu.launch") {
+            kctx.run_pipeline(module, "gpu-kernel-outlining")?;
+        }
         let mut o = opts.clone();
         // Options as in MLIR: space-separated `key=value`.
         for kv in args.split_whitespace() {
