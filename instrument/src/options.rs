@@ -406,26 +406,11 @@ impl InstrumentOptions {
     /// Refuse ring sizes no plan could take, before any kernel is looked
     /// at (a kernel the modes leave untouched must not hide a bad option).
     pub fn validate(&self) -> Result<()> {
-        use crate::plan::MAX_SLOTS;
         if let Some(s) = self.slots {
-            if s < 2 || !s.is_power_of_two() {
-                return Err(InstrumentError::Option(format!(
-                    "--slots {s}: the ring needs a power of two, at least 2"
-                )));
-            }
-            if s > MAX_SLOTS {
-                return Err(InstrumentError::Option(format!(
-                    "--slots {s}: at most {MAX_SLOTS} records per unit"
-                )));
-            }
+            check_ring_slots(s)?;
         }
         if let Some(g) = self.flush_slots {
-            if g > MAX_SLOTS {
-                return Err(InstrumentError::Option(format!(
-                    "--flush-slots {g}: at most {MAX_SLOTS} records per unit (the CTA block would hold {} bytes per unit)",
-                    g as u64 * 8
-                )));
-            }
+            check_flush_slots(g)?;
         }
         Ok(())
     }
@@ -437,6 +422,34 @@ impl InstrumentOptions {
         }
         o
     }
+}
+
+/// A ring of `s` slots: a power of two, at least 2, at most `MAX_SLOTS`.
+pub(crate) fn check_ring_slots(s: u32) -> Result<()> {
+    use crate::plan::MAX_SLOTS;
+    if s < 2 || !s.is_power_of_two() {
+        return Err(InstrumentError::Option(format!(
+            "--slots {s}: the ring needs a power of two, at least 2"
+        )));
+    }
+    if s > MAX_SLOTS {
+        return Err(InstrumentError::Option(format!(
+            "--slots {s}: at most {MAX_SLOTS} records per unit"
+        )));
+    }
+    Ok(())
+}
+
+/// A global segment of `g` records per unit (flush): at most `MAX_SLOTS`.
+pub(crate) fn check_flush_slots(g: u32) -> Result<()> {
+    use crate::plan::MAX_SLOTS;
+    if g > MAX_SLOTS {
+        return Err(InstrumentError::Option(format!(
+            "--flush-slots {g}: at most {MAX_SLOTS} records per unit (the CTA block would hold {} bytes per unit)",
+            g as u64 * 8
+        )));
+    }
+    Ok(())
 }
 
 /// Parse `every:4` or `0,3,9` into a CTA sampling.

@@ -75,12 +75,7 @@ pub fn plan_segments(
         // Even, so every CTA block stays 16-byte aligned (abi::RECORDS_ALIGN).
         Strategy::Flush => {
             let g = opts.flush_slots.unwrap_or(slots.saturating_mul(16));
-            if g > MAX_SLOTS {
-                return Err(InstrumentError::Option(format!(
-                    "--flush-slots {g}: at most {MAX_SLOTS} records per unit (the CTA block would hold {} bytes per unit)",
-                    g as u64 * 8
-                )));
-            }
+            crate::options::check_flush_slots(g)?;
             g.max(slots).next_multiple_of(2)
         }
     };
@@ -128,16 +123,7 @@ pub const MAX_SLOTS: u32 = 1 << 24;
 
 fn choose_slots(opts: &InstrumentOptions, units: u32, budget: u64) -> Result<u32> {
     if let Some(s) = opts.slots {
-        if s < 2 || !s.is_power_of_two() {
-            return Err(InstrumentError::Option(format!(
-                "--slots {s}: the ring needs a power of two, at least 2"
-            )));
-        }
-        if s > MAX_SLOTS {
-            return Err(InstrumentError::Option(format!(
-                "--slots {s}: at most {MAX_SLOTS} records per unit"
-            )));
-        }
+        crate::options::check_ring_slots(s)?;
         return Ok(s);
     }
     let per_unit = budget / (units.max(1) as u64 * 8);
