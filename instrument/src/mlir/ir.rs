@@ -247,6 +247,11 @@ pub fn type_string(t: MlirType) -> String {
     print_with(|cb, u| unsafe { mlirTypePrint(t, cb, u) })
 }
 
+/// An attribute in its printed form (`@m::@k`, `array<i32: 128, 1, 1>`).
+pub fn attr_string(a: MlirAttribute) -> String {
+    print_with(|cb, u| unsafe { mlirAttributePrint(a, cb, u) })
+}
+
 pub fn describe_location(loc: MlirLocation) -> String {
     unsafe {
         if mlirLocationIsAFileLineColRange(loc) {

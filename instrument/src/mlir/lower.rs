@@ -66,7 +66,7 @@ fn block_shape(f: Op, opts: &InstrumentOptions) -> Result<[u32; 3]> {
         "rocdl.reqd_work_group_size",
     ] {
         if let Some(a) = f.attr(name) {
-            let text = ir::print_with(|cb, u| unsafe { mlirAttributePrint(a, cb, u) });
+            let text = ir::attr_string(a);
             let nums: Vec<u32> = text
                 .split(|c: char| !c.is_ascii_digit())
                 .filter(|s| !s.is_empty())
@@ -136,9 +136,7 @@ fn launch_block_size(f: Op) -> Option<[u32; 3]> {
         if launch.name() != "gpu.launch_func" {
             continue;
         }
-        let kernel = launch
-            .attr("kernel")
-            .map(|a| ir::print_with(|cb, u| unsafe { mlirAttributePrint(a, cb, u) }));
+        let kernel = launch.attr("kernel").map(ir::attr_string);
         if kernel.as_deref() != Some(target.as_str()) {
             continue;
         }
@@ -918,7 +916,7 @@ pub fn pass_null_profile_at_launches(
         let Some(target) = launch.attr("kernel") else {
             continue;
         };
-        let text = ir::print_with(|cb, u| unsafe { mlirAttributePrint(target, cb, u) });
+        let text = ir::attr_string(target);
         if text != format!("@{owner}::@{name}") {
             continue;
         }

@@ -190,7 +190,7 @@ pub fn unique_kernel_names(kctx: &KperfContext, top: Op) {
         let Some(a) = launch.attr("kernel") else {
             continue;
         };
-        let text = ir::print_with(|cb, u| unsafe { mlirAttributePrint(a, cb, u) });
+        let text = ir::attr_string(a);
         if let Some((_, new)) = renames.iter().find(|(old, _)| *old == text) {
             let attr = unsafe { mlirAttributeParseGet(ctx, ir::sref(new)) };
             if !attr.ptr.is_null() {
@@ -348,7 +348,7 @@ fn gpu_binary_objects(module: &Module) -> Result<Vec<Vec<u8>>> {
         let n = unsafe { mlirArrayAttrGetNumElements(objs) };
         for i in 0..n {
             let obj = unsafe { mlirArrayAttrGetElement(objs, i) };
-            let text = ir::print_with(|cb, u| unsafe { mlirAttributePrint(obj, cb, u) });
+            let text = ir::attr_string(obj);
             out.push(unescape_mlir_string(&text));
         }
     }
@@ -468,7 +468,7 @@ pub fn apply_host_abi(kctx: &KperfContext, f: Op) -> Result<()> {
         let name = op.name();
         let dim = || {
             op.attr("dimension")
-                .map(|a| ir::print_with(|cb, u| unsafe { mlirAttributePrint(a, cb, u) }))
+                .map(ir::attr_string)
                 .map(|s| {
                     if s.contains('z') {
                         2
