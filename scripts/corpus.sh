@@ -16,7 +16,7 @@
 # Fails loudly with the reason.
 set -euo pipefail
 
-TRITON_VERSION=3.9.0  # newest 3.x on PyPI when the corpus was made
+source "$(dirname "${BASH_SOURCE[0]}")/versions.sh"
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tools="$root/.tools"
@@ -33,22 +33,8 @@ command -v clang++-22 >/dev/null || die "clang++-22 missing after install"
 for t in llc opt; do [ -x "$llvm/$t" ] || die "$llvm/$t missing after install"; done
 
 # ---- Triton venv -------------------------------------------------------------
+ensure_triton_venv "$venv" "$TRITON_VERSION"
 py="$venv/bin/python"
-have=$("$py" -c 'import triton; print(triton.__version__)' 2>/dev/null || true)
-if [ "$have" != "$TRITON_VERSION" ]; then
-  command -v python3 >/dev/null || die "python3 not found (needed for the Triton venv)"
-  if [ ! -x "$py" ]; then
-    say "creating venv $venv"
-    python3 -m venv "$venv" || die "python3 -m venv failed (Debian: apt-get install python3-venv)"
-  fi
-  say "installing triton==$TRITON_VERSION into $venv${have:+ (had $have)}"
-  "$py" -m pip install -q --disable-pip-version-check "triton==$TRITON_VERSION" \
-    || die "pip install triton==$TRITON_VERSION failed (no network to PyPI?)"
-  have=$("$py" -c 'import triton; print(triton.__version__)') || die "triton does not import after install"
-  [ "$have" = "$TRITON_VERSION" ] || die "venv has triton $have, expected $TRITON_VERSION"
-else
-  say "triton $have present in $venv"
-fi
 
 ptxas="$tools/bin/ptxas"
 if [ ! -x "$ptxas" ]; then

@@ -18,3 +18,24 @@ ensure_debs() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" \
     || die "apt-get install failed for: ${missing[*]}"
 }
+
+# ensure_triton_venv VENV VERSION: a venv at VENV with triton==VERSION (the
+# Triton hook's tests and the corpus compile through it).
+ensure_triton_venv() {
+  local venv=$1 version=$2 py="$1/bin/python" have
+  have=$("$py" -c 'import triton; print(triton.__version__)' 2>/dev/null || true)
+  if [ "$have" = "$version" ]; then
+    say "triton $have present in $venv"
+    return
+  fi
+  command -v python3 >/dev/null || die "python3 not found (needed for the Triton venv)"
+  if [ ! -x "$py" ]; then
+    say "creating venv $venv"
+    python3 -m venv "$venv" || die "python3 -m venv failed (Debian: apt-get install python3-venv)"
+  fi
+  say "installing triton==$version into $venv${have:+ (had $have)}"
+  "$py" -m pip install -q --disable-pip-version-check "triton==$version" \
+    || die "pip install triton==$version failed (no network to PyPI?)"
+  have=$("$py" -c 'import triton; print(triton.__version__)') || die "triton does not import after install"
+  [ "$have" = "$version" ] || die "venv has triton $have, expected $version"
+}

@@ -3,7 +3,9 @@
 #   - Debian packages: LLVM/MLIR 22 (headers, static libs, FileCheck), libclang
 #     for bindgen, and the C libraries the static LLVM link pulls in.
 #   - ptxas / cuobjdump / nvdisasm from PyPI wheels, unpacked into the
-#     project-local, git-ignored .tools/ (no system Python is touched).
+#     project-local, git-ignored .tools/ (no system Python is touched);
+#   - a git-ignored venv .tools/triton-venv with the pinned Triton, which the
+#     Triton hook's round trip (scripts/gpu-check.sh) compiles through.
 # Idempotent: a second run does no install work. Fails loudly with the reason.
 set -euo pipefail
 
@@ -14,7 +16,7 @@ die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 
 # ---- Debian packages -------------------------------------------------------
 debs=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools libclang-22-dev
-      libzstd-dev libz3-dev libxml2-dev zlib1g-dev libpolly-22-dev)
+      libzstd-dev libz3-dev libxml2-dev zlib1g-dev libpolly-22-dev python3-venv)
 source "$root/scripts/lib.sh"
 ensure_debs "${debs[@]}"
 [ -x /usr/lib/llvm-22/bin/FileCheck ] || die "/usr/lib/llvm-22/bin/FileCheck missing after install"
@@ -49,6 +51,10 @@ else
   say "CUDA tools present in .tools/bin"
 fi
 "$tools/bin/ptxas" --version | tail -n 1 | sed 's/^/setup: ptxas: /'
+
+# ---- Triton (the hook's round trip compiles sm_90 kernels without a GPU) ------
+source "$root/scripts/versions.sh"
+ensure_triton_venv "$tools/triton-venv" "$TRITON_VERSION"
 
 # ---- Rust components used by the test command --------------------------------
 if command -v rustup >/dev/null; then

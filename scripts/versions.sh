@@ -1,0 +1,2 @@
+# Pinned versions of what the setup scripts download (sourced).
+TRITON_VERSION=3.9.0  # newest 3.x on PyPI when the corpus was made
