@@ -7,8 +7,12 @@ use kperf_dialects::meta::{BufferKind, CtaSampling, Granularity};
 /// Where the instrumented kernel runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Target {
-    /// NVIDIA, through NVVM; `chip` like `sm_90a`.
-    Nvptx { chip: String },
+    /// NVIDIA, through NVVM; `chip` like `sm_90a`. `simt`: lowered for the
+    /// SIMT host target (`kperf run --target simt`), which runs the NVPTX
+    /// LLVM IR on the CPU with every thread of a block: the same lowering,
+    /// except that records are plain predicated stores instead of inline
+    /// PTX, and nothing is assembled.
+    Nvptx { chip: String, simt: bool },
     /// AMD, through ROCDL; `chip` like `gfx942`.
     Amdgpu { chip: String },
     /// The CPU, through the MLIR ExecutionEngine: one thread per CTA.
@@ -26,7 +30,9 @@ impl Target {
                 } else {
                     chip.into()
                 },
+                simt: false,
             }),
+            "simt" => Ok(Target::simt()),
             "amdgpu" | "rocm" => Ok(Target::Amdgpu {
                 chip: if chip.is_empty() {
                     "gfx942".into()
@@ -35,16 +41,32 @@ impl Target {
                 },
             }),
             _ => Err(InstrumentError::Option(format!(
-                "unknown target `{s}` (expected host, nvptx:sm_XX or amdgpu:gfxNNN)"
+                "unknown target `{s}` (expected host, simt, nvptx:sm_XX or amdgpu:gfxNNN)"
             ))),
         }
     }
     pub fn name(&self) -> String {
         match self {
-            Target::Nvptx { chip } => format!("nvptx:{chip}"),
+            Target::Nvptx { simt: true, .. } => "simt".into(),
+            Target::Nvptx { chip, .. } => format!("nvptx:{chip}"),
             Target::Amdgpu { chip } => format!("amdgpu:{chip}"),
             Target::Host => "host".into(),
         }
+    }
+    /// The SIMT host target's lowering: NVPTX for sm_90 without inline PTX.
+    pub fn simt() -> Target {
+        Target::Nvptx {
+            chip: "sm_90".into(),
+            simt: true,
+        }
+    }
+    /// Lowered for the SIMT host target (see [`Target::Nvptx`]).
+    pub fn is_simt(&self) -> bool {
+        matches!(self, Target::Nvptx { simt: true, .. })
+    }
+    /// Records may be written with inline PTX: NVPTX code that ptxas assembles.
+    pub fn inline_ptx(&self) -> bool {
+        matches!(self, Target::Nvptx { simt: false, .. })
     }
     /// The host runs one thread per CTA.
     pub fn is_host(&self) -> bool {
@@ -56,7 +78,7 @@ impl Target {
             return given;
         }
         match self {
-            Target::Nvptx { chip } => {
+            Target::Nvptx { chip, .. } => {
                 match chip.trim_start_matches("sm_").trim_end_matches(['a', 'f']) {
                     "90" | "100" | "103" => 227 * 1024,
                     "80" | "87" => 163 * 1024,
@@ -376,6 +398,7 @@ impl Default for InstrumentOptions {
         InstrumentOptions {
             target: Target::Nvptx {
                 chip: "sm_90a".into(),
+                simt: false,
             },
             regions: Vec::new(),
             counter: Counter::Clock32,

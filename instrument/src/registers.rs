@@ -109,7 +109,7 @@ pub fn hold_occupancy(
     opts: &mut InstrumentOptions,
     triton: bool,
 ) -> Result<Vec<RegisterHold>> {
-    let Target::Nvptx { chip } = &opts.target else {
+    let Target::Nvptx { chip, simt: false } = &opts.target else {
         return Ok(Vec::new());
     };
     let chip = chip.clone();

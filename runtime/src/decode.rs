@@ -82,6 +82,19 @@ impl Unwrapper {
     }
 }
 
+/// How far before the CTA's start stamp a unit's first record may lie and
+/// still be read as before it: 1/16 of the clock's range (2^28 ticks for
+/// `clock`). A first record more than 15/16 of the range after the start,
+/// with none before it, is read one range too early instead; no profile
+/// can tell the two apart from the low bits.
+fn first_record_lead(bits: u32) -> u64 {
+    if bits >= 64 {
+        0
+    } else {
+        1u64 << (bits - 4)
+    }
+}
+
 #[inline(always)]
 fn words(rec: &[u8]) -> [u32; 2] {
     let mut b = [0u8; RECORD_SIZE];
@@ -268,8 +281,13 @@ pub(crate) fn decode_block_into(
             ctx.path,
             "unit segment",
         )?;
-        // Seeding with start_clock places the first record at or after it.
-        let mut clock = Unwrapper::new(header.start_clock, bits);
+        // Seeded a little before start_clock: a unit's first record may
+        // precede thread 0's start stamp (its warp ran first), which must
+        // read as slightly earlier, not as a whole wrap later.
+        let mut clock = Unwrapper::new(
+            header.start_clock.wrapping_sub(first_record_lead(bits)),
+            bits,
+        );
         unit.records.clear();
         let surviving = read_ring(segment, written, circular, &mut unit.records, |w| {
             let r = RecordWord::decode(w, counter);
@@ -770,6 +788,24 @@ mod tests {
             u.records.iter().map(|r| r.clock).collect::<Vec<_>>(),
             [30, 40, 50, 60]
         );
+    }
+
+    #[test]
+    fn a_first_record_just_before_the_start_stamp_reads_before_it() {
+        // The SIMT target (and, by a few cycles, a GPU) can run a warp's
+        // first record before thread 0 stamps the CTA's start.
+        let start = (7u64 << 32) + 100;
+        let h = header(Counter::Clock32, Strategy::Circular, 1, 4, start);
+        let all = recs(&[start - 40, start + 60]);
+        let block = encode_block(&h, &[(0, 2, &all)], Counter::Clock32);
+        let params = DecodeParams {
+            counter: Counter::Clock32,
+            strategy: Strategy::Circular,
+            layout: None,
+        };
+        let t = decode_block(&block, &params).unwrap();
+        let clocks: Vec<u64> = t.units[0].records.iter().map(|r| r.clock).collect();
+        assert_eq!(clocks, [start - 40, start + 60], "not a 2^32 wrap later");
     }
 
     #[test]

@@ -47,7 +47,7 @@ fn param_of(t: &BasicMetadataTypeEnum) -> Option<Param> {
 
 /// Add `__kperf_packed_<kernel>(ptr args)`: load every argument from its
 /// word and call the kernel.
-fn packed_wrapper<'c>(
+pub(crate) fn packed_wrapper<'c>(
     ctx: &'c Context,
     module: &Module<'c>,
     kernel: FunctionValue<'c>,
@@ -80,7 +80,7 @@ fn packed_wrapper<'c>(
 /// optimisation level only steers code generation, and MLIR's
 /// ExecutionEngine runs O3, so without this an `.ll` kernel would be
 /// compared unoptimised against its `.mlir` twin.
-fn optimize_for_host(module: &Module) -> Result<(), RuntimeError> {
+pub(crate) fn optimize_for_host(module: &Module) -> Result<(), RuntimeError> {
     use inkwell::targets::{CodeModel, RelocMode, TargetMachine};
     let triple = TargetMachine::get_default_triple();
     let target =

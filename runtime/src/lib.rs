@@ -22,6 +22,7 @@ pub mod output;
 pub mod peak;
 pub mod profile;
 pub mod proton;
+pub mod simt;
 pub mod spec;
 
 pub use decode::{decode_block, encode_block, BlockRead, DecodeParams, ProfileReader};

@@ -13,6 +13,7 @@ fn gpu_calibration_kernel_instruments_and_assembles_for_sm_90a() {
     let opts = InstrumentOptions {
         target: Target::Nvptx {
             chip: "sm_90a".into(),
+            simt: false,
         },
         slots: Some(128),
         ..InstrumentOptions::default()

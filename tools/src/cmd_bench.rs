@@ -481,6 +481,7 @@ fn bench_cuda(
     let iopts = InstrumentOptions {
         target: Target::Nvptx {
             chip: chip.to_string(),
+            simt: false,
         },
         block: Some(launch.block),
         ..InstrumentOptions::default()

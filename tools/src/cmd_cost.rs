@@ -128,7 +128,7 @@ fn reports(
     probe: u32,
     triton: bool,
 ) -> Result<Vec<CostReport>> {
-    let Target::Nvptx { chip } = &opts.target else {
+    let Target::Nvptx { chip, simt: false } = &opts.target else {
         bail!("kperf cost reads NVIDIA SASS: use --target nvptx:<sm> (default sm_90a)");
     };
     // Init and finalize alone: the kernel region, no markers (records that

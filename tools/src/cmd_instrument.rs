@@ -170,6 +170,7 @@ pub struct InstrumentArgs {
 
 fn default_emit(t: &Target) -> Emit {
     match t {
+        Target::Nvptx { simt: true, .. } => Emit::Llvm,
         Target::Nvptx { .. } => Emit::Ptx,
         Target::Amdgpu { .. } => Emit::Isa,
         Target::Host => Emit::Mlir,
@@ -292,6 +293,7 @@ fn emit_reaches_ptxas(emit: Emit) -> bool {
 
 fn default_llvm_emit(t: &Target) -> Emit {
     match t {
+        Target::Nvptx { simt: true, .. } => Emit::Llvm,
         Target::Nvptx { .. } => Emit::Ptx,
         Target::Amdgpu { .. } => Emit::Isa,
         Target::Host => Emit::Llvm,

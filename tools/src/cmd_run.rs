@@ -6,12 +6,12 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use kperf_instrument::Target;
 use kperf_runtime::calibrate::DeviceProfile;
-use kperf_runtime::spec::LaunchSpec;
+use kperf_runtime::spec::{HostBuffer, LaunchSpec};
 use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct RunArgs {
-    /// Kernel (.mlir, or host-ABI LLVM IR .ll/.bc); instrumented on the fly unless --no-instrument
+    /// Kernel (.mlir, or host-ABI LLVM IR .ll/.bc; `--target simt`: .mlir GPU kernels); instrumented on the fly unless --no-instrument
     pub input: PathBuf,
     /// Launch spec (TOML): kernel, grid, block, args
     #[arg(long)]
@@ -46,6 +46,7 @@ pub fn run(a: RunArgs) -> Result<()> {
     let spec = LaunchSpec::load(&a.spec)?;
     match &opts.target {
         Target::Host => {}
+        Target::Nvptx { simt: true, .. } => return crate::cmd_run_simt::run(&a, &opts, &spec),
         Target::Nvptx { .. } => {
             kperf_runtime::cuda::check_driver()?;
             return crate::cmd_run_cuda::run(&a, &opts, &spec);
@@ -130,23 +131,9 @@ pub fn run(a: RunArgs) -> Result<()> {
         run.threads,
         run.wall_ns as f64 / 1e6
     );
-    for b in &run.buffers {
-        let sum: f64 = (0..b.len()).map(|i| b.get(i)).sum();
-        eprintln!(
-            "  {:<8} {:?} {:<5} sum {:.6}",
-            b.name,
-            b.shape,
-            b.dtype.mlir_name(),
-            sum
-        );
-    }
+    print_buffers(&run.buffers);
     if let Some(path) = &a.outputs {
-        let j: Vec<serde_json::Value> = run
-            .buffers
-            .iter()
-            .map(|b| serde_json::json!({"name": b.name, "shape": b.shape, "dtype": b.dtype.mlir_name(), "values": (0..b.len()).map(|i| b.get(i)).collect::<Vec<_>>()}))
-            .collect();
-        write_atomically(path, &serde_json::to_vec(&j)?)?;
+        write_outputs(path, &run.buffers)?;
     }
     if let Some(mut info) = job.info {
         if let Some((c, origin)) = &calibration {
@@ -162,6 +149,29 @@ pub fn run(a: RunArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// One line per buffer argument after the run: name, shape, type, sum.
+pub fn print_buffers(buffers: &[HostBuffer]) {
+    for b in buffers {
+        let sum: f64 = (0..b.len()).map(|i| b.get(i)).sum();
+        eprintln!(
+            "  {:<8} {:?} {:<5} sum {:.6}",
+            b.name,
+            b.shape,
+            b.dtype.mlir_name(),
+            sum
+        );
+    }
+}
+
+/// The buffer arguments after the run as JSON (`--outputs`).
+pub fn write_outputs(path: &std::path::Path, buffers: &[HostBuffer]) -> Result<()> {
+    let j: Vec<serde_json::Value> = buffers
+        .iter()
+        .map(|b| serde_json::json!({"name": b.name, "shape": b.shape, "dtype": b.dtype.mlir_name(), "values": (0..b.len()).map(|i| b.get(i)).collect::<Vec<_>>()}))
+        .collect();
+    write_atomically(path, &serde_json::to_vec(&j)?)
 }
 
 /// Refuse, before the launch, outputs that are inputs or cannot be written.

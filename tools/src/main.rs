@@ -17,6 +17,7 @@ mod cmd_replay;
 mod cmd_roofline;
 mod cmd_run;
 mod cmd_run_cuda;
+mod cmd_run_simt;
 mod host_job;
 mod registers;
 

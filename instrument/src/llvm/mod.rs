@@ -170,7 +170,7 @@ fn ptx_features(chip: &str, module: &Module) -> String {
 fn target_machine(target: &Target, module: &Module) -> Result<TargetMachine> {
     init_targets();
     let (triple, cpu, features) = match target {
-        Target::Nvptx { chip } => (
+        Target::Nvptx { chip, .. } => (
             TargetTriple::create("nvptx64-nvidia-cuda"),
             chip.clone(),
             ptx_features(chip, module),
@@ -1265,7 +1265,7 @@ fn emit_module(
         Emit::Llvm => Ok(module.print_to_string().to_bytes().to_vec()),
         Emit::Bitcode => Ok(module.write_bitcode_to_memory().as_slice().to_vec()),
         Emit::Ptx | Emit::Cubin => {
-            let Target::Nvptx { chip } = target else {
+            let Target::Nvptx { chip, .. } = target else {
                 return Err(InstrumentError::Option(
                     "--emit ptx/cubin needs --target nvptx:<sm>".into(),
                 ));

@@ -273,7 +273,7 @@ pub fn emit_module(
                 kctx.run_pipeline(module, HOST_LOWERING)?;
                 translate_to_llvm_ir(module)
             }
-            Target::Nvptx { chip } => {
+            Target::Nvptx { chip, .. } => {
                 kctx.run_pipeline(module, &nvptx_lowering(chip, "llvm"))?;
                 disassemble_bitcode(&gpu_binary_payload(module)?)
             }
@@ -283,7 +283,7 @@ pub fn emit_module(
             }
         },
         Emit::Ptx | Emit::Cubin => {
-            let Target::Nvptx { chip } = &opts.target else {
+            let Target::Nvptx { chip, .. } = &opts.target else {
                 return Err(InstrumentError::Option(
                     "--emit ptx/cubin needs --target nvptx:<sm>".into(),
                 ));

@@ -715,7 +715,7 @@ pub fn init(cfg: &LoweringConfig) -> String {
         let t = read_globaltimer(&mut b, &cfg.target);
         let c = read_counter_full(&mut b, cfg);
         let slot = b.gep(&base, seg_ty, cfg.stamp_offset());
-        if matches!(cfg.target, Target::Nvptx { .. }) {
+        if cfg.target.inline_ptx() {
             // Thread 0 tested as `tid < 1` inside the asm, not as
             // finalize's `tid == 0`: ptxas merges identical predicates of
             // init and finalize and keeps the result live across the kernel
@@ -886,7 +886,7 @@ fn store16(
         (4, "r", "b32")
     };
     debug_assert_eq!(words.len(), n);
-    if let (Some(p), Target::Nvptx { .. }) = (pred, t) {
+    if let (Some(p), true) = (pred, t.inline_ptx()) {
         let space = if pty.ends_with("<3>") {
             "shared"
         } else {
@@ -937,8 +937,7 @@ pub fn store(cfg: &LoweringConfig, region: RegionId, edge: Edge) -> String {
         "llvm.getelementptr %seg[{off}] : ({seg_ty}, i32) -> {seg_ty}, i8"
     ));
     let tag_const = RecordWord::tag_constant(region, edge) as i64;
-    let nvptx_circular =
-        cfg.strategy == Strategy::Circular && matches!(cfg.target, Target::Nvptx { .. });
+    let nvptx_circular = cfg.strategy == Strategy::Circular && cfg.target.inline_ptx();
     let space = if cfg.buffer == BufferKind::Shared {
         "shared"
     } else {
@@ -1103,7 +1102,7 @@ pub fn finalize(cfg: &LoweringConfig) -> String {
     let mut b = Body::new();
     let g = cfg.gptr();
     let seg_ty = cfg.seg_ptr();
-    b.opaque_sregs = true;
+    b.opaque_sregs = cfg.target.inline_ptx();
     let st = profile_state(&mut b, cfg);
     b.opaque_sregs = false;
     barrier(&mut b, &cfg.target);
@@ -1114,7 +1113,7 @@ pub fn finalize(cfg: &LoweringConfig) -> String {
     let t = &cfg.target;
     let zero = b.c32(0);
     let t0 = b.def(format!("llvm.icmp \"eq\" {}, {zero} : i32", st.tid));
-    let nvptx = matches!(t, Target::Nvptx { .. });
+    let nvptx = t.inline_ptx();
     let pred = if nvptx {
         Some(t0.as_str())
     } else {

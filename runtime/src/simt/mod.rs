@@ -1,0 +1,258 @@
+//! The SIMT host target: run an NVPTX kernel (LLVM IR, as `kperf
+//! instrument --target simt` or clang emit it) on the CPU with every
+//! thread of its blocks, for debugging kernels and kperf's own GPU
+//! lowering without a GPU, the way Triton's interpreter is used. It is not
+//! a timing model: clocks are the host's.
+//!
+//! [`rewrite`] turns the module into host code whose GPU primitives call
+//! [`threads`]; this module JITs it with MCJIT and runs the grid: the CTAs
+//! one after another, the threads of a CTA as OS threads.
+
+pub mod printf;
+pub mod rewrite;
+pub mod threads;
+
+use crate::cuda::DeviceRun;
+use crate::guard::{check_memory, GuardedWords};
+use crate::host::{pack_args, prepare_args, Packed, Param};
+use crate::host_llvm::{optimize_for_host, packed_wrapper};
+use crate::launch_error::LaunchError;
+use crate::spec::LaunchSpec;
+use inkwell::context::Context;
+use inkwell::memory_buffer::MemoryBuffer;
+use inkwell::module::Module;
+use inkwell::targets::{InitializationConfig, Target};
+use inkwell::OptimizationLevel;
+use kperf_dialects::meta::KernelMeta;
+use std::ffi::c_void;
+use std::time::Instant;
+use threads::{Cta, Me};
+
+/// The most threads a CTA may have (CUDA's limit).
+pub const MAX_BLOCK_THREADS: u64 = 1024;
+/// Stack of each GPU thread's OS thread.
+const THREAD_STACK: usize = 1 << 20;
+
+fn launch(msg: impl Into<String>) -> LaunchError {
+    LaunchError::Launch(msg.into())
+}
+
+/// The argument pointers, shared read-only by every thread of the grid.
+struct Argv(Vec<*mut c_void>);
+// SAFETY: the pointers address argument words that live, unchanged, for
+// the whole launch; the kernel wrapper only reads through them.
+unsafe impl Sync for Argv {}
+unsafe impl Send for Argv {}
+
+/// JIT `ir` (NVPTX LLVM IR text or bitcode) for the host and run `kernel`
+/// over the spec's grid with every thread of each block. `params` are the
+/// kernel's original parameters; `meta` is present when it is instrumented
+/// (its profile pointer is then the last parameter).
+pub fn run_simt(
+    ir: &[u8],
+    file: &str,
+    kernel: &str,
+    params: &[Param],
+    meta: Option<&KernelMeta>,
+    spec: &LaunchSpec,
+) -> Result<DeviceRun, LaunchError> {
+    if let Some(m) = meta {
+        if m.block != spec.block {
+            return Err(launch(format!(
+                "the kernel was instrumented for blocks of {:?} threads, the spec launches {:?}",
+                m.block, spec.block
+            )));
+        }
+    }
+    let block_threads: u64 = spec.block.iter().map(|b| *b as u64).product();
+    if block_threads == 0 || block_threads > MAX_BLOCK_THREADS {
+        return Err(launch(format!(
+            "a block of {:?} is {block_threads} threads; CUDA allows 1 to {MAX_BLOCK_THREADS}",
+            spec.block
+        )));
+    }
+    Target::initialize_x86(&InitializationConfig::default());
+    Target::initialize_native(&InitializationConfig::default())
+        .map_err(|e| launch(format!("LLVM native target: {e}")))?;
+    let ctx = Context::create();
+    let buf = MemoryBuffer::create_from_memory_range_copy(ir, file);
+    let module = if ir.starts_with(b"BC") {
+        Module::parse_bitcode_from_buffer(&buf, &ctx)
+    } else {
+        ctx.create_module_from_ir(buf)
+    }
+    .map_err(|e| launch(format!("{file}: not valid LLVM IR: {e}")))?;
+    let kernels = rewrite::rewrite_for_host(&ctx, &module).map_err(launch)?;
+    if !kernels.iter().any(|k| k == kernel) {
+        return Err(launch(format!(
+            "{file}: no NVPTX kernel `{kernel}` (kernels: {})",
+            kernels.join(", ")
+        )));
+    }
+    let f = module
+        .get_function(kernel)
+        .ok_or_else(|| launch(format!("{file}: no function `{kernel}`")))?;
+    // Buffers and profile, guarded like the host target's.
+    let profile_bytes = match meta {
+        Some(m) => m.checked_buffer_bytes(spec.grid_ctas()).ok_or_else(|| {
+            launch(format!(
+                "the profile buffer of {} CTAs overflows 64 bits",
+                spec.grid_ctas()
+            ))
+        })?,
+        None => 0,
+    };
+    check_memory(profile_bytes, "the profile buffer").map_err(launch)?;
+    let (mut buffers, scalars) = prepare_args(kernel, params, spec)?;
+    let mut profile =
+        GuardedWords::zeroed((profile_bytes as usize).div_ceil(16) * 2, "profile buffer")
+            .map_err(launch)?;
+    let addrs: Vec<u64> = buffers
+        .iter_mut()
+        .map(|b| b.data.as_mut_ptr() as u64)
+        .collect();
+    let mut words = pack_args(params, &buffers, &addrs, &scalars);
+    if meta.is_some() {
+        words.push(profile.as_mut_ptr() as u64);
+    }
+    if words.len() != f.count_params() as usize {
+        return Err(launch(format!(
+            "kernel `{kernel}` takes {} parameter words, the spec's arguments{} make {}",
+            f.count_params(),
+            if meta.is_some() {
+                " and the profile pointer"
+            } else {
+                ""
+            },
+            words.len()
+        )));
+    }
+    let wrapper = packed_wrapper(&ctx, &module, f)?;
+    optimize_for_host(&module)?;
+    let engine = module
+        .create_jit_execution_engine(OptimizationLevel::Aggressive)
+        .map_err(|e| launch(format!("JIT: {e}")))?;
+    for (sym, addr) in [
+        (
+            rewrite::ENTRY_SREG,
+            threads::kperf_simt_sreg as *const () as usize,
+        ),
+        (
+            rewrite::ENTRY_BARRIER,
+            threads::kperf_simt_barrier as *const () as usize,
+        ),
+        (
+            rewrite::ENTRY_WARP,
+            threads::kperf_simt_warp as *const () as usize,
+        ),
+        (
+            rewrite::ENTRY_FENCE,
+            threads::kperf_simt_fence as *const () as usize,
+        ),
+        (
+            rewrite::ENTRY_VPRINTF,
+            printf::kperf_simt_vprintf as *const () as usize,
+        ),
+    ] {
+        if let Some(decl) = module.get_function(sym) {
+            engine.add_global_mapping(&decl, addr);
+        }
+    }
+    let addr = engine
+        .get_function_address(&wrapper)
+        .map_err(|e| launch(format!("JIT: `{wrapper}`: {e}")))?;
+    // SAFETY: the wrapper has the packed signature built above.
+    let packed: Packed = unsafe { std::mem::transmute::<usize, Packed>(addr) };
+    let argv = Argv(
+        words
+            .iter_mut()
+            .map(|w| w as *mut u64 as *mut c_void)
+            .collect(),
+    );
+    let start = Instant::now();
+    run_grid(packed, &argv, spec.grid, spec.block)?;
+    let kernel_ns = start.elapsed().as_nanos() as u64;
+    drop(engine);
+    for b in &buffers {
+        b.data.check_canary().map_err(launch)?;
+    }
+    profile.check_canary().map_err(launch)?;
+    // SAFETY: the profile's words are initialised; little-endian host.
+    let bytes = unsafe {
+        std::slice::from_raw_parts(profile.as_ptr() as *const u8, profile_bytes as usize)
+    }
+    .to_vec();
+    Ok(DeviceRun {
+        buffers,
+        profile: bytes,
+        kernel_ns,
+        device_name: "the SIMT host target (one CTA at a time, one OS thread per GPU thread)"
+            .into(),
+    })
+}
+
+/// Run every CTA of `grid` in turn, each with one OS thread per thread of
+/// `block`.
+fn run_grid(f: Packed, argv: &Argv, grid: [u32; 3], block: [u32; 3]) -> Result<(), LaunchError> {
+    let n = block.iter().product::<u32>();
+    let total: u64 = grid.iter().map(|g| *g as u64).product();
+    let cta = Cta::new(n);
+    let boundary = std::sync::Barrier::new(n as usize);
+    let spawned = std::thread::scope(|s| -> Result<(), LaunchError> {
+        let mut handles = Vec::with_capacity(n as usize);
+        for t in 0..n {
+            let (cta, boundary) = (&cta, &boundary);
+            let tid = [
+                t % block[0],
+                (t / block[0]) % block[1],
+                t / (block[0] * block[1]),
+            ];
+            let h = std::thread::Builder::new()
+                .name(format!("simt-t{t}"))
+                .stack_size(THREAD_STACK)
+                .spawn_scoped(s, move || {
+                    for c in 0..total {
+                        let ctaid = [
+                            (c % grid[0] as u64) as u32,
+                            ((c / grid[0] as u64) % grid[1] as u64) as u32,
+                            (c / (grid[0] as u64 * grid[1] as u64)) as u32,
+                        ];
+                        if t == 0 {
+                            *cta.id.lock().unwrap_or_else(|e| e.into_inner()) = ctaid;
+                        }
+                        // The warps of a CTA start together, as the GPU
+                        // launches them.
+                        boundary.wait();
+                        threads::set_me(Some(Me {
+                            tid,
+                            ntid: block,
+                            ctaid,
+                            nctaid: grid,
+                            linear: t,
+                            sm: 0,
+                            cta,
+                        }));
+                        // SAFETY: the wrapper reads one pointer per
+                        // parameter word; `argv` outlives the launch.
+                        unsafe { f(argv.0.as_ptr() as *mut *mut c_void) };
+                        cta.exit(t);
+                        // Every thread done with this CTA before its state
+                        // (and shared memory) is reused.
+                        if boundary.wait().is_leader() {
+                            cta.reset();
+                        }
+                        boundary.wait();
+                    }
+                    threads::set_me(None);
+                })
+                .map_err(|e| launch(format!("SIMT: cannot start thread {t} of {n}: {e}")))?;
+            handles.push(h);
+        }
+        for h in handles {
+            h.join()
+                .map_err(|_| launch("SIMT: a GPU thread panicked"))?;
+        }
+        Ok(())
+    });
+    spawned
+}

@@ -1,0 +1,500 @@
+//! NVPTX LLVM IR → a host module the SIMT runner can JIT.
+//!
+//! The kernel's code is kept as it is; what only a GPU has is replaced:
+//! - every NVVM intrinsic the runner implements (special registers,
+//!   barriers, warp shuffles, votes and reductions, fences) gets a small
+//!   body calling one of the `kperf_simt_*` entry points of
+//!   [`super::threads`];
+//! - `vprintf` is the runner's (CUDA's argument buffer layout);
+//! - calling conventions become C, and the module is retargeted to the host.
+//!   Address spaces stay: on x86-64 every address space below 256 is a plain
+//!   pointer, `addrspace(3)` globals are ordinary globals (one CTA at a time
+//!   owns them), and `addrspacecast` is a no-op.
+//!
+//! Anything else only a GPU runs is refused by name before anything runs:
+//! inline PTX (Triton's kernels, kperf's own records for a real GPU),
+//! tensor-core, TMA and asynchronous-copy intrinsics, and any other
+//! `llvm.nvvm.*` or libdevice (`__nv_*`) function.
+
+use super::threads::{warp_op, Sreg, BAR_AND, BAR_OR, BAR_POPC, BAR_SYNC};
+use inkwell::builder::{Builder, BuilderError};
+use inkwell::context::Context;
+use inkwell::module::{Linkage, Module};
+use inkwell::types::BasicTypeEnum;
+use inkwell::values::{
+    AnyValue, BasicValueEnum, CallSiteValue, FunctionValue, InstructionOpcode, IntValue,
+};
+use inkwell::AddressSpace;
+
+/// The C entry points the rewritten module calls.
+pub const ENTRY_SREG: &str = "kperf_simt_sreg";
+pub const ENTRY_BARRIER: &str = "kperf_simt_barrier";
+pub const ENTRY_WARP: &str = "kperf_simt_warp";
+pub const ENTRY_FENCE: &str = "kperf_simt_fence";
+pub const ENTRY_VPRINTF: &str = "vprintf";
+
+/// What one NVVM intrinsic becomes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Lowering {
+    Sreg(Sreg),
+    /// Block barrier; `pred`: the index of the predicate argument.
+    Barrier {
+        op: u32,
+        pred: Option<u32>,
+    },
+    /// Warp operation; argument indices of mask, value, b, c.
+    Warp {
+        op: u32,
+        mask: Option<u32>,
+        value: Option<u32>,
+        b: Option<u32>,
+        c: Option<u32>,
+    },
+    Fence,
+}
+
+fn classify(name: &str) -> Option<Lowering> {
+    use warp_op::*;
+    let n = name.strip_prefix("llvm.nvvm.")?;
+    if let Some(r) = n.strip_prefix("read.ptx.sreg.") {
+        return Sreg::parse(r).map(Lowering::Sreg);
+    }
+    let warp = |op, mask, value, b, c| {
+        Some(Lowering::Warp {
+            op,
+            mask,
+            value,
+            b,
+            c,
+        })
+    };
+    match n {
+        "barrier0" | "barrier.sync" | "barrier.cta.sync.aligned.all" | "barrier.cta.sync.all" => {
+            return Some(Lowering::Barrier {
+                op: BAR_SYNC,
+                pred: None,
+            })
+        }
+        "barrier0.popc" => {
+            return Some(Lowering::Barrier {
+                op: BAR_POPC,
+                pred: Some(0),
+            })
+        }
+        "barrier0.and" => {
+            return Some(Lowering::Barrier {
+                op: BAR_AND,
+                pred: Some(0),
+            })
+        }
+        "barrier0.or" => {
+            return Some(Lowering::Barrier {
+                op: BAR_OR,
+                pred: Some(0),
+            })
+        }
+        "bar.warp.sync" => return warp(WARP_SYNC, Some(0), None, None, None),
+        "activemask" => return warp(ACTIVEMASK, None, None, None, None),
+        _ => {}
+    }
+    if n.starts_with("membar.") || n.starts_with("fence.sc") || n.starts_with("fence.acq_rel") {
+        return Some(Lowering::Fence);
+    }
+    // LLVM 22's barrier reductions: (i32 id, i1 pred).
+    for (k, op) in [("popc", BAR_POPC), ("and", BAR_AND), ("or", BAR_OR)] {
+        if n.starts_with(&format!("barrier.cta.red.{k}")) {
+            return Some(Lowering::Barrier { op, pred: Some(1) });
+        }
+    }
+    if let Some(rest) = n.strip_prefix("shfl.sync.") {
+        let mode = rest.split('.').next()?;
+        let op = match mode {
+            "idx" => SHFL_IDX,
+            "up" => SHFL_UP,
+            "down" => SHFL_DOWN,
+            "bfly" => SHFL_BFLY,
+            _ => return None,
+        };
+        return warp(op, Some(0), Some(1), Some(2), Some(3));
+    }
+    if let Some(rest) = n.strip_prefix("vote.") {
+        let op = match rest.trim_end_matches(".sync") {
+            "all" => VOTE_ALL,
+            "any" => VOTE_ANY,
+            "uni" => VOTE_UNI,
+            "ballot" => VOTE_BALLOT,
+            _ => return None,
+        };
+        return warp(op, Some(0), Some(1), None, None);
+    }
+    if let Some(rest) = n.strip_prefix("redux.sync.") {
+        let op = match rest {
+            "add" => REDUX_ADD,
+            "min" => REDUX_MIN,
+            "max" => REDUX_MAX,
+            "umin" => REDUX_UMIN,
+            "umax" => REDUX_UMAX,
+            "and" => REDUX_AND,
+            "or" => REDUX_OR,
+            "xor" => REDUX_XOR,
+            _ => return None,
+        };
+        // redux.sync takes (value, mask).
+        return warp(op, Some(1), Some(0), None, None);
+    }
+    None
+}
+
+/// Why a function only a GPU runs is refused, by its name.
+fn refusal(name: &str) -> String {
+    let n = name.trim_start_matches("llvm.nvvm.");
+    let what = if n.starts_with("wgmma")
+        || n.starts_with("mma")
+        || n.starts_with("wmma")
+        || n.starts_with("ldmatrix")
+        || n.starts_with("stmatrix")
+    {
+        "a tensor-core operation"
+    } else if n.contains("tensor") || n.starts_with("cp.async.bulk") || n.contains("tma") {
+        "a TMA (tensor memory accelerator) operation"
+    } else if n.starts_with("cp.async") || n.starts_with("mbarrier") {
+        "an asynchronous copy or mbarrier operation"
+    } else if name.starts_with("__nv_") {
+        "a libdevice function (not linked: the SIMT target has no libdevice)"
+    } else if n.starts_with("barrier") || n.starts_with("bar.") {
+        "a partial or named barrier (only whole-CTA barriers are implemented)"
+    } else {
+        "an NVVM intrinsic the SIMT target does not implement"
+    };
+    format!("`{name}` is {what}")
+}
+
+fn err(e: BuilderError) -> String {
+    format!("SIMT rewrite: {e}")
+}
+
+/// Rewrite `module` (NVPTX LLVM IR) for the host in place. Returns the
+/// kernels (functions with the PTX kernel calling convention or an
+/// `nvvm.annotations` kernel entry), or why the module cannot run.
+pub fn rewrite_for_host<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Vec<String>, String> {
+    refuse_inline_asm(module)?;
+    let kernels = kernel_names(module);
+    let i32t = ctx.i32_type();
+    let i64t = ctx.i64_type();
+    let ptr = ctx.ptr_type(AddressSpace::default());
+    let sreg = module.add_function(ENTRY_SREG, i64t.fn_type(&[i32t.into()], false), None);
+    let barrier = module.add_function(
+        ENTRY_BARRIER,
+        i32t.fn_type(&[i32t.into(), i32t.into()], false),
+        None,
+    );
+    let warp = module.add_function(
+        ENTRY_WARP,
+        i32t.fn_type(
+            &[i32t.into(); 5]
+                .iter()
+                .copied()
+                .chain([ptr.into()])
+                .collect::<Vec<_>>(),
+            false,
+        ),
+        None,
+    );
+    let fence = module.add_function(ENTRY_FENCE, ctx.void_type().fn_type(&[], false), None);
+    let entries = Entries {
+        sreg,
+        barrier,
+        warp,
+        fence,
+    };
+    let decls: Vec<FunctionValue> = module
+        .get_functions()
+        .filter(|f| f.count_basic_blocks() == 0)
+        .collect();
+    let mut refused = Vec::new();
+    for f in decls {
+        let name = f.get_name().to_string_lossy().into_owned();
+        if name.starts_with(ENTRY_SREG.trim_end_matches("sreg")) || name == ENTRY_VPRINTF {
+            continue;
+        }
+        if let Some(l) = classify(&name) {
+            define(ctx, module, f, &name, l, &entries)?;
+        } else if name.starts_with("llvm.nvvm.") || name.starts_with("__nv_") {
+            refused.push(refusal(&name));
+        }
+    }
+    if !refused.is_empty() {
+        return Err(format!(
+            "the SIMT target cannot run this kernel: {}",
+            refused.join("; ")
+        ));
+    }
+    for f in module.get_functions() {
+        // PTX_Kernel (71) and PTX_Device (72) are not host conventions.
+        f.set_call_conventions(0);
+        for bb in f.get_basic_block_iter() {
+            for i in bb.get_instructions() {
+                if i.get_opcode() == InstructionOpcode::Call {
+                    if let Ok(call) = CallSiteValue::try_from(i) {
+                        call.set_call_convention(0);
+                    }
+                }
+            }
+        }
+    }
+    Ok(kernels)
+}
+
+struct Entries<'c> {
+    sreg: FunctionValue<'c>,
+    barrier: FunctionValue<'c>,
+    warp: FunctionValue<'c>,
+    fence: FunctionValue<'c>,
+}
+
+fn refuse_inline_asm(module: &Module) -> Result<(), String> {
+    for f in module.get_functions() {
+        for bb in f.get_basic_block_iter() {
+            for i in bb.get_instructions() {
+                if i.get_opcode() != InstructionOpcode::Call {
+                    continue;
+                }
+                // A call of inline asm prints as `call <ty> asm [sideeffect] "…"`.
+                let text = i.print_to_string().to_string();
+                if let Some((_, asm)) = text.split_once(" asm ") {
+                    let asm: String = asm.chars().take(80).collect();
+                    return Err(format!(
+                        "the SIMT target cannot run this kernel: function `{}` uses inline PTX (asm {asm}…), which only a GPU runs (Triton's kernels do; kperf's own records use none on this target)",
+                        f.get_name().to_string_lossy()
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Kernels: functions with the PTX kernel calling convention (71), which
+/// is how LLVM 22 (clang, MLIR's NVVM translation) marks them.
+fn kernel_names(module: &Module) -> Vec<String> {
+    module
+        .get_functions()
+        .filter(|f| f.count_basic_blocks() > 0 && f.get_call_conventions() == PTX_KERNEL)
+        .map(|f| f.get_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+const PTX_KERNEL: u32 = 71;
+
+/// Give the intrinsic `f` an internal definition that calls the runner.
+fn define<'c>(
+    ctx: &'c Context,
+    module: &Module<'c>,
+    f: FunctionValue<'c>,
+    name: &str,
+    l: Lowering,
+    e: &Entries<'c>,
+) -> Result<(), String> {
+    let g = module.add_function(
+        &format!("__kperf_simt.{}", name.trim_start_matches("llvm.nvvm.")),
+        f.get_type(),
+        Some(Linkage::Internal),
+    );
+    let b = ctx.create_builder();
+    b.position_at_end(ctx.append_basic_block(g, "entry"));
+    let i32t = ctx.i32_type();
+    let arg = |i: Option<u32>| -> Result<IntValue<'c>, String> {
+        match i.and_then(|i| g.get_nth_param(i)) {
+            Some(v) => to_i32(ctx, &b, v),
+            None => Ok(i32t.const_zero()),
+        }
+    };
+    let ret_ty = f.get_type().get_return_type();
+    match l {
+        Lowering::Sreg(s) => {
+            let code = i32t.const_int(s as u64, false);
+            let v = b
+                .build_call(e.sreg, &[code.into()], "")
+                .map_err(err)?
+                .try_as_basic_value()
+                .basic()
+                .ok_or("SIMT rewrite: sreg entry returns nothing")?
+                .into_int_value();
+            ret_int(ctx, &b, ret_ty, v, None)?;
+        }
+        Lowering::Barrier { op, pred } => {
+            let p = arg(pred)?;
+            let v = b
+                .build_call(
+                    e.barrier,
+                    &[i32t.const_int(op as u64, false).into(), p.into()],
+                    "",
+                )
+                .map_err(err)?
+                .try_as_basic_value()
+                .basic()
+                .ok_or("SIMT rewrite: barrier entry returns nothing")?
+                .into_int_value();
+            ret_int(ctx, &b, ret_ty, v, None)?;
+        }
+        Lowering::Warp {
+            op,
+            mask,
+            value,
+            b: bi,
+            c,
+        } => {
+            let valid = b.build_alloca(i32t, "valid").map_err(err)?;
+            let mask = if mask.is_some() {
+                arg(mask)?
+            } else {
+                i32t.const_all_ones()
+            };
+            let args = [
+                i32t.const_int(op as u64, false).into(),
+                mask.into(),
+                arg(value)?.into(),
+                arg(bi)?.into(),
+                arg(c)?.into(),
+                valid.into(),
+            ];
+            let v = b
+                .build_call(e.warp, &args, "")
+                .map_err(err)?
+                .try_as_basic_value()
+                .basic()
+                .ok_or("SIMT rewrite: warp entry returns nothing")?
+                .into_int_value();
+            let ok = b
+                .build_load(i32t, valid, "ok")
+                .map_err(err)?
+                .into_int_value();
+            ret_int(ctx, &b, ret_ty, v, Some(ok))?;
+        }
+        Lowering::Fence => {
+            b.build_call(e.fence, &[], "").map_err(err)?;
+            ret_int(ctx, &b, ret_ty, i32t.const_zero(), None)?;
+        }
+    }
+    f.replace_all_uses_with(g);
+    // SAFETY: `f` has no uses left and is a declaration.
+    unsafe { f.delete() };
+    Ok(())
+}
+
+fn to_i32<'c>(
+    ctx: &'c Context,
+    b: &Builder<'c>,
+    v: BasicValueEnum<'c>,
+) -> Result<IntValue<'c>, String> {
+    let i32t = ctx.i32_type();
+    Ok(match v {
+        BasicValueEnum::IntValue(i) => match i.get_type().get_bit_width() {
+            32 => i,
+            w if w < 32 => b.build_int_z_extend(i, i32t, "").map_err(err)?,
+            _ => b.build_int_truncate(i, i32t, "").map_err(err)?,
+        },
+        BasicValueEnum::FloatValue(f) => {
+            b.build_bit_cast(f, i32t, "").map_err(err)?.into_int_value()
+        }
+        other => return Err(format!("SIMT rewrite: unexpected argument {other:?}")),
+    })
+}
+
+/// Return `v` as the intrinsic's return type: nothing, an integer, a float
+/// (bit pattern), or `{T, i1}` with `valid` as the flag.
+fn ret_int<'c>(
+    ctx: &'c Context,
+    b: &Builder<'c>,
+    ty: Option<BasicTypeEnum<'c>>,
+    v: IntValue<'c>,
+    valid: Option<IntValue<'c>>,
+) -> Result<(), String> {
+    let Some(ty) = ty else {
+        b.build_return(None).map_err(err)?;
+        return Ok(());
+    };
+    let value = |t: BasicTypeEnum<'c>| -> Result<BasicValueEnum<'c>, String> {
+        Ok(match t {
+            BasicTypeEnum::IntType(it) => {
+                let w = it.get_bit_width();
+                let vw = v.get_type().get_bit_width();
+                if w == 1 {
+                    b.build_int_compare(inkwell::IntPredicate::NE, v, v.get_type().const_zero(), "")
+                        .map_err(err)?
+                        .into()
+                } else if w == vw {
+                    v.into()
+                } else if w < vw {
+                    b.build_int_truncate(v, it, "").map_err(err)?.into()
+                } else {
+                    b.build_int_z_extend(v, it, "").map_err(err)?.into()
+                }
+            }
+            BasicTypeEnum::FloatType(ft) => {
+                let v32 = if v.get_type().get_bit_width() == 32 {
+                    v
+                } else {
+                    b.build_int_truncate(v, ctx.i32_type(), "").map_err(err)?
+                };
+                b.build_bit_cast(v32, ft, "").map_err(err)?
+            }
+            other => return Err(format!("SIMT rewrite: unexpected result type {other:?}")),
+        })
+    };
+    let out: BasicValueEnum = match ty {
+        BasicTypeEnum::StructType(st) => {
+            let fields = st.get_field_types();
+            let first = value(fields[0])?;
+            let ok = valid.unwrap_or_else(|| ctx.i32_type().const_int(1, false));
+            let ok = b
+                .build_int_compare(
+                    inkwell::IntPredicate::NE,
+                    ok,
+                    ok.get_type().const_zero(),
+                    "",
+                )
+                .map_err(err)?;
+            let agg = st.get_undef();
+            let agg = b.build_insert_value(agg, first, 0, "").map_err(err)?;
+            let agg = b.build_insert_value(agg, ok, 1, "").map_err(err)?;
+            match agg {
+                inkwell::values::AggregateValueEnum::StructValue(v) => v.into(),
+                inkwell::values::AggregateValueEnum::ArrayValue(v) => v.into(),
+            }
+        }
+        t => value(t)?,
+    };
+    b.build_return(Some(&out)).map_err(err)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn intrinsics_are_classified_by_name() {
+        assert_eq!(
+            classify("llvm.nvvm.read.ptx.sreg.tid.y"),
+            Some(Lowering::Sreg(Sreg::TidY))
+        );
+        assert!(matches!(
+            classify("llvm.nvvm.shfl.sync.bfly.f32p"),
+            Some(Lowering::Warp {
+                op: warp_op::SHFL_BFLY,
+                ..
+            })
+        ));
+        assert!(matches!(
+            classify("llvm.nvvm.barrier.cta.red.popc.aligned.all"),
+            Some(Lowering::Barrier {
+                op: BAR_POPC,
+                pred: Some(1)
+            })
+        ));
+        assert_eq!(classify("llvm.nvvm.wgmma.fence.sync.aligned"), None);
+        assert!(refusal("llvm.nvvm.wgmma.fence.sync.aligned").contains("tensor-core"));
+        assert!(refusal("llvm.nvvm.cp.async.bulk.tensor.g2s.tile.2d").contains("TMA"));
+    }
+}

@@ -1,0 +1,67 @@
+//! `kperf run --target simt`: lower the kernel for NVPTX (records without
+//! inline PTX), run it on the CPU with every thread of its blocks
+//! (`kperf_runtime::simt`), write the raw profile and the outputs.
+
+use crate::cmd_run::{print_buffers, write_outputs, RunArgs};
+use crate::host_job::{parse_params, pick_kernel};
+use anyhow::{Context, Result};
+use kperf_dialects::meta::InstrumentMeta;
+use kperf_instrument::mlir::pipeline::{compile_plain, device_kernel_params};
+use kperf_instrument::{instrument, Emit, InstrumentOptions, KperfContext};
+use kperf_runtime::calibrate::DeviceProfile;
+use kperf_runtime::profile::RunInfo;
+use kperf_runtime::simt::run_simt;
+use kperf_runtime::spec::LaunchSpec;
+
+pub fn run(a: &RunArgs, opts: &InstrumentOptions, spec: &LaunchSpec) -> Result<()> {
+    let file = a.input.display().to_string();
+    let bytes = std::fs::read(&a.input).with_context(|| format!("cannot read {file}"))?;
+    anyhow::ensure!(
+        !kperf_instrument::llvm::is_llvm_input(&file, &bytes),
+        "{file}: the SIMT target runs MLIR kernels (gpu.func, gpu.launch) for now; NVPTX LLVM IR input is not supported yet"
+    );
+    let source = String::from_utf8(bytes)
+        .with_context(|| format!("{file}: not UTF-8 text (MLIR is text)"))?;
+    let kctx = KperfContext::new()?;
+    let kernels = device_kernel_params(&kctx, &source, &file, &opts.target)?;
+    let (name, types) = pick_kernel(&file, spec.kernel.as_deref(), &kernels, "the spec")?;
+    let params = parse_params(&types, "the SIMT runner")?;
+    let mut opts = opts.clone();
+    opts.block.get_or_insert(spec.block);
+    let (ir, meta): (Vec<u8>, Option<InstrumentMeta>) = if a.no_instrument {
+        (
+            compile_plain(&kctx, &source, &file, &opts, Emit::Llvm)?,
+            None,
+        )
+    } else {
+        let out = instrument(&kctx, &source, &file, &opts, Emit::Llvm)?;
+        (out.bytes, Some(out.meta))
+    };
+    let km = meta.as_ref().and_then(|m| m.kernel(&name)).cloned();
+    let run = run_simt(&ir, &file, &name, &params, km.as_ref(), spec)?;
+    eprintln!(
+        "kperf: ran `{name}` on {}: grid {:?}, block {:?} in {:.3} ms",
+        run.device_name,
+        spec.grid,
+        spec.block,
+        run.kernel_ns as f64 / 1e6
+    );
+    print_buffers(&run.buffers);
+    if let Some(path) = &a.outputs {
+        write_outputs(path, &run.buffers)?;
+    }
+    if let (Some(meta), Some(km)) = (meta, km) {
+        let mut info = RunInfo::for_kernel(&meta, km.clone(), spec.grid, spec.block);
+        if let Some(c) = a
+            .calibration
+            .as_deref()
+            .map(DeviceProfile::load)
+            .transpose()?
+        {
+            c.apply(&mut info);
+        }
+        kperf_runtime::write_kprof(&a.output, &info, km.layout.cta_stride(), &run.profile)?;
+        eprintln!("kperf: wrote {}", a.output.display());
+    }
+    Ok(())
+}
