@@ -75,6 +75,10 @@ pub struct ArgSpec {
     pub fill: Option<String>,
     #[serde(default)]
     pub seed: Option<u64>,
+    /// Buffers: every element, in row-major order (instead of `fill`), for
+    /// inputs a known answer is computed from.
+    #[serde(default)]
+    pub values: Option<Vec<f64>>,
     /// Scalars: the value.
     #[serde(default)]
     pub value: Option<f64>,
@@ -255,6 +259,21 @@ impl HostBuffer {
                 DType::I64 | DType::Index => dst.copy_from_slice(&(v as i64).to_le_bytes()),
             }
         };
+        if let Some(values) = &a.values {
+            if a.fill.is_some() {
+                return Err(format!("{who}: give `fill` or `values`, not both"));
+            }
+            if values.len() as u64 != n {
+                return Err(format!(
+                    "{who}: {} values for a buffer of {n} elements",
+                    values.len()
+                ));
+            }
+            for (i, v) in values.iter().enumerate() {
+                put(&mut b, i, *v);
+            }
+            return Ok(b);
+        }
         match fill {
             "zeros" => {}
             // Index-like inputs (a paged-KV block table): `sequential` lays

@@ -371,6 +371,7 @@ impl BenchSpec {
                 shape,
                 fill,
                 seed: Some(a.seed.unwrap_or(self.seed.wrapping_add(i as u64))),
+                values: None,
                 value,
             });
         }

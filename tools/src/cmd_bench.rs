@@ -698,6 +698,7 @@ mod tests {
                 shape: Some(vec![4]),
                 fill: None,
                 seed: None,
+                values: None,
                 value: None,
             }],
         };
@@ -760,6 +761,7 @@ mod tests {
             shape,
             fill: None,
             seed: None,
+            values: None,
             value: None,
         };
         let launch = LaunchSpec {

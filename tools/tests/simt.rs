@@ -1,0 +1,170 @@
+//! The SIMT host target against known answers: every `tests/simt/<case>/`
+//! holds a kernel, a launch spec and `case.toml`, which says what the
+//! buffers must hold after the run (plain and instrumented alike) and, for
+//! each instrumented run, how many CTA blocks the profile has, how many
+//! units each block has and how many records every unit wrote (and kept).
+//! The upstream MLIR cases check their CHECK lines.
+
+use kperf_runtime::ProfileReader;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    kernel: PathBuf,
+    spec: PathBuf,
+    /// Buffer name → every element after the run.
+    #[serde(default)]
+    outputs: BTreeMap<String, Vec<f64>>,
+    #[serde(default)]
+    profile: Vec<ProfileCase>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProfileCase {
+    args: Vec<String>,
+    /// CTA blocks in the profile (default: the whole grid).
+    ctas: Option<u64>,
+    units: usize,
+    /// Records every unit wrote.
+    records: u64,
+    /// Records every unit kept (default: all it wrote).
+    kept: Option<usize>,
+}
+
+fn kperf() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_kperf"))
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Run the case's kernel on the SIMT target with `args`; returns the
+/// outputs JSON and the profile path (when instrumented).
+fn run(dir: &Path, case: &Case, args: &[String], out: &Path, tag: &str) -> serde_json::Value {
+    let outputs = out.join(format!("{tag}.outputs.json"));
+    let o = kperf()
+        .arg("run")
+        .arg(dir.join(&case.kernel))
+        .args(["--target", "simt", "--spec"])
+        .arg(dir.join(&case.spec))
+        .arg("-o")
+        .arg(out.join(format!("{tag}.kprof")))
+        .arg("--outputs")
+        .arg(&outputs)
+        .args(args)
+        .env("KPERF_SIMT_TIMEOUT_S", "60")
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{}: kperf run {args:?} failed:\n{}",
+        dir.display(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&std::fs::read(&outputs).unwrap()).unwrap()
+}
+
+fn check_outputs(dir: &Path, case: &Case, got: &serde_json::Value, what: &str) {
+    for (name, want) in &case.outputs {
+        let buf = got
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["name"] == name.as_str())
+            .unwrap_or_else(|| panic!("{}: no buffer `{name}` in the outputs", dir.display()));
+        let vals: Vec<f64> = buf["values"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        assert_eq!(&vals, want, "{}: `{name}` {what}", dir.display());
+    }
+}
+
+#[test]
+fn simt_runs_give_the_known_answers_and_exact_record_counts() {
+    let cases = root().join("tests/simt");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&cases)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("case.toml").is_file())
+        .collect();
+    dirs.sort();
+    assert!(
+        dirs.len() >= 4,
+        "SIMT cases missing under {}",
+        cases.display()
+    );
+    for dir in dirs {
+        let case: Case = toml::from_str(&std::fs::read_to_string(dir.join("case.toml")).unwrap())
+            .unwrap_or_else(|e| panic!("{}/case.toml: {e}", dir.display()));
+        let tmp = tempfile::tempdir().unwrap();
+        let plain = run(
+            &dir,
+            &case,
+            &["--no-instrument".into()],
+            tmp.path(),
+            "plain",
+        );
+        check_outputs(&dir, &case, &plain, "plain");
+        let spec: kperf_runtime::spec::LaunchSpec =
+            toml::from_str(&std::fs::read_to_string(dir.join(&case.spec)).unwrap()).unwrap();
+        for (k, p) in case.profile.iter().enumerate() {
+            let tag = format!("p{k}");
+            let got = run(&dir, &case, &p.args, tmp.path(), &tag);
+            check_outputs(
+                &dir,
+                &case,
+                &got,
+                &format!("instrumented with {:?}", p.args),
+            );
+            let path = tmp.path().join(format!("{tag}.kprof"));
+            let reader = ProfileReader::open(&path).unwrap();
+            let mut blocks = 0;
+            for cta in reader.ctas() {
+                let cta = cta.unwrap();
+                blocks += 1;
+                let at = format!("{} {:?}: CTA {}", dir.display(), p.args, cta.cta_id);
+                assert_eq!(cta.units.len(), p.units, "{at}: units");
+                for u in &cta.units {
+                    assert_eq!(
+                        u.records_written, p.records,
+                        "{at} unit {}: written",
+                        u.unit_id
+                    );
+                    let kept = p.kept.unwrap_or(p.records as usize);
+                    assert_eq!(u.records.len(), kept, "{at} unit {}: kept", u.unit_id);
+                }
+            }
+            assert_eq!(
+                blocks,
+                p.ctas.unwrap_or(spec.grid_ctas()),
+                "{} {:?}: CTA blocks",
+                dir.display(),
+                p.args
+            );
+            // And it replays, one track per unit.
+            let o = kperf()
+                .arg("replay")
+                .arg(&path)
+                .arg("-o")
+                .arg(tmp.path().join(format!("{tag}.trace.json")))
+                .output()
+                .unwrap();
+            assert!(
+                o.status.success(),
+                "{} {:?}: replay failed:\n{}",
+                dir.display(),
+                p.args,
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
+    }
+}
