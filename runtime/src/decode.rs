@@ -285,7 +285,7 @@ pub(crate) fn decode_block_into(
         // precede thread 0's start stamp (its warp ran first), which must
         // read as slightly earlier, not as a whole wrap later.
         let mut clock = Unwrapper::new(
-            header.start_clock.wrapping_sub(first_record_lead(bits)),
+            header.start_clock.saturating_sub(first_record_lead(bits)),
             bits,
         );
         unit.records.clear();

@@ -122,6 +122,25 @@ pub(crate) fn optimize_for_host(module: &Module) -> Result<(), RuntimeError> {
         .map_err(|e| launch(format!("LLVM O3 pipeline: {e}")))
 }
 
+/// Ready LLVM's native target for MCJIT and parse `ir` (text or bitcode)
+/// into `ctx`.
+pub(crate) fn parse_for_jit<'c>(
+    ctx: &'c Context,
+    ir: &[u8],
+    file: &str,
+) -> Result<Module<'c>, RuntimeError> {
+    Target::initialize_x86(&InitializationConfig::default());
+    Target::initialize_native(&InitializationConfig::default())
+        .map_err(|e| launch(format!("LLVM native target: {e}")))?;
+    let buf = MemoryBuffer::create_from_memory_range_copy(ir, file);
+    if ir.starts_with(b"BC") {
+        Module::parse_bitcode_from_buffer(&buf, ctx)
+    } else {
+        ctx.create_module_from_ir(buf)
+    }
+    .map_err(|e| launch(format!("{file}: not valid LLVM IR: {e}")))
+}
+
 /// JIT host-ABI LLVM IR and run `kernel` (or the only kernel) over the
 /// spec's grid. `meta` is present when the module is instrumented; its
 /// profile parameter then sits before the six grid parameters.
@@ -152,17 +171,8 @@ pub fn with_host_llvm_kernel<R>(
     threads: usize,
     body: impl for<'jit> FnOnce(GridLauncher<'jit>) -> R,
 ) -> Result<(R, String), RuntimeError> {
-    Target::initialize_x86(&InitializationConfig::default());
-    Target::initialize_native(&InitializationConfig::default())
-        .map_err(|e| launch(format!("LLVM native target: {e}")))?;
     let ctx = Context::create();
-    let buf = MemoryBuffer::create_from_memory_range_copy(ir, file);
-    let module = if ir.starts_with(b"BC") {
-        Module::parse_bitcode_from_buffer(&buf, &ctx)
-    } else {
-        ctx.create_module_from_ir(buf)
-    }
-    .map_err(|e| launch(format!("{file}: not valid LLVM IR: {e}")))?;
+    let module = parse_for_jit(&ctx, ir, file)?;
     let want = kernel.or(meta.map(|m| m.name.as_str()));
     let candidates: Vec<FunctionValue> = module
         .get_functions()

@@ -50,17 +50,31 @@ pub fn run(a: &RunArgs, opts: &InstrumentOptions, spec: &LaunchSpec) -> Result<(
         run.kernel_ns as f64 / 1e6
     );
     if let (Some(meta), Some(km)) = (meta, km) {
-        let mut info = RunInfo::for_kernel(&meta, km.clone(), spec.grid, spec.block);
-        if let Some(c) = a
-            .calibration
-            .as_deref()
-            .map(DeviceProfile::load)
-            .transpose()?
-        {
-            c.apply(&mut info);
-        }
-        kperf_runtime::write_kprof(&a.output, &info, km.layout.cta_stride(), &run.profile)?;
-        eprintln!("kperf: wrote {}", a.output.display());
+        write_device_profile(a, &meta, km, spec, &run.profile)?;
     }
+    Ok(())
+}
+
+/// Write a device run's raw profile as `.kprof` (with the calibration
+/// given, if any): the CUDA and SIMT targets share it.
+pub fn write_device_profile(
+    a: &RunArgs,
+    meta: &InstrumentMeta,
+    km: kperf_dialects::meta::KernelMeta,
+    spec: &LaunchSpec,
+    profile: &[u8],
+) -> Result<()> {
+    let stride = km.layout.cta_stride();
+    let mut info = RunInfo::for_kernel(meta, km, spec.grid, spec.block);
+    if let Some(c) = a
+        .calibration
+        .as_deref()
+        .map(DeviceProfile::load)
+        .transpose()?
+    {
+        c.apply(&mut info);
+    }
+    kperf_runtime::write_kprof(&a.output, &info, stride, profile)?;
+    eprintln!("kperf: wrote {}", a.output.display());
     Ok(())
 }

@@ -8,8 +8,6 @@ use anyhow::{Context, Result};
 use kperf_dialects::meta::InstrumentMeta;
 use kperf_instrument::mlir::pipeline::{compile_plain, device_kernel_params};
 use kperf_instrument::{instrument, Emit, InstrumentOptions, KperfContext};
-use kperf_runtime::calibrate::DeviceProfile;
-use kperf_runtime::profile::RunInfo;
 use kperf_runtime::simt::run_simt;
 use kperf_runtime::spec::LaunchSpec;
 
@@ -51,17 +49,7 @@ pub fn run(a: &RunArgs, opts: &InstrumentOptions, spec: &LaunchSpec) -> Result<(
         write_outputs(path, &run.buffers)?;
     }
     if let (Some(meta), Some(km)) = (meta, km) {
-        let mut info = RunInfo::for_kernel(&meta, km.clone(), spec.grid, spec.block);
-        if let Some(c) = a
-            .calibration
-            .as_deref()
-            .map(DeviceProfile::load)
-            .transpose()?
-        {
-            c.apply(&mut info);
-        }
-        kperf_runtime::write_kprof(&a.output, &info, km.layout.cta_stride(), &run.profile)?;
-        eprintln!("kperf: wrote {}", a.output.display());
+        crate::cmd_run_cuda::write_device_profile(a, &meta, km, spec, &run.profile)?;
     }
     Ok(())
 }

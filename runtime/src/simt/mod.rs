@@ -15,13 +15,10 @@ pub mod threads;
 use crate::cuda::DeviceRun;
 use crate::guard::{check_memory, GuardedWords};
 use crate::host::{pack_args, prepare_args, Packed, Param};
-use crate::host_llvm::{optimize_for_host, packed_wrapper};
+use crate::host_llvm::{optimize_for_host, packed_wrapper, parse_for_jit};
 use crate::launch_error::LaunchError;
 use crate::spec::LaunchSpec;
 use inkwell::context::Context;
-use inkwell::memory_buffer::MemoryBuffer;
-use inkwell::module::Module;
-use inkwell::targets::{InitializationConfig, Target};
 use inkwell::OptimizationLevel;
 use kperf_dialects::meta::KernelMeta;
 use std::ffi::c_void;
@@ -71,17 +68,8 @@ pub fn run_simt(
             spec.block
         )));
     }
-    Target::initialize_x86(&InitializationConfig::default());
-    Target::initialize_native(&InitializationConfig::default())
-        .map_err(|e| launch(format!("LLVM native target: {e}")))?;
     let ctx = Context::create();
-    let buf = MemoryBuffer::create_from_memory_range_copy(ir, file);
-    let module = if ir.starts_with(b"BC") {
-        Module::parse_bitcode_from_buffer(&buf, &ctx)
-    } else {
-        ctx.create_module_from_ir(buf)
-    }
-    .map_err(|e| launch(format!("{file}: not valid LLVM IR: {e}")))?;
+    let module = parse_for_jit(&ctx, ir, file)?;
     let kernels = rewrite::rewrite_for_host(&ctx, &module).map_err(launch)?;
     if !kernels.iter().any(|k| k == kernel) {
         return Err(launch(format!(
