@@ -47,7 +47,7 @@ fn param_of(t: &BasicMetadataTypeEnum) -> Option<Param> {
 
 /// Add `__kperf_packed_<kernel>(ptr args)`: load every argument from its
 /// word and call the kernel.
-pub(crate) fn packed_wrapper<'c>(
+fn packed_wrapper<'c>(
     ctx: &'c Context,
     module: &Module<'c>,
     kernel: FunctionValue<'c>,
@@ -80,7 +80,7 @@ pub(crate) fn packed_wrapper<'c>(
 /// optimisation level only steers code generation, and MLIR's
 /// ExecutionEngine runs O3, so without this an `.ll` kernel would be
 /// compared unoptimised against its `.mlir` twin.
-pub(crate) fn optimize_for_host(module: &Module) -> Result<(), RuntimeError> {
+fn optimize_for_host(module: &Module) -> Result<(), RuntimeError> {
     use inkwell::targets::{CodeModel, RelocMode, TargetMachine};
     let triple = TargetMachine::get_default_triple();
     let target =
@@ -139,6 +139,33 @@ pub(crate) fn parse_for_jit<'c>(
         ctx.create_module_from_ir(buf)
     }
     .map_err(|e| launch(format!("{file}: not valid LLVM IR: {e}")))
+}
+
+/// Add the packed wrapper of `kernel`, optimise `module` for this CPU, JIT
+/// it with `symbols` (name, address) bound, and return the engine (which
+/// must outlive every call) and the wrapper.
+pub(crate) fn jit_packed<'c>(
+    ctx: &'c Context,
+    module: &Module<'c>,
+    kernel: FunctionValue<'c>,
+    symbols: &[(&str, usize)],
+) -> Result<(inkwell::execution_engine::ExecutionEngine<'c>, Packed), RuntimeError> {
+    let wrapper = packed_wrapper(ctx, module, kernel)?;
+    optimize_for_host(module)?;
+    let engine = module
+        .create_jit_execution_engine(OptimizationLevel::Aggressive)
+        .map_err(|e| launch(format!("JIT: {e}")))?;
+    for (sym, addr) in symbols {
+        if let Some(decl) = module.get_function(sym) {
+            engine.add_global_mapping(&decl, *addr);
+        }
+    }
+    let addr = engine
+        .get_function_address(&wrapper)
+        .map_err(|e| launch(format!("JIT: `{wrapper}`: {e}")))?;
+    // SAFETY: the wrapper has the packed signature built by packed_wrapper.
+    let packed: Packed = unsafe { std::mem::transmute::<usize, Packed>(addr) };
+    Ok((engine, packed))
 }
 
 /// JIT host-ABI LLVM IR and run `kernel` (or the only kernel) over the
@@ -221,24 +248,15 @@ pub fn with_host_llvm_kernel<R>(
             })
         })
         .collect::<Result<_, _>>()?;
-    let wrapper = packed_wrapper(&ctx, &module, f)?;
-    optimize_for_host(&module)?;
-    let engine = module
-        .create_jit_execution_engine(OptimizationLevel::Aggressive)
-        .map_err(|e| launch(format!("JIT: {e}")))?;
-    for (sym, addr) in [
-        ("kperf_host_now_ns", kperf_host_now_ns as *const () as usize),
-        ("kperf_host_cpu", kperf_host_cpu as *const () as usize),
-    ] {
-        if let Some(decl) = module.get_function(sym) {
-            engine.add_global_mapping(&decl, addr);
-        }
-    }
-    let addr = engine
-        .get_function_address(&wrapper)
-        .map_err(|e| launch(format!("JIT: `{wrapper}`: {e}")))?;
-    // SAFETY: the wrapper has the packed signature built above.
-    let packed: Packed = unsafe { std::mem::transmute::<usize, Packed>(addr) };
+    let (engine, packed) = jit_packed(
+        &ctx,
+        &module,
+        f,
+        &[
+            ("kperf_host_now_ns", kperf_host_now_ns as *const () as usize),
+            ("kperf_host_cpu", kperf_host_cpu as *const () as usize),
+        ],
+    )?;
     // SAFETY: the wrapper has the packed signature for `params` and lives
     // as long as `engine`, which outlives the launcher.
     let grid = unsafe { GridLauncher::new(packed, &name, &params, meta, spec, threads)? };

@@ -12,21 +12,34 @@ use kperf_runtime::cuda::{run_cuda, DeviceCode};
 use kperf_runtime::profile::RunInfo;
 use kperf_runtime::spec::LaunchSpec;
 
-pub fn run(a: &RunArgs, opts: &InstrumentOptions, spec: &LaunchSpec) -> Result<()> {
+/// A kernel built for a device launch: its code (as `emit` asks), its
+/// metadata when instrumented, and its name and parameters.
+pub struct DeviceBuild {
+    pub code: Vec<u8>,
+    pub meta: Option<InstrumentMeta>,
+    pub name: String,
+    pub params: Vec<kperf_runtime::host::Param>,
+}
+
+/// Pick the spec's kernel in the MLIR input and build it as `emit` asks,
+/// instrumented unless `--no-instrument` (with the occupancy hold where the
+/// target assembles: CUDA, not SIMT).
+pub fn build_device_kernel(
+    a: &RunArgs,
+    opts: &InstrumentOptions,
+    spec: &LaunchSpec,
+    source: &str,
+    emit: Emit,
+) -> Result<DeviceBuild> {
     let file = a.input.display().to_string();
-    let source =
-        std::fs::read_to_string(&a.input).with_context(|| format!("cannot read {file}"))?;
     let kctx = KperfContext::new()?;
-    let kernels = device_kernel_params(&kctx, &source, &file, &opts.target)?;
+    let kernels = device_kernel_params(&kctx, source, &file, &opts.target)?;
     let (name, types) = pick_kernel(&file, spec.kernel.as_deref(), &kernels, "the spec")?;
     let params = parse_params(&types, "the launcher")?;
     let mut opts = opts.clone();
     opts.block.get_or_insert(spec.block);
-    let (ptx, meta): (Vec<u8>, Option<InstrumentMeta>) = if a.no_instrument {
-        (
-            compile_plain(&kctx, &source, &file, &opts, Emit::Ptx)?,
-            None,
-        )
+    let (code, meta) = if a.no_instrument {
+        (compile_plain(&kctx, source, &file, &opts, emit)?, None)
     } else {
         crate::registers::hold_occupancy(
             &kctx,
@@ -36,9 +49,27 @@ pub fn run(a: &RunArgs, opts: &InstrumentOptions, spec: &LaunchSpec) -> Result<(
             a.lowering.registers()?,
             false,
         )?;
-        let out = instrument(&kctx, &source, &file, &opts, Emit::Ptx)?;
+        let out = instrument(&kctx, source, &file, &opts, emit)?;
         (out.bytes, Some(out.meta))
     };
+    Ok(DeviceBuild {
+        code,
+        meta,
+        name,
+        params,
+    })
+}
+
+pub fn run(a: &RunArgs, opts: &InstrumentOptions, spec: &LaunchSpec) -> Result<()> {
+    let file = a.input.display().to_string();
+    let source =
+        std::fs::read_to_string(&a.input).with_context(|| format!("cannot read {file}"))?;
+    let DeviceBuild {
+        code: ptx,
+        meta,
+        name,
+        params,
+    } = build_device_kernel(a, opts, spec, &source, Emit::Ptx)?;
     let km = meta.as_ref().and_then(|m| m.kernel(&name)).cloned();
     let ptx = String::from_utf8(ptx).context("PTX is not UTF-8")?;
     let run = run_cuda(DeviceCode::Ptx(ptx), &name, &params, km.as_ref(), spec, 0)?;

@@ -3,11 +3,9 @@
 //! (`kperf_runtime::simt`), write the raw profile and the outputs.
 
 use crate::cmd_run::{print_buffers, write_outputs, RunArgs};
-use crate::host_job::{parse_params, pick_kernel};
+use crate::cmd_run_cuda::{build_device_kernel, DeviceBuild};
 use anyhow::{Context, Result};
-use kperf_dialects::meta::InstrumentMeta;
-use kperf_instrument::mlir::pipeline::{compile_plain, device_kernel_params};
-use kperf_instrument::{instrument, Emit, InstrumentOptions, KperfContext};
+use kperf_instrument::{Emit, InstrumentOptions};
 use kperf_runtime::simt::run_simt;
 use kperf_runtime::spec::LaunchSpec;
 
@@ -20,21 +18,12 @@ pub fn run(a: &RunArgs, opts: &InstrumentOptions, spec: &LaunchSpec) -> Result<(
     );
     let source = String::from_utf8(bytes)
         .with_context(|| format!("{file}: not UTF-8 text (MLIR is text)"))?;
-    let kctx = KperfContext::new()?;
-    let kernels = device_kernel_params(&kctx, &source, &file, &opts.target)?;
-    let (name, types) = pick_kernel(&file, spec.kernel.as_deref(), &kernels, "the spec")?;
-    let params = parse_params(&types, "the SIMT runner")?;
-    let mut opts = opts.clone();
-    opts.block.get_or_insert(spec.block);
-    let (ir, meta): (Vec<u8>, Option<InstrumentMeta>) = if a.no_instrument {
-        (
-            compile_plain(&kctx, &source, &file, &opts, Emit::Llvm)?,
-            None,
-        )
-    } else {
-        let out = instrument(&kctx, &source, &file, &opts, Emit::Llvm)?;
-        (out.bytes, Some(out.meta))
-    };
+    let DeviceBuild {
+        code: ir,
+        meta,
+        name,
+        params,
+    } = build_device_kernel(a, opts, spec, &source, Emit::Llvm)?;
     let km = meta.as_ref().and_then(|m| m.kernel(&name)).cloned();
     let run = run_simt(&ir, &file, &name, &params, km.as_ref(), spec)?;
     eprintln!(

@@ -3,7 +3,7 @@
 
 use anyhow::Result;
 use kperf_instrument::options::Registers;
-use kperf_instrument::{InstrumentError, InstrumentOptions, KperfContext, Target};
+use kperf_instrument::{InstrumentError, InstrumentOptions, KperfContext};
 
 /// With `policy` = occupancy on an NVPTX target, cap the kernels whose
 /// instrumented build would run fewer CTAs per SM (`opts.register_limits`)
@@ -17,7 +17,8 @@ pub fn hold_occupancy(
     policy: Registers,
     triton: bool,
 ) -> Result<()> {
-    if policy != Registers::Occupancy || !matches!(opts.target, Target::Nvptx { .. }) {
+    // Only code ptxas assembles has registers to hold (not the SIMT target).
+    if policy != Registers::Occupancy || !opts.target.inline_ptx() {
         return Ok(());
     }
     match kperf_instrument::registers::hold_occupancy(kctx, input, file, opts, triton) {

@@ -15,11 +15,10 @@ pub mod threads;
 use crate::cuda::DeviceRun;
 use crate::guard::{check_memory, GuardedWords};
 use crate::host::{pack_args, prepare_args, Packed, Param};
-use crate::host_llvm::{optimize_for_host, packed_wrapper, parse_for_jit};
+use crate::host_llvm::{jit_packed, parse_for_jit};
 use crate::launch_error::LaunchError;
 use crate::spec::LaunchSpec;
 use inkwell::context::Context;
-use inkwell::OptimizationLevel;
 use kperf_dialects::meta::KernelMeta;
 use std::ffi::c_void;
 use std::time::Instant;
@@ -115,42 +114,33 @@ pub fn run_simt(
             words.len()
         )));
     }
-    let wrapper = packed_wrapper(&ctx, &module, f)?;
-    optimize_for_host(&module)?;
-    let engine = module
-        .create_jit_execution_engine(OptimizationLevel::Aggressive)
-        .map_err(|e| launch(format!("JIT: {e}")))?;
-    for (sym, addr) in [
-        (
-            rewrite::ENTRY_SREG,
-            threads::kperf_simt_sreg as *const () as usize,
-        ),
-        (
-            rewrite::ENTRY_BARRIER,
-            threads::kperf_simt_barrier as *const () as usize,
-        ),
-        (
-            rewrite::ENTRY_WARP,
-            threads::kperf_simt_warp as *const () as usize,
-        ),
-        (
-            rewrite::ENTRY_FENCE,
-            threads::kperf_simt_fence as *const () as usize,
-        ),
-        (
-            rewrite::ENTRY_VPRINTF,
-            printf::kperf_simt_vprintf as *const () as usize,
-        ),
-    ] {
-        if let Some(decl) = module.get_function(sym) {
-            engine.add_global_mapping(&decl, addr);
-        }
-    }
-    let addr = engine
-        .get_function_address(&wrapper)
-        .map_err(|e| launch(format!("JIT: `{wrapper}`: {e}")))?;
-    // SAFETY: the wrapper has the packed signature built above.
-    let packed: Packed = unsafe { std::mem::transmute::<usize, Packed>(addr) };
+    let (engine, packed) = jit_packed(
+        &ctx,
+        &module,
+        f,
+        &[
+            (
+                rewrite::ENTRY_SREG,
+                threads::kperf_simt_sreg as *const () as usize,
+            ),
+            (
+                rewrite::ENTRY_BARRIER,
+                threads::kperf_simt_barrier as *const () as usize,
+            ),
+            (
+                rewrite::ENTRY_WARP,
+                threads::kperf_simt_warp as *const () as usize,
+            ),
+            (
+                rewrite::ENTRY_FENCE,
+                threads::kperf_simt_fence as *const () as usize,
+            ),
+            (
+                rewrite::ENTRY_VPRINTF,
+                printf::kperf_simt_vprintf as *const () as usize,
+            ),
+        ],
+    )?;
     let argv = Argv(
         words
             .iter_mut()
