@@ -27,7 +27,7 @@ attributes #0 = { "nvvm.reqntid"="128" }
 ; CHECK: load float
 ; CHECK: call i32 @llvm.nvvm.read.ptx.sreg.clock()
 ; CHECK: st.shared.v2.b32
-; CHECK: call void @llvm.nvvm.barrier
+; CHECK-NOT: @llvm.nvvm.barrier
 ; CHECK: ret void
 ; CHECK-NOT: kperf_region_start
 ; CHECK-NOT: kperf_region_end

@@ -31,7 +31,6 @@
 // CHECK: bra [[LOOP]];
 // CHECK-NOT: cp.async.bulk.tensor
 // CHECK-NOT: mbarrier.try_wait
-// CHECK: bar.sync 0;
 // CHECK: mov.u64 {{%rd[0-9]+}}, %clock64;
 // CHECK: ret;
 !mbarriers = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>

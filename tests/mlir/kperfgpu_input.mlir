@@ -6,7 +6,8 @@
 // CHECK: gpu.func @reduce({{.*}}, %{{.*}}: !llvm.ptr<1>) kernel
 // CHECK-NOT: kperfgpu.
 // CHECK: nvvm.read.ptx.sreg.clock : i32
-// CHECK: nvvm.barrier0
+// CHECK-NOT: nvvm.barrier0
+// CHECK: gpu.return
 module attributes {gpu.container_module} {
   gpu.module @kernels {
     gpu.func @reduce(%arg0: memref<?xf32>, %arg1: memref<?xf32>, %arg2: index) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {

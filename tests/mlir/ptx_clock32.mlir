@@ -1,5 +1,6 @@
 // A record is a clock read and one unpredicated 8-byte shared store of {clock, tag}
 // (threads that do not record store into the trash ring), with no branch; START of region 0 has tag 0, its END tag 65536 (bit 16).
+// Finalize (from its thread-id read on) adds no barrier.
 // RUN: kperf instrument %s --regions kernel --emit ptx
 // CHECK: .entry k(
 // CHECK: .shared .align 16 .b8 __kperf_smem_k[10400];
@@ -10,7 +11,9 @@
 // CHECK: mov.b32 [[T1:%r[0-9]+]], 65536;
 // CHECK: st.shared.v2.b32 [{{%rd[0-9]+}}], {[[C1]], [[T1]]};
 // CHECK-NOT: bra
-// CHECK: bar.sync 0;
+// CHECK: mov.u32 {{%r[0-9]+}}, %tid.x;
+// CHECK-NOT: bar.sync
+// CHECK: ret;
 module attributes {gpu.container_module} {
   gpu.module @m {
     gpu.func @k(%buf: memref<1024xf32>, %n: index) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {

@@ -8,11 +8,15 @@
 // - Init: thread 0 (`tid < 1`, tested inside the asm so that it is not
 //   finalize's `tid == 0`) parks {global timer, clock64} after the rings
 //   (+8192).
-// - Finalize derives the thread's state again (ids read through asm), then,
-//   past the barrier and the null-pointer check, thread 0 stores four
+// - Finalize derives the thread's state again (ids read through asm) and,
+//   with no barrier, past the null-pointer check, thread 0 stores three
 //   16-byte groups with predicated stores: identity (+0), the parked init
-//   stamps (+16), finalize stamps (+32); the copy-out follows, and the shape
-//   with the end stamp (+48) goes last.
+//   stamps (+16), finalize stamps (+32). Each warp leader then writes its
+//   unit entry (+64 + 8·warp: 2 records) and copies its ring's records
+//   to its segment (+96 + 2048·warp): the count is a constant here, so the
+//   copy loop folds to its one trip, 4 chunks of 16 bytes loaded and then
+//   stored (2 records and 6 unused slots); thread 0 writes the shape with
+//   the end stamp (+48) last.
 // RUN: kperf instrument %s --regions kernel --emit ptx
 // CHECK: .const .align 16 .b8 __kperf_smem_k_hdr[16] = {75, 80, 82, 70, 2, 0, 0, 0, 4, 0, 0, 0, 0, 1};
 // CHECK: .shared .align 16 .b8 __kperf_smem_k[10400];
@@ -23,8 +27,8 @@
 // CHECK: { .reg .pred p; setp.lt.u32 p, [[TID]], 1; @p st.shared.v2.b64 [[[SLOT]]], {[[IT]], [[IC]]}; }
 // CHECK: mov.u32 [[FTID:%r[0-9]+]], %tid.x;
 // CHECK: mov.u32 {{%r[0-9]+}}, %ctaid.x;
+// CHECK-NOT: bar.sync
 // CHECK: setp.eq.b64 [[NULL:%p[0-9]+]], {{%rd[0-9]+}}, 0;
-// CHECK-NEXT: bar.sync 0;
 // CHECK-NEXT: @[[NULL]] bra
 // CHECK: mul.wide.u32 {{%rd[0-9]+}}, {{%r[0-9]+}}, 8288;
 // CHECK: setp.eq.b32 [[T0:%p[0-9]+]], [[FTID]], 0;
@@ -37,9 +41,18 @@
 // CHECK-NEXT: mov.u64 [[FC:%rd[0-9]+]], %clock64;
 // CHECK-NEXT: add.s64 [[P32:%rd[0-9]+]], [[BLK]], 32;
 // CHECK: @[[T0]] st.global.v2.b64 [[[P32]]], {[[FT]], [[FC]]};
-// CHECK: st.global.b64 [{{%rd[0-9]+}}+64], {{%rd[0-9]+}};
-// CHECK: st.global.v2.b64 [{{%rd[0-9]+}}+96]
-// CHECK: st.global.v2.b64 [{{%rd[0-9]+}}+6240]
+// CHECK: or.b64 [[ENTRY:%rd[0-9]+]], {{%rd[0-9]+}}, 8589934592;
+// CHECK: st.global.b64 [{{%rd[0-9]+}}+64], [[ENTRY]];
+// CHECK: shl.b32 {{%r[0-9]+}}, {{%r[0-9]+}}, 11;
+// CHECK: ld.shared.v2.b64 {[[R0:%rd[0-9]+]], [[R1:%rd[0-9]+]]}
+// CHECK-NEXT: ld.shared.v2.b64 {[[R2:%rd[0-9]+]], [[R3:%rd[0-9]+]]}
+// CHECK-NEXT: ld.shared.v2.b64 {[[R4:%rd[0-9]+]], [[R5:%rd[0-9]+]]}
+// CHECK-NEXT: ld.shared.v2.b64 {[[R6:%rd[0-9]+]], [[R7:%rd[0-9]+]]}
+// CHECK-NEXT: st.global.v2.b64 [[[SEG:%rd[0-9]+]]+96], {[[R0]], [[R1]]};
+// CHECK-NEXT: st.global.v2.b64 [[[SEG]]+112], {[[R2]], [[R3]]};
+// CHECK-NEXT: st.global.v2.b64 [[[SEG]]+128], {[[R4]], [[R5]]};
+// CHECK-NEXT: st.global.v2.b64 [[[SEG]]+144], {[[R6]], [[R7]]};
+// CHECK-NOT: st.global
 // CHECK: ld.const.b64 [[SHAPE:%rd[0-9]+]], [__kperf_smem_k_hdr+8];
 // CHECK-NEXT: mov.u64 [[END:%rd[0-9]+]], %globaltimer;
 // CHECK-NEXT: add.s64 [[P48:%rd[0-9]+]], [[BLK]], 48;

@@ -152,8 +152,11 @@ fn every_corpus_kernel_instruments_in_every_mode_and_assembles() {
 /// (docs/cost.md shows the figures): no added spills; a straight-line
 /// record costs at most 3 SASS instructions with the 32-bit clock and 4
 /// with the 64-bit one (probe 16 vs 32 regions, as in docs/cost.md); init +
-/// finalize stay under Proton's ~68.
-const FIXED_BUDGET: f64 = 68.0;
+/// finalize under 90. Proton's ~68 (and kperf's 52–67 until 2026-11) end
+/// with a CTA barrier and a copy-out shared by all threads, which is wrong
+/// when threads return early (templates::finalize); each unit's leader now
+/// copies its own ring in a loop of 4 chunks a trip: 71–86 on the corpus.
+const FIXED_BUDGET: f64 = 90.0;
 
 const KERNELS: [&str; 16] = [
     "corpus/triton/matmul_pipelined.llir",
@@ -255,11 +258,14 @@ const UNEXPLAINED_LIMIT: f64 = 0.02;
 /// - matmul_pipelined with iterations: ptxas copies a uniform predicate
 ///   into a vector one each iteration (26 PLOP3) once the loop holds
 ///   records.
+/// - the layer norms' loop modes (2.1–3.2%), since finalize's ring copy is
+///   a loop (2026-11): ptxas schedules and allocates the kernel's last
+///   block differently (IADD3, MOV, LOP3 a few each).
 /// - the op modes put two records around every matched instruction; in
 ///   attention's and the matmuls' dense wgmma/cp.async code that costs
 ///   moves and address arithmetic.
 const EXCEPTIONS: &[(&str, &str, f64)] = &[
-    ("reduce_sum", "*", 0.13),
+    ("reduce_sum", "*", 0.14),
     ("layernorm", "kernel", 0.025),
     ("layernorm", "iterations", 0.03),
     ("sgemm_tiled", "loops", 0.03),
@@ -274,6 +280,9 @@ const EXCEPTIONS: &[(&str, &str, f64)] = &[
     ("matmul_persistent", "asm=wgmma|cp\\.async", 0.04),
     ("add_kernel", "*", 0.11),
     ("_layer_norm_bwd_dx_fused", "*", 0.035),
+    ("_layer_norm_bwd_dwdb", "loops", 0.03),
+    ("_layer_norm_bwd_dwdb", "iterations", 0.035),
+    ("_layer_norm_fwd_fused", "iterations", 0.025),
     ("softmax_kernel", "loops", 0.035),
     ("softmax_kernel", "iterations", 0.045),
     ("matmul_kernel", "asm=wgmma|cp\\.async", 0.03),

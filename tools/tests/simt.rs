@@ -3,7 +3,9 @@
 //! buffers must hold after the run (plain and instrumented alike) and, for
 //! each instrumented run, how many CTA blocks the profile has, how many
 //! units each block has and how many records every unit wrote (and kept).
-//! The upstream MLIR cases check their CHECK lines.
+//! When a unit kept every record it wrote, its records must nest: a
+//! finalize that copied a ring before it was written shows as records that
+//! do not. The upstream MLIR cases check their CHECK lines.
 
 use kperf_runtime::ProfileReader;
 use serde::Deserialize;
@@ -30,10 +32,46 @@ struct ProfileCase {
     /// CTA blocks in the profile (default: the whole grid).
     ctas: Option<u64>,
     units: usize,
-    /// Records every unit wrote.
-    records: u64,
+    /// Records every unit wrote: one count for all, or one per unit.
+    records: PerUnit,
     /// Records every unit kept (default: all it wrote).
-    kept: Option<usize>,
+    kept: Option<PerUnit>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum PerUnit {
+    All(u64),
+    Each(Vec<u64>),
+}
+
+impl PerUnit {
+    fn of(&self, unit: usize, what: &str) -> u64 {
+        match self {
+            PerUnit::All(n) => *n,
+            PerUnit::Each(v) => *v
+                .get(unit)
+                .unwrap_or_else(|| panic!("case.toml: `{what}` has no entry for unit {unit}")),
+        }
+    }
+}
+
+/// The unit's records as start/end pairs: each end closes the innermost
+/// open region, and none is left open.
+fn check_nesting(records: &[kperf_runtime::profile::Record], at: &str) {
+    let mut open = Vec::new();
+    for (k, r) in records.iter().enumerate() {
+        match r.edge {
+            kperf_dialects::abi::Edge::Start => open.push(r.region),
+            kperf_dialects::abi::Edge::End => assert_eq!(
+                open.pop(),
+                Some(r.region),
+                "{at}: record {k} ends region {:?}, not the open one; records {records:?}",
+                r.region
+            ),
+        }
+    }
+    assert!(open.is_empty(), "{at}: regions left open: {open:?}");
 }
 
 fn kperf() -> Command {
@@ -133,14 +171,23 @@ fn simt_runs_give_the_known_answers_and_exact_record_counts() {
                 blocks += 1;
                 let at = format!("{} {:?}: CTA {}", dir.display(), p.args, cta.cta_id);
                 assert_eq!(cta.units.len(), p.units, "{at}: units");
-                for u in &cta.units {
+                for (k, u) in cta.units.iter().enumerate() {
+                    let written = p.records.of(k, "records");
                     assert_eq!(
-                        u.records_written, p.records,
+                        u.records_written, written,
                         "{at} unit {}: written",
                         u.unit_id
                     );
-                    let kept = p.kept.unwrap_or(p.records as usize);
-                    assert_eq!(u.records.len(), kept, "{at} unit {}: kept", u.unit_id);
+                    let kept = p.kept.as_ref().map_or(written, |n| n.of(k, "kept"));
+                    assert_eq!(
+                        u.records.len() as u64,
+                        kept,
+                        "{at} unit {}: kept",
+                        u.unit_id
+                    );
+                    if kept == written {
+                        check_nesting(&u.records, &format!("{at} unit {}", u.unit_id));
+                    }
                 }
             }
             assert_eq!(

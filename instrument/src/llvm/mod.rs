@@ -1057,11 +1057,6 @@ fn plan_kernel(
         granularity: opts.granularity,
         buffer: opts.buffer,
         strategy: opts.strategy,
-        cta_threads: if opts.target.is_host() {
-            1
-        } else {
-            plan.cta_threads
-        },
         block,
         block_1d: block[1] == 1 && block[2] == 1,
         unit_threads: plan.unit_threads,

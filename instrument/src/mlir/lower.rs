@@ -501,7 +501,6 @@ fn config_from_init(init: Op, f: Op, target: &Target) -> Result<LoweringConfig> 
         granularity,
         buffer,
         strategy,
-        cta_threads,
         block: [block[0], block[1], block[2]],
         block_1d: block[1] == 1 && block[2] == 1,
         unit_threads: target.unit_threads(granularity, cta_threads),

@@ -27,8 +27,6 @@ pub struct LoweringConfig {
     pub granularity: Granularity,
     pub buffer: BufferKind,
     pub strategy: Strategy,
-    /// Threads per CTA.
-    pub cta_threads: u32,
     /// Threads per CTA along x, y, z.
     pub block: [u32; 3],
     /// True when the block is known to be one-dimensional (tid = tid.x).
@@ -400,14 +398,6 @@ fn hw_id(b: &mut Body, t: &Target) -> String {
             b.def(format!("llvm.add {se}, {cu} : i32"))
         }
         Target::Host => b.def("llvm.call @kperf_host_cpu() : () -> i32"),
-    }
-}
-
-fn barrier(b: &mut Body, t: &Target) {
-    match t {
-        Target::Nvptx { .. } => b.line("nvvm.barrier0"),
-        Target::Amdgpu { .. } => b.line("rocdl.barrier"),
-        Target::Host => {}
     }
 }
 
@@ -1086,18 +1076,24 @@ fn copy_segment(b: &mut Body, cfg: &LoweringConfig, unit: UnitRefs, first: &str,
 
 // ---- finalize ---------------------------------------------------------------
 
-/// `kperfgpu.finalize`: wait for the CTA; then, in a recording CTA with a
-/// profile buffer (checked once here): thread 0 writes the header (with a
-/// shared ring, all of it: the init stamps come from their shared slot),
-/// each leader its unit entry, every thread a share of the segments (copied
-/// out cooperatively), and thread 0 the end stamp last.
+/// `kperfgpu.finalize`, run by every thread once, at whichever return it
+/// takes. In a recording CTA with a profile buffer (checked once here):
+/// thread 0 writes the header (with a shared ring, all of it: the init
+/// stamps come from the shared slot thread 0 itself filled), each leader
+/// its unit entry and, with a shared ring, copies the records its ring
+/// holds to its global segment; thread 0 writes the shape and end stamp
+/// last.
 ///
-/// Finalize derives the thread's [`State`] again rather than taking init's
-/// values: carried from init to the end of the kernel they held registers
-/// and predicates all the way (attention: a predicate saved to a register
-/// with P2R; softmax: two). NVPTX reads the special registers through
-/// inline asm there, so that LLVM does not merge them back into init's;
-/// ptxas, which knows the register pressure, may still reuse them.
+/// No barrier, and no thread touches another's records: every value a
+/// thread writes here it wrote itself earlier (a unit's records are all
+/// the leader's). A CTA barrier here would be wrong, not only slow: in a
+/// kernel whose threads leave early (`if (i >= n) return;` before a
+/// `__syncthreads()`), the leaving threads' `bar.sync 0` pairs with the
+/// others' barrier, and a copy-out shared by all threads then copies rings
+/// that are still being written (tests/simt/early_exit_barrier shows it).
+/// The header's finalize stamps are therefore thread 0's, not the CTA's
+/// last thread's.
+///
 pub fn finalize(cfg: &LoweringConfig) -> String {
     let mut b = Body::new();
     let g = cfg.gptr();
@@ -1105,7 +1101,6 @@ pub fn finalize(cfg: &LoweringConfig) -> String {
     b.opaque_sregs = cfg.target.inline_ptx();
     let st = profile_state(&mut b, cfg);
     b.opaque_sregs = false;
-    barrier(&mut b, &cfg.target);
     b.line(format!("scf.if {} {{", st.active));
     // Thread 0 writes the header: on NVPTX with predicated stores (no
     // branch), elsewhere inside one branch. Inside `%active`, thread 0 is
@@ -1211,11 +1206,10 @@ pub fn finalize(cfg: &LoweringConfig) -> String {
         copy_segment(&mut b, cfg, unit, &first, &part);
         b.line("}");
     }
-    b.line("}");
-
     if cfg.buffer == BufferKind::Shared && cfg.strategy == Strategy::Circular {
-        copy_out(&mut b, cfg, &st);
+        copy_ring(&mut b, cfg, &st, &n);
     }
+    b.line("}");
 
     // The shape and the end stamp, written last by thread 0.
     if !nvptx {
@@ -1241,73 +1235,71 @@ pub fn finalize(cfg: &LoweringConfig) -> String {
     function("kperf_finalize", &init_args(cfg), b, &[])
 }
 
-/// Copy-outs of at most this many 16-byte chunks per thread are unrolled:
-/// each chunk is then one shared load and one global store with immediate
-/// offsets, cheaper than the loop's 64-bit address arithmetic.
-const UNROLL_COPY_CHUNKS: i64 = 4;
+/// Chunks of 16 bytes each trip of the ring copy moves: all loads, then
+/// all stores, so that the shared-memory latency is paid once per trip
+/// rather than once per chunk (the copy runs in one thread per unit).
+const COPY_CHUNKS_PER_TRIP: u64 = 4;
 
-/// Circular + shared: copy every segment out, all threads sharing the work.
-/// 16-byte chunks: records start 16-aligned (abi::RECORDS_ALIGN) and the
-/// segments hold an even number of 8-byte records. Each thread copies chunk
-/// tid + k·threads for k < ⌈chunks / threads⌉.
-fn copy_out(b: &mut Body, cfg: &LoweringConfig, st: &State) {
+/// Circular + shared, by the unit's leader: copy the slots its ring holds,
+/// min(n, slots) records from slot 0, to its global segment, in 16-byte
+/// chunks (records start 16-aligned, abi::RECORDS_ALIGN, and a segment holds
+/// an even number of 8-byte records). A trip moves
+/// [`COPY_CHUNKS_PER_TRIP`] chunks, so up to 7 unused slots of the ring are
+/// copied too; readers take only the records the unit entry counts. Only
+/// what was written: a kernel of 18 records copies 3 trips, not the ring.
+fn copy_ring(b: &mut Body, cfg: &LoweringConfig, st: &State, n: &str) {
     let (g, seg_ty) = (cfg.gptr(), cfg.seg_ptr());
     let layout = kperf_dialects::abi::Layout {
         units: cfg.units,
         slots: cfg.global_slots,
     };
+    debug_assert_eq!(cfg.global_slots, cfg.slots, "circular: one ring size");
+    // Slots are a power of two and even: a trip never runs past the ring.
+    let per_trip = COPY_CHUNKS_PER_TRIP.min(cfg.slots as u64 / 2).max(1);
+    let recs_per_trip = 2 * per_trip;
     let recs = b.gep(&st.blk, g, layout.records_offset());
-    let chunks = cfg.units as i64 * cfg.slots as i64 / 2;
-    let threads = cfg.cta_threads.max(1) as i64;
-    let per_thread = (chunks + threads - 1) / threads;
-    let copy_chunk = |b: &mut Body, i: &str| {
+    // The segment's offset in 32 bits (a CTA block is far below 4 GiB),
+    // widened once: two adds onto the block address instead of 64-bit
+    // multiply arithmetic.
+    let sbytes = b.c32(cfg.slots as i64 * RECORD_SIZE as i64);
+    let soff = b.def(format!("llvm.mul {}, {sbytes} : i32", st.unit_idx));
+    let woff = b.def(format!("llvm.zext {soff} : i32 to i64"));
+    let dst = b.def(format!(
+        "llvm.getelementptr {recs}[{woff}] : ({g}, i64) -> {g}, i8"
+    ));
+    let src = b.def(format!(
+        "llvm.getelementptr {}[{soff}] : ({seg_ty}, i32) -> {seg_ty}, i8",
+        st.base
+    ));
+    let slots = b.c32(cfg.slots as i64);
+    let full = b.def(format!("llvm.icmp \"ult\" {n}, {slots} : i32"));
+    let held = b.def(format!("llvm.select {full}, {n}, {slots} : i1, i32"));
+    let round = b.c32(recs_per_trip as i64 - 1);
+    let up = b.def(format!("llvm.add {held}, {round} : i32"));
+    let shift = b.c32(recs_per_trip.trailing_zeros() as i64);
+    let trips = b.def(format!("llvm.lshr {up}, {shift} : i32"));
+    let (lb, one) = (b.c32(0), b.c32(1));
+    let t = b.fresh();
+    b.line(format!("scf.for {t} = {lb} to {trips} step {one} : i32 {{"));
+    let k = b.c32(per_trip as i64);
+    let first = b.def(format!("llvm.mul {t}, {k} : i32"));
+    let mut chunks = Vec::new();
+    for j in 0..per_trip {
+        let cj = b.c32(j as i64);
+        let i = b.def(format!("llvm.add {first}, {cj} : i32"));
         let sp = b.def(format!(
-            "llvm.getelementptr {}[{i}] : ({seg_ty}, i32) -> {seg_ty}, vector<2xi64>",
-            st.base
+            "llvm.getelementptr {src}[{i}] : ({seg_ty}, i32) -> {seg_ty}, vector<2xi64>"
         ));
         let v = b.def(format!(
             "llvm.load {sp} {{alignment = 16 : i64}} : {seg_ty} -> vector<2xi64>"
         ));
+        chunks.push((i, v));
+    }
+    for (i, v) in chunks {
         let dp = b.def(format!(
-            "llvm.getelementptr {recs}[{i}] : ({g}, i32) -> {g}, vector<2xi64>"
+            "llvm.getelementptr {dst}[{i}] : ({g}, i32) -> {g}, vector<2xi64>"
         ));
         b.store(&v, "vector<2xi64>", &dp, g, 16);
-    };
-    let guarded = |b: &mut Body, i: &str, k: i64| {
-        // Only the last round can run past the end.
-        let tail = chunks % threads != 0 && k == per_thread - 1;
-        if tail {
-            let total = b.c32(chunks);
-            let inside = b.def(format!("llvm.icmp \"ult\" {i}, {total} : i32"));
-            b.line(format!("scf.if {inside} {{"));
-        }
-        copy_chunk(b, i);
-        if tail {
-            b.line("}");
-        }
-    };
-    if per_thread <= UNROLL_COPY_CHUNKS {
-        for k in 0..per_thread {
-            let off = b.c32(k * threads);
-            let i = b.def(format!("llvm.add {}, {off} : i32", st.tid));
-            guarded(b, &i, k);
-        }
-        return;
-    }
-    let (lb, ub, one) = (b.c32(0), b.c32(per_thread), b.c32(1));
-    let k = b.fresh();
-    b.line(format!("scf.for {k} = {lb} to {ub} step {one} : i32 {{"));
-    let tc = b.c32(threads);
-    let off = b.def(format!("llvm.mul {k}, {tc} : i32"));
-    let i = b.def(format!("llvm.add {}, {off} : i32", st.tid));
-    if chunks % threads != 0 {
-        let total = b.c32(chunks);
-        let inside = b.def(format!("llvm.icmp \"ult\" {i}, {total} : i32"));
-        b.line(format!("scf.if {inside} {{"));
-        copy_chunk(b, &i);
-        b.line("}");
-    } else {
-        copy_chunk(b, &i);
     }
     b.line(format!("}} {NO_UNROLL}"));
 }
