@@ -8,7 +8,7 @@ use kperf_dialects::meta::InstrumentMeta;
 use kperf_instrument::mlir::pipeline::{compile_plain, device_kernel_params};
 use kperf_instrument::{instrument, Emit, InstrumentOptions, KperfContext};
 use kperf_runtime::calibrate::DeviceProfile;
-use kperf_runtime::cuda::{run_cuda, DeviceCode};
+use kperf_runtime::cuda::{run_cuda, DeviceCode, DeviceRun};
 use kperf_runtime::profile::RunInfo;
 use kperf_runtime::spec::LaunchSpec;
 
@@ -73,6 +73,16 @@ pub fn run(a: &RunArgs, opts: &InstrumentOptions, spec: &LaunchSpec) -> Result<(
     let km = meta.as_ref().and_then(|m| m.kernel(&name)).cloned();
     let ptx = String::from_utf8(ptx).context("PTX is not UTF-8")?;
     let run = run_cuda(DeviceCode::Ptx(ptx), &name, &params, km.as_ref(), spec, 0)?;
+    report_device_run(&name, spec, &run);
+    if let (Some(meta), Some(km)) = (meta, km) {
+        write_device_profile(a, &meta, km, spec, &run.profile)?;
+    }
+    Ok(())
+}
+
+/// The line every device run prints: where it ran and how long the kernel
+/// took (the CUDA and SIMT targets share it).
+pub fn report_device_run(name: &str, spec: &LaunchSpec, run: &DeviceRun) {
     eprintln!(
         "kperf: ran `{name}` on {}: grid {:?}, block {:?} in {:.3} ms",
         run.device_name,
@@ -80,10 +90,6 @@ pub fn run(a: &RunArgs, opts: &InstrumentOptions, spec: &LaunchSpec) -> Result<(
         spec.block,
         run.kernel_ns as f64 / 1e6
     );
-    if let (Some(meta), Some(km)) = (meta, km) {
-        write_device_profile(a, &meta, km, spec, &run.profile)?;
-    }
-    Ok(())
 }
 
 /// Write a device run's raw profile as `.kprof` (with the calibration

@@ -3,7 +3,9 @@
 //! (`kperf_runtime::simt`), write the raw profile and the outputs.
 
 use crate::cmd_run::{print_buffers, write_outputs, RunArgs};
-use crate::cmd_run_cuda::{build_device_kernel, DeviceBuild};
+use crate::cmd_run_cuda::{
+    build_device_kernel, report_device_run, write_device_profile, DeviceBuild,
+};
 use anyhow::{Context, Result};
 use kperf_instrument::{Emit, InstrumentOptions};
 use kperf_runtime::simt::run_simt;
@@ -26,19 +28,13 @@ pub fn run(a: &RunArgs, opts: &InstrumentOptions, spec: &LaunchSpec) -> Result<(
     } = build_device_kernel(a, opts, spec, &source, Emit::Llvm)?;
     let km = meta.as_ref().and_then(|m| m.kernel(&name)).cloned();
     let run = run_simt(&ir, &file, &name, &params, km.as_ref(), spec)?;
-    eprintln!(
-        "kperf: ran `{name}` on {}: grid {:?}, block {:?} in {:.3} ms",
-        run.device_name,
-        spec.grid,
-        spec.block,
-        run.kernel_ns as f64 / 1e6
-    );
+    report_device_run(&name, spec, &run);
     print_buffers(&run.buffers);
     if let Some(path) = &a.outputs {
         write_outputs(path, &run.buffers)?;
     }
     if let (Some(meta), Some(km)) = (meta, km) {
-        crate::cmd_run_cuda::write_device_profile(a, &meta, km, spec, &run.profile)?;
+        write_device_profile(a, &meta, km, spec, &run.profile)?;
     }
     Ok(())
 }

@@ -78,6 +78,16 @@ fn kperf() -> Command {
     Command::new(env!("CARGO_BIN_EXE_kperf"))
 }
 
+/// Run `cmd`; fail the test with its stderr unless it succeeds.
+fn succeed(cmd: &mut Command, what: &str) {
+    let o = cmd.output().unwrap();
+    assert!(
+        o.status.success(),
+        "{what} failed:\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
@@ -86,8 +96,8 @@ fn root() -> PathBuf {
 /// outputs JSON and the profile path (when instrumented).
 fn run(dir: &Path, case: &Case, args: &[String], out: &Path, tag: &str) -> serde_json::Value {
     let outputs = out.join(format!("{tag}.outputs.json"));
-    let o = kperf()
-        .arg("run")
+    let mut o = kperf();
+    o.arg("run")
         .arg(dir.join(&case.kernel))
         .args(["--target", "simt", "--spec"])
         .arg(dir.join(&case.spec))
@@ -96,15 +106,8 @@ fn run(dir: &Path, case: &Case, args: &[String], out: &Path, tag: &str) -> serde
         .arg("--outputs")
         .arg(&outputs)
         .args(args)
-        .env("KPERF_SIMT_TIMEOUT_S", "60")
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "{}: kperf run {args:?} failed:\n{}",
-        dir.display(),
-        String::from_utf8_lossy(&o.stderr)
-    );
+        .env("KPERF_SIMT_TIMEOUT_S", "60");
+    succeed(&mut o, &format!("{}: kperf run {args:?}", dir.display()));
     serde_json::from_slice(&std::fs::read(&outputs).unwrap()).unwrap()
 }
 
@@ -198,20 +201,12 @@ fn simt_runs_give_the_known_answers_and_exact_record_counts() {
                 p.args
             );
             // And it replays, one track per unit.
-            let o = kperf()
-                .arg("replay")
+            let mut o = kperf();
+            o.arg("replay")
                 .arg(&path)
                 .arg("-o")
-                .arg(tmp.path().join(format!("{tag}.trace.json")))
-                .output()
-                .unwrap();
-            assert!(
-                o.status.success(),
-                "{} {:?}: replay failed:\n{}",
-                dir.display(),
-                p.args,
-                String::from_utf8_lossy(&o.stderr)
-            );
+                .arg(tmp.path().join(format!("{tag}.trace.json")));
+            succeed(&mut o, &format!("{} {:?}: replay", dir.display(), p.args));
         }
     }
 }
