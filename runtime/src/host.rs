@@ -241,14 +241,8 @@ impl<'jit> GridLauncher<'jit> {
         let _ = kperf_host_now_ns();
         // The vectors' heap storage does not move when the launcher does,
         // so the addresses baked into the template stay valid.
-        let addrs: Vec<u64> = buffers
-            .iter_mut()
-            .map(|b| b.data.as_mut_ptr() as u64)
-            .collect();
-        let mut template = pack_args(params, &buffers, &addrs, &scalars);
-        if meta.is_some() {
-            template.push(profile.as_mut_ptr() as u64);
-        }
+        let profile_addr = meta.is_some().then(|| profile.as_mut_ptr() as u64);
+        let template = pack_host_args(params, &mut buffers, &scalars, profile_addr);
         let total = spec.grid_ctas();
         let (words, ptrs) = call_words(&template);
         Ok(GridLauncher {
@@ -574,6 +568,24 @@ fn check_launch_memory(spec: &LaunchSpec, profile_bytes: u64) -> Result<(), Runt
         .collect();
     check_memory(total, &format!("the launch ({})", largest.join(", ")))
         .map_err(RuntimeError::Launch)
+}
+
+/// [`pack_args`] for a kernel that runs in this process (host and SIMT
+/// targets): the buffers' own addresses, then the profile buffer's address
+/// when the kernel was instrumented.
+pub fn pack_host_args(
+    params: &[Param],
+    buffers: &mut [HostBuffer],
+    scalars: &[u64],
+    profile: Option<u64>,
+) -> Vec<u64> {
+    let addrs: Vec<u64> = buffers
+        .iter_mut()
+        .map(|b| b.data.as_mut_ptr() as u64)
+        .collect();
+    let mut words = pack_args(params, buffers, &addrs, scalars);
+    words.extend(profile);
+    words
 }
 
 /// The kernel's argument words in launch order: a memref expands to its

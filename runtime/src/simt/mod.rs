@@ -14,7 +14,7 @@ pub mod threads;
 
 use crate::cuda::DeviceRun;
 use crate::guard::{check_memory, GuardedWords};
-use crate::host::{pack_args, prepare_args, Packed, Param};
+use crate::host::{pack_host_args, prepare_args, Packed, Param};
 use crate::host_llvm::{jit_packed, parse_for_jit};
 use crate::launch_error::LaunchError;
 use crate::spec::LaunchSpec;
@@ -94,14 +94,8 @@ pub fn run_simt(
     let mut profile =
         GuardedWords::zeroed((profile_bytes as usize).div_ceil(16) * 2, "profile buffer")
             .map_err(launch)?;
-    let addrs: Vec<u64> = buffers
-        .iter_mut()
-        .map(|b| b.data.as_mut_ptr() as u64)
-        .collect();
-    let mut words = pack_args(params, &buffers, &addrs, &scalars);
-    if meta.is_some() {
-        words.push(profile.as_mut_ptr() as u64);
-    }
+    let profile_addr = meta.is_some().then(|| profile.as_mut_ptr() as u64);
+    let mut words = pack_host_args(params, &mut buffers, &scalars, profile_addr);
     if words.len() != f.count_params() as usize {
         return Err(launch(format!(
             "kernel `{kernel}` takes {} parameter words, the spec's arguments{} make {}",

@@ -203,21 +203,13 @@ pub fn format(fmt: &[u8], mut next: impl FnMut(usize) -> u64) -> Vec<u8> {
 
 /// A non-negative float in C's `%f`, `%e` or `%g` form.
 fn float(v: f64, conv: u8, prec: usize, alt: bool) -> String {
-    if v.is_nan() {
+    if !v.is_finite() {
+        let word = if v.is_nan() { "nan" } else { "inf" };
         return if conv.is_ascii_uppercase() {
-            "NAN"
+            word.to_ascii_uppercase()
         } else {
-            "nan"
-        }
-        .into();
-    }
-    if v.is_infinite() {
-        return if conv.is_ascii_uppercase() {
-            "INF"
-        } else {
-            "inf"
-        }
-        .into();
+            word.into()
+        };
     }
     let exp_form = |v: f64, p: usize| {
         let s = format!("{v:.p$e}");
