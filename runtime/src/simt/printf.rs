@@ -305,5 +305,16 @@ mod tests {
             "0.0001 100000 1e+07"
         );
         assert_eq!(run("%% %c", &[(4, b'x' as u64)]), "% x");
+        assert_eq!(
+            run(
+                "%f %E %g",
+                &[
+                    (8, f64::NAN.to_bits()),
+                    (8, f64::INFINITY.to_bits()),
+                    (8, f64::NEG_INFINITY.to_bits())
+                ]
+            ),
+            "nan INF -inf"
+        );
     }
 }
