@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job on the host target, no GPU needed: instrument a bundled tiled
 # matmul, JIT-run it on every CTA of its grid, replay the profile, write a
-# Perfetto trace and print the summary. Outputs land in out/.
+# Perfetto trace (protobuf) and a Chrome trace (JSON), and print the summary.
+# Outputs land in out/.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -18,4 +19,6 @@ $kperf calibrate --target host -o out/host-device.json
 $kperf run examples/matmul_host.mlir --target host --spec examples/matmul_host.toml --regions kernel,loops --slots 4096 --calibration out/host-device.json -o out/matmul.kprof
 # 3. Replay: pairing, overhead correction, trace + summary + feedback JSON.
 $kperf replay out/matmul.kprof -o out/trace.json --json out/feedback.json --summary
-echo "demo: open out/trace.json in ui.perfetto.dev"
+#    The same trace in Perfetto's own protobuf format (smaller, loads faster).
+$kperf replay out/matmul.kprof -o out/trace.pftrace
+echo "demo: open out/trace.pftrace (or out/trace.json) in ui.perfetto.dev"

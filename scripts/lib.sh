@@ -39,3 +39,20 @@ ensure_triton_venv() {
   have=$("$py" -c 'import triton; print(triton.__version__)') || die "triton does not import after install"
   [ "$have" = "$version" ] || die "venv has triton $have, expected $version"
 }
+
+# ensure_pip_pkg VENV NAME VERSION MODULE: NAME==VERSION installed in VENV
+# (checked by importing MODULE and reading its distribution's version).
+ensure_pip_pkg() {
+  local venv=$1 name=$2 version=$3 module=$4 py="$1/bin/python" have
+  have=$("$py" -c "import $module, importlib.metadata as m; print(m.version('$name'))" 2>/dev/null || true)
+  if [ "$have" = "$version" ]; then
+    say "$name $have present in $venv"
+    return
+  fi
+  say "installing $name==$version into $venv${have:+ (had $have)}"
+  "$py" -m pip install -q --disable-pip-version-check "$name==$version" \
+    || die "pip install $name==$version failed (no network to PyPI?)"
+  have=$("$py" -c "import $module, importlib.metadata as m; print(m.version('$name'))") \
+    || die "$name does not import after install"
+  [ "$have" = "$version" ] || die "venv has $name $have, expected $version"
+}

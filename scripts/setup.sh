@@ -5,7 +5,8 @@
 #   - ptxas / cuobjdump / nvdisasm from PyPI wheels, unpacked into the
 #     project-local, git-ignored .tools/ (no system Python is touched);
 #   - a git-ignored venv .tools/triton-venv with the pinned Triton, which the
-#     Triton hook's round trip (scripts/gpu-check.sh) compiles through.
+#     Triton hook's round trip (scripts/gpu-check.sh) compiles through, and
+#     Perfetto's Python package, whose official trace schema checks .pftrace.
 # Idempotent: a second run does no install work. Fails loudly with the reason.
 set -euo pipefail
 
@@ -55,6 +56,9 @@ fi
 # ---- Triton (the hook's round trip compiles sm_90 kernels without a GPU) ------
 source "$root/scripts/versions.sh"
 ensure_triton_venv "$tools/triton-venv" "$TRITON_VERSION"
+# Perfetto's own Python package (and protobuf) in the same venv: the .pftrace
+# tests decode kperf's traces with the official perfetto_trace.proto classes.
+ensure_pip_pkg "$tools/triton-venv" perfetto "$PERFETTO_VERSION" perfetto.protos.perfetto.trace.perfetto_trace_pb2
 
 # ---- Rust components used by the test command --------------------------------
 if command -v rustup >/dev/null; then

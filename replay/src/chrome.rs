@@ -66,7 +66,8 @@ use kperf_dialects::meta::Granularity;
 use kperf_runtime::profile::RunInfo;
 
 use crate::analyze::ReplayReport;
-use crate::pair::{CtaReplay, RowPlacer};
+use crate::layout::UnitLayout;
+use crate::pair::CtaReplay;
 use crate::regions::RegionTable;
 use crate::{ReplayError, TraceGrouping};
 
@@ -88,33 +89,29 @@ pub struct ZeroLength {
 }
 
 impl ZeroLength {
-    /// The caveat for the report and the trace; `None` when there were none.
+    /// The caveat for the report and the Chrome trace; `None` when there
+    /// were none.
     pub fn caveat(&self) -> Option<String> {
+        self.caveat_on(
+            "the Chrome trace's time step (2^-12 us, about 0.24 ns)",
+            "the events' args",
+        )
+    }
+
+    /// The caveat for a trace whose time step is `step`, whose instances'
+    /// raw and corrected cycles are in `cycles_in`.
+    pub fn caveat_on(&self, step: &str, cycles_in: &str) -> Option<String> {
         let n = self.events;
         (n > 0).then(|| {
             format!(
-                "{n} region instance{} of zero length at the Chrome trace's time step (2^-12 us, \
-                 about 0.24 ns) drawn with zero duration on a row of their own per unit; {} of \
-                 them corrected to exactly 0 (the record cost covers their raw span); their raw \
-                 and corrected cycles are in the events' args",
+                "{n} region instance{} of zero length at {step} drawn with zero duration on a \
+                 row of their own per unit; {} of them corrected to exactly 0 (the record cost \
+                 covers their raw span); their raw and corrected cycles are in {cycles_in}",
                 if n == 1 { "" } else { "s" },
                 self.corrected_to_zero
             )
         })
     }
-}
-
-/// One instance of a unit, in quantised time, while its unit is written.
-#[derive(Clone, Copy, Debug)]
-struct Span {
-    start: i64,
-    end: i64,
-    /// Index in `UnitReplay::instances`.
-    index: usize,
-    /// Cache slot of the region's name, and the name's id (equal names, equal ids).
-    slot: usize,
-    name: u32,
-    row: u32,
 }
 
 /// Streams a Chrome trace: [`ChromeTraceWriter::new`] writes the opening,
@@ -135,8 +132,7 @@ pub struct ChromeTraceWriter<W: Write> {
     events: u64,
     /// Instances left out for zero quantised length.
     zero_length: ZeroLength,
-    spans: Vec<Span>,
-    rows: RowPlacer<i64, u32>,
+    layout: UnitLayout,
 }
 
 impl ChromeTraceWriter<BufWriter<File>> {
@@ -180,8 +176,7 @@ impl<W: Write> ChromeTraceWriter<W> {
             first: true,
             events: 0,
             zero_length: ZeroLength::default(),
-            spans: Vec::new(),
-            rows: RowPlacer::default(),
+            layout: UnitLayout::default(),
         })
     }
 
@@ -278,47 +273,17 @@ impl<W: Write> ChromeTraceWriter<W> {
                 MetaValue::Int(u64::from(sort)),
             );
         }
-        let mut spans = std::mem::take(&mut self.spans);
+        let mut layout = std::mem::take(&mut self.layout);
         for unit in &cta.units {
-            // Quantise, drop zero lengths, order (start ascending, end
-            // descending; ties keep the replay's order) and lay out rows.
-            spans.clear();
-            let mut zero_length = 0usize;
-            for (index, inst) in unit.instances.iter().enumerate() {
-                let (start, end) = (
-                    quantise(inst.start_ns),
-                    quantise(inst.end_ns.max(inst.start_ns)),
-                );
+            layout.lay_out(unit, quantise, |inst| {
                 let slot = self.region_name(regions, inst.region);
-                let name = self.names[slot].as_ref().map_or(0, |n| n.1);
-                if end == start {
-                    zero_length += 1;
-                    self.zero_length.events += 1;
-                    if inst.corrected_ticks == 0.0 {
-                        self.zero_length.corrected_to_zero += 1;
-                    }
-                }
-                spans.push(Span {
-                    start,
-                    end,
-                    index,
-                    slot,
-                    name,
-                    row: 0,
-                });
-            }
-            spans.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
-            self.rows.clear();
-            for span in spans.iter_mut().filter(|s| s.end > s.start) {
-                span.row = self.rows.place(span.start, span.end, Some(span.name)).0;
-            }
+                self.names[slot].as_ref().map_or(0, |n| n.1)
+            });
+            self.zero_length.events += layout.zero_length as u64;
+            self.zero_length.corrected_to_zero += layout.corrected_to_zero as u64;
             let tid0 = self.next_tid;
-            let span_rows = u64::from(self.rows.rows().max(1));
-            // Zero-length events go on one more row, after the others.
-            for span in spans.iter_mut().filter(|s| s.end == s.start) {
-                span.row = span_rows as u32;
-            }
-            let rows = span_rows + u64::from(zero_length > 0);
+            let span_rows = u64::from(layout.span_rows);
+            let rows = u64::from(layout.rows());
             self.next_tid += rows;
             let base = if self.unit_word.is_empty() {
                 format!("CTA {}", cta.cta_id)
@@ -348,12 +313,12 @@ impl<W: Write> ChromeTraceWriter<W> {
                     MetaValue::Int(tid0 + row),
                 );
             }
-            for span in &spans {
+            for span in &layout.spans {
                 let inst = &unit.instances[span.index];
                 self.begin_event();
                 let b = &mut self.buf;
                 b.extend_from_slice(b"{\"name\":");
-                if let Some((n, _)) = &self.names[span.slot] {
+                if let Some((n, _)) = &self.names[usize::from(inst.region.0)] {
                     b.extend_from_slice(n.as_bytes());
                 }
                 b.extend_from_slice(b",\"cat\":\"region\",\"ph\":\"X\",\"pid\":");
@@ -380,13 +345,13 @@ impl<W: Write> ChromeTraceWriter<W> {
                 // Chunks of at least the BufWriter's capacity go straight through it.
                 if self.buf.len() >= 1 << 18 {
                     if let Err(e) = self.flush_buf() {
-                        self.spans = spans;
+                        self.layout = layout;
                         return Err(e);
                     }
                 }
             }
         }
-        self.spans = spans;
+        self.layout = layout;
         Ok(())
     }
 

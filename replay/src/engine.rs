@@ -7,11 +7,11 @@ use kperf_dialects::meta::RegionKind;
 use kperf_runtime::profile::{CtaTrace, RunInfo, UnitTrace};
 
 use crate::analyze::{Accumulator, FinishContext, ReplayReport};
-use crate::chrome::ChromeTraceWriter;
 use crate::correct::{cost_after_gap, Correction, CostSource};
 use crate::pair::{replay_cta, CtaReplay, PairScratch};
 use crate::regions::RegionTable;
 use crate::time::CtaClock;
+use crate::trace::TraceSink;
 use crate::{ReplayError, ReplayOptions};
 
 /// What a replay must know before its first CTA: the time-axis zero and,
@@ -370,7 +370,7 @@ impl Replayer {
     }
 }
 
-/// Replay CTAs from any source, streaming, optionally writing a Chrome trace.
+/// Replay CTAs from any source, streaming, optionally writing a trace.
 ///
 /// `source` is called twice: a first pass gathers the [`ProfileScan`] (axis
 /// zero, record-gap estimate), the second replays. Each pass holds one CTA
@@ -405,7 +405,12 @@ pub fn replay_with_scan(
 ) -> Result<ReplayReport, ReplayError> {
     let mut replayer = Replayer::new(info, opts, scan)?;
     let mut trace = match trace_out {
-        Some(p) => Some(ChromeTraceWriter::create(p, info, opts.trace_grouping)?),
+        Some(p) => Some(TraceSink::create(
+            p,
+            opts.trace_format,
+            info,
+            opts.trace_grouping,
+        )?),
         None => None,
     };
     for cta in ctas {
@@ -417,7 +422,7 @@ pub fn replay_with_scan(
     }
     let mut report = replayer.finish();
     if let Some(t) = trace {
-        report.caveats.extend(t.zero_length().caveat());
+        report.caveats.extend(t.zero_length_caveat());
         t.finish(Some(&report))?;
     }
     Ok(report)

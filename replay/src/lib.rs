@@ -18,7 +18,8 @@
 //!    asynchronous waits are measured as `CLK2 − CLK1` as in the KPerfIR paper.
 //! 4. **Analyses** ([`analyze`]): per-region statistics and share of kernel
 //!    time, idle gaps, cross-unit overlap, critical paths, CTA/SM imbalance.
-//! 5. **Outputs**: a streamed Chrome/Perfetto trace ([`chrome`]), a terminal
+//! 5. **Outputs**: a streamed Chrome trace ([`chrome`]) or Perfetto protobuf
+//!    trace ([`perfetto`]), a terminal
 //!    summary ([`summary`]), a machine-readable report and a versioned
 //!    feedback file for compiler passes ([`feedback`]).
 //!
@@ -41,11 +42,14 @@ pub mod correct;
 mod engine;
 mod error;
 pub mod feedback;
+mod layout;
 mod load;
 pub mod pair;
+pub mod perfetto;
 pub mod regions;
 pub mod summary;
 pub mod time;
+mod trace;
 
 pub use analyze::{
     AsyncWaitStats, CriticalPath, CriticalPathSummary, CriticalStep, CtaSummary, Imbalance,
@@ -57,6 +61,8 @@ pub use error::ReplayError;
 pub use feedback::{Feedback, Profile, FEEDBACK_VERSION};
 pub use load::{replay_file, replay_proton_file, replay_reader};
 pub use pair::{AsyncWaitInstance, CtaReplay, RegionInstance, UnitReplay};
+pub use perfetto::PerfettoTraceWriter;
+pub use trace::TraceFormat;
 
 use serde::{Deserialize, Serialize};
 
@@ -82,8 +88,11 @@ pub struct ReplayOptions {
     /// Counter ticks per nanosecond, overriding per-CTA measurement and the
     /// nominal rate. Ignored for nanosecond counters.
     pub ticks_per_ns: Option<f64>,
-    /// Process grouping of the Chrome trace.
+    /// Process grouping of the trace.
     pub trace_grouping: TraceGrouping,
+    /// Format of the trace file.
+    #[serde(default)]
+    pub trace_format: TraceFormat,
     /// Where the run was also timed uninstrumented (`RunInfo::check`) and
     /// the calibrated cost puts the kernel region off it, fit the cost to
     /// that run (`false`: `--no-fit`).
@@ -97,6 +106,7 @@ impl Default for ReplayOptions {
             record_cost_ticks: None,
             ticks_per_ns: None,
             trace_grouping: TraceGrouping::Sm,
+            trace_format: TraceFormat::Chrome,
             fit_to_check: true,
         }
     }

@@ -3,7 +3,9 @@
 use crate::cmd_instrument::write_atomically;
 use anyhow::{Context, Result};
 use clap::Args;
-use kperf_replay::{replay_file, replay_proton_file, ReplayOptions, ReplayReport, TraceGrouping};
+use kperf_replay::{
+    replay_file, replay_proton_file, ReplayOptions, ReplayReport, TraceFormat, TraceGrouping,
+};
 use kperf_runtime::decode::ProfileReader;
 use kperf_runtime::output::{check_output, same_file, TempPath};
 use std::path::{Path, PathBuf};
@@ -12,9 +14,14 @@ use std::path::{Path, PathBuf};
 pub struct ReplayArgs {
     /// Raw profile (.kprof), or a Proton host dump with --proton
     pub profile: PathBuf,
-    /// Chrome/Perfetto trace to write
+    /// Trace to write: Chrome JSON, or Perfetto's protobuf format for
+    /// `.pftrace` / `.perfetto-trace` / `.pb` (see --format)
     #[arg(short, long, default_value = "trace.json")]
     pub output: PathBuf,
+    /// Trace format: `chrome` (JSON) or `perfetto` (protobuf); default:
+    /// from the output's extension
+    #[arg(long)]
+    pub format: Option<String>,
     /// Print the summary table
     #[arg(long)]
     pub summary: bool,
@@ -163,6 +170,7 @@ fn options(
         record_cost_ticks: record_cost,
         ticks_per_ns,
         trace_grouping,
+        trace_format: TraceFormat::Chrome,
         fit_to_check: !no_fit,
     })
 }
@@ -182,13 +190,19 @@ fn load(
 }
 
 pub fn replay(a: ReplayArgs) -> Result<()> {
-    let opts = options(
+    let mut opts = options(
         a.no_correction,
         a.no_fit,
         a.record_cost,
         a.ticks_per_ns,
         &a.group_by,
     )?;
+    opts.trace_format = match a.format.as_deref() {
+        None => TraceFormat::for_path(&a.output),
+        Some("chrome" | "json") => TraceFormat::Chrome,
+        Some("perfetto" | "pftrace") => TraceFormat::Perfetto,
+        Some(f) => anyhow::bail!("unknown --format `{f}` (chrome, perfetto)"),
+    };
     let mut inputs: Vec<(&str, &Path)> = vec![("the profile", &a.profile)];
     if let Some(m) = &a.meta {
         inputs.push(("the metadata", m));
@@ -225,10 +239,11 @@ pub fn replay(a: ReplayArgs) -> Result<()> {
     if a.summary {
         print!("{}", crate::escape_controls(&report.render_summary()));
     }
-    eprintln!(
-        "kperf: wrote {} (open it in ui.perfetto.dev or chrome://tracing)",
-        a.output.display()
-    );
+    let viewers = match opts.trace_format {
+        TraceFormat::Chrome => "ui.perfetto.dev or chrome://tracing",
+        TraceFormat::Perfetto => "ui.perfetto.dev or trace_processor",
+    };
+    eprintln!("kperf: wrote {} (open it in {viewers})", a.output.display());
     Ok(())
 }
 
