@@ -12,7 +12,9 @@
 //!   shares may add up to more than 1. Per unit id the share is relative to
 //!   that unit's time (sum of durations of the CTAs it appears in). The
 //!   kernel's wall span (latest CTA end − earliest CTA start) is reported too.
-//! - **Percentiles**: nearest rank on the instance durations (kept as f32).
+//! - **Percentiles**: nearest rank on the instance durations (kept as f32;
+//!   past 65536 instances of a region, an HDR histogram within 0.1%: see
+//!   [`crate::quantiles`]).
 //! - **Idle**: per unit, the part of its span (first to last record) that no
 //!   region instance covers; *lead* is CTA init → first record, *tail* last
 //!   record → CTA end (waiting for slower units).
@@ -712,7 +714,7 @@ struct RegionAcc {
     max_ns: f64,
     raw_ticks: f64,
     corrected_ticks: f64,
-    durations: Vec<f32>,
+    durations: crate::quantiles::Durations,
     unmatched_starts: u64,
     unmatched_ends: u64,
     covered_ns: f64,
@@ -799,6 +801,128 @@ impl Accumulator {
         &mut self.regions[idx]
     }
 
+    /// Fold `other`, the statistics of the CTAs after this one's, into
+    /// this one. Replay folds each CTA into an accumulator of its own (in
+    /// parallel) and merges them in block order, so the figures do not
+    /// depend on the number of threads.
+    pub(crate) fn merge(&mut self, other: Accumulator) {
+        // Destructured so that a new field cannot be forgotten here.
+        let Accumulator {
+            regions,
+            per_unit,
+            unit_time,
+            idle,
+            overlap,
+            waits,
+            critical_paths,
+            critical_units,
+            ctas,
+            unmatched,
+            clock,
+            totals,
+            units_with_loss,
+            ctas_with_loss,
+            nonmonotone,
+            implausible_units,
+            implausible_first,
+            ignored_wait_ends,
+            cta_time,
+            unit_time_total,
+            unit_local: _,
+            unit_touched: _,
+            overlap_scratch: _,
+        } = other;
+        for (idx, o) in regions.into_iter().enumerate() {
+            let r = self.region(idx);
+            r.count += o.count;
+            r.total_ns += o.total_ns;
+            r.max_ns = r.max_ns.max(o.max_ns);
+            r.raw_ticks += o.raw_ticks;
+            r.corrected_ticks += o.corrected_ticks;
+            r.durations.merge(o.durations);
+            r.unmatched_starts += o.unmatched_starts;
+            r.unmatched_ends += o.unmatched_ends;
+            r.covered_ns += o.covered_ns;
+            r.crit_ns += o.crit_ns;
+            r.crit_ctas += o.crit_ctas;
+        }
+        for (k, o) in per_unit {
+            let u = self.per_unit.entry(k).or_default();
+            u.count += o.count;
+            u.total_ns += o.total_ns;
+        }
+        for (k, v) in unit_time {
+            *self.unit_time.entry(k).or_insert(0.0) += v;
+        }
+        for (k, o) in idle {
+            let i = self.idle.entry(k).or_default();
+            i.ctas += o.ctas;
+            i.span += o.span;
+            i.covered += o.covered;
+            i.gaps += o.gaps;
+            i.max_gap = i.max_gap.max(o.max_gap);
+            i.lead += o.lead;
+            i.tail += o.tail;
+        }
+        for (k, v) in overlap {
+            *self.overlap.entry(k).or_insert(0.0) += v;
+        }
+        for (k, o) in waits {
+            let a = self.waits.entry(k).or_default();
+            if o.issue.is_some() {
+                a.issue = o.issue;
+            }
+            a.count += o.count;
+            a.raw += o.raw;
+            a.corrected += o.corrected;
+            a.ns += o.ns;
+            a.exposed_count += o.exposed_count;
+            a.exposed_ns += o.exposed_ns;
+            a.total_with_exposed_ns += o.total_with_exposed_ns;
+            a.unmatched += o.unmatched;
+            a.unwaited += o.unwaited;
+        }
+        self.critical_paths.extend(critical_paths);
+        for (k, v) in critical_units {
+            *self.critical_units.entry(k).or_insert(0) += v;
+        }
+        self.ctas.extend(ctas);
+        self.unmatched.extend(unmatched);
+        let (c, o) = (&mut self.clock, clock);
+        if o.by_source[2] > 0 {
+            if c.by_source[2] == 0 {
+                c.measured_min = o.measured_min;
+                c.measured_max = o.measured_max;
+            } else {
+                c.measured_min = c.measured_min.min(o.measured_min);
+                c.measured_max = c.measured_max.max(o.measured_max);
+            }
+        }
+        c.measured_sum += o.measured_sum;
+        for (a, b) in c.by_source.iter_mut().zip(o.by_source) {
+            *a += b;
+        }
+        c.rejected += o.rejected;
+        c.no_header_clock += o.no_header_clock;
+        let (t, o) = (&mut self.totals, totals);
+        t.ctas += o.ctas;
+        t.units += o.units;
+        t.records += o.records;
+        t.records_written += o.records_written;
+        t.records_lost += o.records_lost;
+        t.instances += o.instances;
+        self.units_with_loss += units_with_loss;
+        self.ctas_with_loss += ctas_with_loss;
+        self.nonmonotone += nonmonotone;
+        self.implausible_units += implausible_units;
+        if self.implausible_first.is_none() {
+            self.implausible_first = implausible_first;
+        }
+        self.ignored_wait_ends += ignored_wait_ends;
+        self.cta_time += cta_time;
+        self.unit_time_total += unit_time_total;
+    }
+
     pub(crate) fn add_clock(&mut self, clock: &CtaClock) {
         let k = match clock.source {
             RateSource::Nanoseconds => 0,
@@ -862,7 +986,7 @@ impl Accumulator {
                 r.max_ns = r.max_ns.max(d);
                 r.raw_ticks += i.raw_ticks as f64;
                 r.corrected_ticks += i.corrected_ticks;
-                r.durations.push(d as f32);
+                r.durations.push(d);
                 if idx >= self.unit_local.len() {
                     self.unit_local.resize_with(idx + 1, UnitAcc::default);
                 }
@@ -999,6 +1123,7 @@ impl Accumulator {
 
         // Per-region statistics.
         let mut regions = Vec::new();
+        let mut sketched = Vec::new();
         let mut accs = self.regions;
         accs.resize_with(table.len(), RegionAcc::default);
         for (idx, mut a) in accs.into_iter().enumerate() {
@@ -1008,8 +1133,11 @@ impl Accumulator {
             }
             let n = a.count as f64;
             let mean = |x: f64| if a.count > 0 { x / n } else { 0.0 };
-            let p50 = percentile(&mut a.durations, 50.0);
-            let p95 = percentile(&mut a.durations, 95.0);
+            let p50 = a.durations.percentile(50.0);
+            let p95 = a.durations.percentile(95.0);
+            if !a.durations.is_exact() {
+                sketched.push(meta.name.clone());
+            }
             let per_unit = self
                 .per_unit
                 .range((idx, 0)..=(idx, u32::MAX))
@@ -1058,6 +1186,14 @@ impl Accumulator {
             .filter(|r| r.below_resolution)
             .map(|r| r.name.as_str())
             .collect();
+        if !sketched.is_empty() {
+            caveats.push(format!(
+                "p50/p95 of regions with more than {} instances come from an HDR histogram (3 \
+                 significant digits: within 0.1%): {}",
+                crate::quantiles::EXACT_MAX,
+                sketched.join(", ")
+            ));
+        }
         if !tiny.is_empty() {
             caveats.push(format!(
                 "below resolution (mean raw duration under two records' cost of {} ticks; the \

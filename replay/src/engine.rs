@@ -248,15 +248,39 @@ impl Replayer {
     /// Replay one CTA and fold it into the statistics; the returned view
     /// lives until the next push (write its trace events from it).
     pub fn push_cta(&mut self, cta: &CtaTrace) -> CtaView<'_> {
+        self.prepare(cta);
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let (replayed, acc) = self.replay_one(cta, &mut scratch);
+        self.scratch = scratch;
+        self.acc.merge(acc);
+        let cta = self.current.insert(replayed);
+        CtaView {
+            cta,
+            regions: &self.table,
+        }
+    }
+
+    /// What must happen in block order before a CTA replays: its region ids
+    /// enter the table, and the axis zero is fixed.
+    fn prepare(&mut self, cta: &CtaTrace) {
         for u in &cta.units {
             for r in &u.records {
-                self.table.ensure(r.region);
+                if self.table.index_of(r.region).is_none() {
+                    self.table.ensure(r.region);
+                }
             }
         }
         let t0 = *self.t0.get_or_insert(cta.start_time_ns);
         if cta.start_time_ns < t0 {
             self.early_ctas += 1;
         }
+    }
+
+    /// Replay a [`prepare`](Self::prepare)d CTA and gather its statistics
+    /// on their own, to be merged in block order: this is the part that runs
+    /// in parallel.
+    fn replay_one(&self, cta: &CtaTrace, scratch: &mut PairScratch) -> (CtaReplay, Accumulator) {
+        let t0 = self.t0.unwrap_or(cta.start_time_ns);
         let clock = CtaClock::resolve(
             cta,
             &self.info,
@@ -264,21 +288,18 @@ impl Replayer {
             t0,
             &self.correction,
         );
-        self.acc.add_clock(&clock);
+        let mut acc = Accumulator::default();
+        acc.add_clock(&clock);
         let replayed = replay_cta(
             cta,
             &self.table,
             &clock,
             &self.correction,
             self.info.strategy,
-            &mut self.scratch,
+            scratch,
         );
-        self.acc.add_cta(&replayed, &self.table);
-        let cta = self.current.insert(replayed);
-        CtaView {
-            cta,
-            regions: &self.table,
-        }
+        acc.add_cta(&replayed, &self.table);
+        (replayed, acc)
     }
 
     /// The report over every CTA pushed.
@@ -391,6 +412,98 @@ where
         scan.observe(&cta?);
     }
     replay_with_scan(info, opts, &scan, source()?, trace_out)
+}
+
+/// CTAs replayed per batch and thread: a batch is decoded, replayed and
+/// analysed in parallel while the previous one's trace is written, so memory
+/// holds two batches (about 1 MB per CTA of 10k records).
+const BATCH_PER_THREAD: usize = 4;
+
+/// The replay pass over the blocks `0..blocks` of a profile, in parallel:
+/// `decode` gives a block's CTA (`None`: left out, as the scan counted).
+/// Batches of CTAs are decoded and replayed on all cores; each CTA's
+/// statistics are gathered on their own and merged in block order, and the
+/// trace is written in block order while the next batch replays, so the
+/// output does not depend on the number of threads.
+pub(crate) fn replay_blocks<D>(
+    info: &RunInfo,
+    opts: &ReplayOptions,
+    scan: &ProfileScan,
+    blocks: u64,
+    decode: D,
+    trace_out: Option<&Path>,
+) -> Result<ReplayReport, ReplayError>
+where
+    D: Fn(u64) -> Option<CtaTrace> + Sync,
+{
+    use rayon::prelude::*;
+    let mut replayer = Replayer::new(info, opts, scan)?;
+    let mut trace = match trace_out {
+        Some(p) => Some(TraceSink::create(
+            p,
+            opts.trace_format,
+            info,
+            opts.trace_grouping,
+        )?),
+        None => None,
+    };
+    let batch = (rayon::current_num_threads() * BATCH_PER_THREAD).max(8) as u64;
+    let mut acc = std::mem::take(&mut replayer.acc);
+    let mut pending: Vec<(CtaReplay, Accumulator)> = Vec::new();
+    let mut start = 0;
+    loop {
+        let end = (start + batch).min(blocks);
+        let ctas: Vec<CtaTrace> = (start..end).into_par_iter().filter_map(&decode).collect();
+        for c in &ctas {
+            replayer.prepare(c);
+        }
+        let r = &replayer;
+        let (written, replayed) = rayon::join(
+            || {
+                fold_and_write(
+                    std::mem::take(&mut pending),
+                    &mut acc,
+                    trace.as_mut(),
+                    &r.table,
+                )
+            },
+            || {
+                ctas.par_iter()
+                    .map_init(PairScratch::default, |s, c| r.replay_one(c, s))
+                    .collect::<Vec<_>>()
+            },
+        );
+        written?;
+        pending = replayed;
+        if end >= blocks {
+            break;
+        }
+        start = end;
+    }
+    fold_and_write(pending, &mut acc, trace.as_mut(), &replayer.table)?;
+    replayer.acc = acc;
+    let mut report = replayer.finish();
+    if let Some(t) = trace {
+        report.caveats.extend(t.zero_length_caveat());
+        t.finish(Some(&report))?;
+    }
+    Ok(report)
+}
+
+/// Merge a batch's statistics and write its trace, in block order.
+fn fold_and_write(
+    batch: Vec<(CtaReplay, Accumulator)>,
+    acc: &mut Accumulator,
+    mut trace: Option<&mut TraceSink>,
+    table: &RegionTable,
+) -> Result<(), ReplayError> {
+    for (cta, cta_acc) in batch {
+        acc.merge(cta_acc);
+        if let Some(t) = trace.as_deref_mut() {
+            t.write_cta(&cta, table)?;
+        }
+    }
+    Ok(())
 }
 
 /// The single replay pass over `ctas`, which `scan` describes: each CTA is

@@ -46,6 +46,7 @@ mod layout;
 mod load;
 pub mod pair;
 pub mod perfetto;
+mod quantiles;
 pub mod regions;
 pub mod summary;
 pub mod time;

@@ -6,7 +6,7 @@ use kperf_runtime::decode::{BlockRead, ProfileReader};
 use kperf_runtime::profile::CtaTrace;
 
 use crate::analyze::ReplayReport;
-use crate::engine::{replay_with_scan, ProfileScan};
+use crate::engine::{replay_blocks, ProfileScan};
 use crate::feedback::Profile;
 use crate::{ReplayError, ReplayOptions};
 
@@ -71,13 +71,23 @@ pub fn replay_reader(
 ) -> Result<ReplayReport, ReplayError> {
     opts.validate()?;
     let scan = scan_reader(reader, reader.path())?;
-    replay_with_scan(reader.info(), opts, &scan, scanned_ctas(reader), trace_out)
+    // The blocks the scan kept: written, finished, passing the decoder's checks.
+    let decode = |block| reader.cta(block).ok().flatten();
+    replay_blocks(
+        reader.info(),
+        opts,
+        &scan,
+        reader.block_count(),
+        decode,
+        trace_out,
+    )
 }
 
 /// Replay a `.kprof` file, streaming: a cheap scan of the memory-mapped
 /// profile (CTA start times and record gaps, decoded into one reused
-/// buffer), then the one replay pass, which holds one CTA at a time and
-/// writes the Chrome trace (if `trace_out` is given) as it goes.
+/// buffer), then the replay pass, which decodes, replays and analyses
+/// batches of CTAs on all cores and writes the trace (if `trace_out` is
+/// given) in block order as it goes.
 pub fn replay_file(
     path: &Path,
     opts: &ReplayOptions,

@@ -14,6 +14,7 @@ mod cmd_instrument;
 mod cmd_opt;
 mod cmd_peak;
 mod cmd_replay;
+mod cmd_replay_bench;
 mod cmd_roofline;
 mod cmd_run;
 mod cmd_run_cuda;
@@ -52,15 +53,22 @@ enum Cmd {
     /// `instrument`) and a launch spec (TOML: grid, block, arguments). Runs
     /// every CTA of the grid, spread over OS threads, and writes `.kprof`.
     Run(cmd_run::RunArgs),
-    /// Replay a raw profile: pair records, correct overhead, write a Perfetto trace.
+    /// Replay a raw profile: pair records, correct overhead, write a trace.
     ///
     /// Writes `trace.json` (Chrome trace format: open it in ui.perfetto.dev
-    /// or chrome://tracing), prints a summary with --summary, writes the
+    /// or chrome://tracing), or Perfetto's protobuf format for `-o
+    /// x.pftrace` (smaller and faster to load), prints a summary with --summary, writes the
     /// machine-readable feedback JSON with --json. `--proton` reads a Triton
     /// Proton host dump instead of a .kprof.
     Replay(cmd_replay::ReplayArgs),
     /// Print the summary table of a raw profile (replay without a trace).
     Report(cmd_replay::ReportArgs),
+    /// Time replay on synthetic profiles of 1M, 10M and 100M records.
+    ///
+    /// Prints records/s, output bytes per record, peak RSS and peak
+    /// anonymous memory of `report`, `replay -o trace.json` and `replay -o
+    /// trace.pftrace`, beside a memcpy of the profile's bytes.
+    ReplayBench(cmd_replay_bench::ReplayBenchArgs),
     /// Write measured figures back onto the kernel's IR for later passes.
     ///
     /// Each region's count, mean cycles/ns, p95, share and whether it is on
@@ -113,6 +121,7 @@ fn main() {
         Cmd::Run(a) => cmd_run::run(a),
         Cmd::Replay(a) => cmd_replay::replay(a),
         Cmd::Report(a) => cmd_replay::report(a),
+        Cmd::ReplayBench(a) => cmd_replay_bench::run(a),
         Cmd::Calibrate(a) => cmd_calibrate::run(a),
         Cmd::Cost(a) => cmd_cost::run(a),
         Cmd::Annotate(a) => cmd_annotate::run(a),
