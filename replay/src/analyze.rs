@@ -1189,7 +1189,7 @@ impl Accumulator {
         if !sketched.is_empty() {
             caveats.push(format!(
                 "p50/p95 of regions with more than {} instances come from an HDR histogram (3 \
-                 significant digits: within 0.1%): {}",
+                 significant digits: within 0.1% or 1 ps): {}",
                 crate::quantiles::EXACT_MAX,
                 sketched.join(", ")
             ));

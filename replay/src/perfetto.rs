@@ -48,7 +48,7 @@ use kperf_runtime::profile::RunInfo;
 use crate::analyze::ReplayReport;
 use crate::chrome::{hw_word, ZeroLength};
 use crate::layout::UnitLayout;
-use crate::pair::{AsyncWaitInstance, CtaReplay};
+use crate::pair::{AsyncWaitInstance, CtaReplay, RegionInstance};
 use crate::regions::RegionTable;
 use crate::{ReplayError, TraceGrouping};
 
@@ -98,6 +98,9 @@ pub struct PerfettoTraceWriter<W: Write> {
     /// its source location is interned.
     used: Vec<bool>,
     located: Vec<bool>,
+    /// Per region-table index: the first index with the same name (rows
+    /// keep same-name instances apart, as speedscope needs in the JSON).
+    name_key: Vec<u32>,
     /// Per row of the current unit: the ends of its open slices, innermost last.
     open: Vec<Vec<i64>>,
 }
@@ -166,6 +169,7 @@ impl<W: Write> PerfettoTraceWriter<W> {
             layout: UnitLayout::default(),
             used: Vec::new(),
             located: Vec::new(),
+            name_key: Vec::new(),
             open: Vec::new(),
         }
     }
@@ -299,6 +303,12 @@ impl<W: Write> PerfettoTraceWriter<W> {
                 .iter()
                 .map(|r| split_location(&r.location).is_some()),
         );
+        let mut first_of: HashMap<&str, u32> = HashMap::new();
+        self.name_key.clear();
+        for (i, r) in regions.iter().enumerate() {
+            self.name_key
+                .push(*first_of.entry(r.name.as_str()).or_insert(i as u32));
+        }
         let instances = cta.units.iter().flat_map(|u| &u.instances);
         let waits = cta.async_waits.iter();
         for id in instances
@@ -390,11 +400,19 @@ impl<W: Write> PerfettoTraceWriter<W> {
             );
         }
 
+        let mut waits_by_unit: HashMap<u32, Vec<&AsyncWaitInstance>> = HashMap::new();
+        for w in &cta.async_waits {
+            waits_by_unit.entry(w.unit).or_default().push(w);
+        }
         let mut layout = std::mem::take(&mut self.layout);
         let mut open = std::mem::take(&mut self.open);
         for (unit_rank, unit) in cta.units.iter().enumerate() {
+            // Rows keyed by name, as in the Chrome trace.
+            let name_key = &self.name_key;
             layout.lay_out(unit, quantise_ns, |inst| {
-                regions.index_of(inst.region).unwrap_or(u32::MAX)
+                regions
+                    .index_of(inst.region)
+                    .map_or(u32::MAX, |i| name_key[i as usize])
             });
             self.zero_length.events += layout.zero_length as u64;
             self.zero_length.corrected_to_zero += layout.corrected_to_zero as u64;
@@ -419,29 +437,36 @@ impl<W: Write> PerfettoTraceWriter<W> {
             }
             // Async waits of this unit: an instant at CLK2 on a track of
             // their own, ending a flow from the issue's slice.
-            let waits: Vec<&AsyncWaitInstance> = cta
-                .async_waits
-                .iter()
-                .filter(|w| w.unit == unit.unit_id)
-                .collect();
+            let waits = waits_by_unit.get(&unit.unit_id).map_or(&[][..], Vec::as_slice);
             let mut flows: HashMap<(u16, u32), Vec<u64>> = HashMap::new();
             let mut wait_events = Vec::with_capacity(waits.len());
-            for w in &waits {
-                let issue = unit
+            if !waits.is_empty() {
+                let by_key: HashMap<(u16, u32), &RegionInstance> = unit
                     .instances
                     .iter()
-                    .find(|i| i.region == w.issue_region && i.instance == w.issue_instance);
-                let flow = issue.map(|_| {
-                    let id = self.next_flow;
-                    self.next_flow += 1;
-                    flows
-                        .entry((w.issue_region.0, w.issue_instance))
-                        .or_default()
-                        .push(id);
-                    id
-                });
-                let at = issue.map_or(f64::NAN, |i| i.start_ns + w.corrected_ns);
-                wait_events.push((quantise_ns(at), w.wait_region, flow));
+                    .map(|i| ((i.region.0, i.instance), i))
+                    .collect();
+                for w in waits {
+                    let issue = by_key.get(&(w.issue_region.0, w.issue_instance));
+                    // CLK2: where the wait's own instance ends, else the
+                    // issue's start plus the measured wait; a wait with
+                    // neither has no place on the axis and is not drawn.
+                    let at = match (by_key.get(&(w.wait_region.0, w.instance)), issue) {
+                        (Some(wait), _) => wait.end_ns,
+                        (None, Some(i)) => i.start_ns + w.corrected_ns,
+                        (None, None) => continue,
+                    };
+                    let flow = issue.map(|_| {
+                        let id = self.next_flow;
+                        self.next_flow += 1;
+                        flows
+                            .entry((w.issue_region.0, w.issue_instance))
+                            .or_default()
+                            .push(id);
+                        id
+                    });
+                    wait_events.push((quantise_ns(at), w.wait_region, flow));
+                }
             }
             wait_events.sort_by_key(|w| w.0);
             if !wait_events.is_empty() {
