@@ -437,7 +437,9 @@ impl<W: Write> PerfettoTraceWriter<W> {
             }
             // Async waits of this unit: an instant at CLK2 on a track of
             // their own, ending a flow from the slice.
-            let waits = waits_by_unit.get(&unit.unit_id).map_or(&[][..], Vec::as_slice);
+            let waits = waits_by_unit
+                .get(&unit.unit_id)
+                .map_or(&[][..], Vec::as_slice);
             let mut flows: HashMap<(u16, u32), Vec<u64>> = HashMap::new();
             let mut wait_events = Vec::with_capacity(waits.len());
             if !waits.is_empty() {

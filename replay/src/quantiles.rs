@@ -66,7 +66,8 @@ impl Durations {
                     self.spill();
                 }
                 if let Some(h) = &mut self.hist {
-                    h.add(&o).expect("auto-resizing histograms of one precision add");
+                    h.add(&o)
+                        .expect("auto-resizing histograms of one precision add");
                 }
             }
         }
