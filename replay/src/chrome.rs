@@ -161,12 +161,7 @@ impl<W: Write> ChromeTraceWriter<W> {
             out,
             path: None,
             grouping,
-            unit_word: match info.granularity {
-                Granularity::Thread => "thread",
-                Granularity::Warp => "warp",
-                Granularity::Warpgroup => "warp group",
-                Granularity::Cta => "",
-            },
+            unit_word: unit_word(info.granularity),
             hw_word: hw_word(&info.target),
             seen_processes: HashSet::new(),
             next_tid: 1,
@@ -404,6 +399,16 @@ impl<W: Write> ChromeTraceWriter<W> {
 enum MetaValue<'a> {
     Str(&'a str),
     Int(u64),
+}
+
+/// The word naming a unit in track names (`CTA 3 warp 2`); empty for CTAs.
+pub(crate) fn unit_word(g: Granularity) -> &'static str {
+    match g {
+        Granularity::Thread => "thread",
+        Granularity::Warp => "warp",
+        Granularity::Warpgroup => "warp group",
+        Granularity::Cta => "",
+    }
 }
 
 /// `SM` for NVIDIA, `CU` for AMD, `CPU` for the host.

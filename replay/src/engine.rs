@@ -439,15 +439,9 @@ where
 {
     use rayon::prelude::*;
     let mut replayer = Replayer::new(info, opts, scan)?;
-    let mut trace = match trace_out {
-        Some(p) => Some(TraceSink::create(
-            p,
-            opts.trace_format,
-            info,
-            opts.trace_grouping,
-        )?),
-        None => None,
-    };
+    let mut trace = trace_out
+        .map(|p| TraceSink::create(p, opts.trace_format, info, opts.trace_grouping))
+        .transpose()?;
     let batch = (rayon::current_num_threads() * BATCH_PER_THREAD).max(8) as u64;
     let mut acc = std::mem::take(&mut replayer.acc);
     let mut pending: Vec<(CtaReplay, Accumulator)> = Vec::new();
@@ -518,15 +512,9 @@ pub fn replay_with_scan(
     trace_out: Option<&Path>,
 ) -> Result<ReplayReport, ReplayError> {
     let mut replayer = Replayer::new(info, opts, scan)?;
-    let mut trace = match trace_out {
-        Some(p) => Some(TraceSink::create(
-            p,
-            opts.trace_format,
-            info,
-            opts.trace_grouping,
-        )?),
-        None => None,
-    };
+    let mut trace = trace_out
+        .map(|p| TraceSink::create(p, opts.trace_format, info, opts.trace_grouping))
+        .transpose()?;
     for cta in ctas {
         let cta = cta?;
         let view = replayer.push_cta(&cta);

@@ -42,11 +42,10 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use kperf_dialects::meta::Granularity;
 use kperf_runtime::profile::RunInfo;
 
 use crate::analyze::ReplayReport;
-use crate::chrome::{hw_word, ZeroLength};
+use crate::chrome::{hw_word, unit_word, ZeroLength};
 use crate::layout::UnitLayout;
 use crate::pair::{AsyncWaitInstance, CtaReplay, RegionInstance};
 use crate::regions::RegionTable;
@@ -151,12 +150,7 @@ impl<W: Write> PerfettoTraceWriter<W> {
             out,
             path: None,
             grouping,
-            unit_word: match info.granularity {
-                Granularity::Thread => "thread",
-                Granularity::Warp => "warp",
-                Granularity::Warpgroup => "warp group",
-                Granularity::Cta => "",
-            },
+            unit_word: unit_word(info.granularity),
             hw_word: hw_word(&info.target),
             kernel: info.kernel.clone(),
             processes: HashMap::new(),
