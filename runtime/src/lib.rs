@@ -8,21 +8,29 @@
 //! JIT, [`cuda`]) and the per-target [`calibrate`] of record cost and clock rate.
 
 pub mod calibrate;
+#[cfg(feature = "launch")]
 pub mod cuda;
+#[cfg(feature = "launch")]
 pub mod cuda_bench;
 pub mod decode;
 pub mod error;
 pub mod guard;
+#[cfg(feature = "launch")]
 pub mod host;
+#[cfg(feature = "launch")]
 pub mod host_llvm;
 pub mod jitdump;
 pub mod kprof;
 pub mod launch_error;
 pub mod output;
+#[cfg(feature = "launch")]
 pub mod peak;
 pub mod profile;
 pub mod proton;
+pub mod raw;
+#[cfg(feature = "launch")]
 pub mod simt;
+#[cfg(feature = "launch")]
 pub mod spec;
 
 pub use decode::{decode_block, encode_block, BlockRead, DecodeParams, ProfileReader};

@@ -71,72 +71,22 @@ fn open_raw(a: &ReplayArgs) -> Result<ProfileReader> {
         .meta
         .as_ref()
         .context("--raw needs --meta <out>.kperf.json")?;
-    let meta: kperf_dialects::meta::InstrumentMeta = serde_json::from_slice(
-        &std::fs::read(meta_path)
-            .with_context(|| format!("cannot read {}", meta_path.display()))?,
-    )
-    .with_context(|| format!("{} is not kperf metadata", meta_path.display()))?;
-    if let Some(why) = meta.abi_mismatch() {
-        anyhow::bail!("{}: {why}", meta_path.display());
-    }
-    let km = match (&a.kernel, meta.kernels.as_slice()) {
-        (Some(k), _) => meta
-            .kernel(k)
-            .cloned()
-            .with_context(|| format!("{} does not describe kernel `{k}`", meta_path.display()))?,
-        (None, [one]) => one.clone(),
-        (None, []) => anyhow::bail!("{} describes no kernel", meta_path.display()),
-        (None, _) => anyhow::bail!(
-            "{} describes several kernels; name one with --kernel",
-            meta_path.display()
-        ),
-    };
-    let stride = km
-        .layout
-        .checked_cta_stride()
-        .filter(|s| *s > 0)
-        .with_context(|| {
-            format!(
-                "{}: implausible layout ({} units of {} slots)",
-                meta_path.display(),
-                km.layout.units,
-                km.layout.slots
-            )
-        })?;
-    let len = std::fs::metadata(&a.profile)
-        .with_context(|| format!("cannot read {}", a.profile.display()))?
-        .len() as usize;
-    let blocks = len / stride;
-    anyhow::ensure!(
-        blocks > 0 && len.is_multiple_of(stride),
-        "{}: {len} bytes is not a whole number of CTA blocks of {stride} bytes (the layout in {})",
-        a.profile.display(),
-        meta_path.display()
-    );
     let grid = match &a.grid {
         Some(g) => {
             let v = kperf_instrument::options::parse_u32_list(g, "grid dimension")?;
             anyhow::ensure!(!v.is_empty() && v.len() <= 3, "--grid takes 1 to 3 numbers");
             let mut d = [1u32; 3];
             d[..v.len()].copy_from_slice(&v);
-            let sampled = km
-                .cta_sampling
-                .blocks(d.iter().map(|x| *x as u64).product());
-            anyhow::ensure!(
-                sampled == blocks as u64,
-                "{} holds {blocks} CTA blocks, but --grid {g} records {sampled}",
-                a.profile.display()
-            );
-            d
+            Some(d)
         }
-        None => [
-            u32::try_from(blocks).context("more than 2^32 CTA blocks")?,
-            1,
-            1,
-        ],
+        None => None,
     };
-    let info = kperf_runtime::profile::RunInfo::for_kernel(&meta, km.clone(), grid, km.block);
-    Ok(ProfileReader::open_raw(&a.profile, info, stride as u64)?)
+    Ok(kperf_runtime::raw::open(
+        &a.profile,
+        meta_path,
+        a.kernel.as_deref(),
+        grid,
+    )?)
 }
 
 #[derive(Args)]
