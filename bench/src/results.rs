@@ -15,6 +15,7 @@ use crate::compare::{compare, CompareConfig, Comparison, Samples, Verdict};
 use crate::error::{BenchError, Result};
 use crate::flops::Work;
 use crate::host::{FlushMode, HostInfo};
+use crate::measure::Measurement;
 use crate::nvml::GpuState;
 use crate::roofline::{analyze, DevicePeaks, Metrics, Point};
 use crate::stats::{SkewRule, StopReason, StoppingRule, Summary};
@@ -260,6 +261,25 @@ impl PointResult {
             metrics: None,
             peak_memory_bytes: None,
         })
+    }
+
+    /// The result of one [`crate::measure::measure`]: its kept samples
+    /// summarised with `rule`, their cycles and clocks, the throttled
+    /// samples dropped and why sampling stopped.
+    pub fn from_measurement(
+        params: BTreeMap<String, Param>,
+        implementation: &str,
+        m: Measurement,
+        rule: &SkewRule,
+    ) -> Result<PointResult> {
+        let mut r = PointResult::with_rule(params, implementation, m.samples_ns, rule)?;
+        if let Some(c) = m.cycles {
+            r = r.with_cycles(c)?;
+        }
+        r.sm_clock_mhz = m.sm_clock_mhz;
+        r.dropped_throttled = m.dropped_throttled;
+        r.stop_reason = Some(m.stop);
+        Ok(r)
     }
 
     /// Attaches per-sample cycles; one per time sample.

@@ -1162,8 +1162,10 @@ impl Accumulator {
                 count: a.count,
                 total_ns: a.total_ns,
                 mean_ns: mean(a.total_ns),
-                p50_ns: p50,
-                p95_ns: p95,
+                // Percentiles come from f32 or histogram values: never let
+                // their rounding put them above the exact maximum.
+                p50_ns: p50.min(a.max_ns),
+                p95_ns: p95.min(a.max_ns),
                 max_ns: a.max_ns,
                 mean_raw_ticks: mean(a.raw_ticks),
                 mean_corrected_ticks: mean(a.corrected_ticks),

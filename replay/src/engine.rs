@@ -35,6 +35,9 @@ pub struct ProfileScan {
     /// header or unit table), and the first one's error.
     pub bad_blocks: u64,
     pub first_bad: Option<String>,
+    /// Blocks the kernel never wrote (all zero header: the CTA did not run
+    /// or did not reach finalize).
+    pub unwritten_blocks: u64,
     /// The kernel region of every unit, when [`ProfileScan::for_run`] named it.
     pub kernel_spans: KernelSpans,
 }
@@ -144,6 +147,11 @@ impl ProfileScan {
         self.first_unfinished.get_or_insert(block_index);
     }
 
+    /// Count a block the kernel never wrote.
+    pub fn observe_unwritten(&mut self) {
+        self.unwritten_blocks += 1;
+    }
+
     /// Count a block that failed the decoder's checks; the others still
     /// replay.
     pub fn observe_bad(&mut self, error: &dyn std::fmt::Display) {
@@ -161,6 +169,21 @@ impl ProfileScan {
             ));
         }
         out.extend(self.unfinished_caveat());
+        if self.unwritten_blocks > 0 {
+            out.push(if self.ctas == 0 && self.bad_blocks == 0 && self.unfinished_blocks == 0 {
+                format!(
+                    "none of the {} CTA block(s) was written: the kernel did not run (or no CTA \
+                     reached its finalize), or this is not the buffer it wrote; nothing was measured",
+                    self.unwritten_blocks
+                )
+            } else {
+                format!(
+                    "{} CTA block(s) were never written (their CTAs did not run or did not reach \
+                     finalize) and are left out",
+                    self.unwritten_blocks
+                )
+            });
+        }
         out
     }
 

@@ -27,10 +27,10 @@ use kperf_runtime::profile::{CtaTrace, RunInfo};
 use serde::{Deserialize, Serialize};
 
 use crate::analyze::{critical_path, CriticalPath, OverlapStats, RegionStats, ReplayReport};
-use crate::chrome::ChromeTraceWriter;
 use crate::engine::{ProfileScan, Replayer};
 use crate::pair::{CtaReplay, RegionInstance};
 use crate::regions::RegionTable;
+use crate::trace::{TraceFormat, TraceSink};
 use crate::{ReplayError, ReplayOptions, TraceGrouping};
 
 /// The version of the [`Feedback`] format this crate writes.
@@ -88,13 +88,26 @@ pub struct FeedbackRegion {
     pub mean_cycles: f64,
     pub mean_raw_cycles: f64,
     pub mean_ns: f64,
+    /// Median corrected duration (absent in files written before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p50_ns: Option<f64>,
     pub p95_ns: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_ns: Option<f64>,
     pub total_ns: f64,
     /// `total_ns / unit_time_ns`.
     pub share: f64,
     pub on_critical_path: bool,
     /// Fraction of CTAs on whose critical path the region appears.
     pub critical_path_fraction: f64,
+    /// Time of its instances on CTA critical paths (absent in older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub critical_path_ns: Option<f64>,
+    /// `critical_path_ns` over the summed length of the CTAs' critical
+    /// paths (CTA start to the critical unit's last END): the region's
+    /// share of the time that bounds the CTAs. Nested regions each count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub critical_path_share: Option<f64>,
     pub unmatched_records: u64,
     /// The raw duration is under two records' cost: the figures are mostly
     /// the records themselves, not the region's work.
@@ -148,6 +161,17 @@ impl ReplayReport {
     /// The compiler-facing subset of the report.
     pub fn feedback(&self) -> Feedback {
         let ctas = self.totals.ctas;
+        let cta_start: std::collections::HashMap<u64, f64> = self
+            .ctas
+            .iter()
+            .map(|c| (c.block_index, c.start_ns))
+            .collect();
+        let critical_total_ns: f64 = self
+            .critical_paths
+            .iter()
+            .filter_map(|p| Some(p.end_ns - cta_start.get(&p.block_index)?))
+            .filter(|d| d.is_finite() && *d > 0.0)
+            .sum();
         Feedback {
             feedback_version: FEEDBACK_VERSION,
             kernel: self.kernel.clone(),
@@ -174,7 +198,9 @@ impl ReplayReport {
                     mean_cycles: r.mean_corrected_ticks,
                     mean_raw_cycles: r.mean_raw_ticks,
                     mean_ns: r.mean_ns,
+                    p50_ns: Some(r.p50_ns),
                     p95_ns: r.p95_ns,
+                    max_ns: Some(r.max_ns),
                     total_ns: r.total_ns,
                     share: r.share,
                     on_critical_path: r.on_critical_path,
@@ -183,6 +209,12 @@ impl ReplayReport {
                     } else {
                         0.0
                     },
+                    critical_path_ns: Some(r.critical_path_ns),
+                    critical_path_share: Some(if critical_total_ns > 0.0 {
+                        r.critical_path_ns / critical_total_ns
+                    } else {
+                        0.0
+                    }),
                     unmatched_records: r.unmatched_starts + r.unmatched_ends,
                     below_resolution: r.below_resolution,
                 })
@@ -282,6 +314,15 @@ impl Profile {
         opts: &ReplayOptions,
     ) -> Result<Profile, ReplayError> {
         crate::load::load_profile(path.as_ref(), opts, true)
+    }
+
+    /// Load and replay an opened profile (e.g. a raw buffer with its
+    /// metadata: [`kperf_runtime::raw::open`]).
+    pub fn load_reader(
+        reader: &kperf_runtime::ProfileReader,
+        opts: &ReplayOptions,
+    ) -> Result<Profile, ReplayError> {
+        crate::load::load_reader(reader, opts)
     }
 
     /// Replay decoded CTAs with default options.
@@ -408,11 +449,22 @@ impl Profile {
         path: &Path,
         grouping: TraceGrouping,
     ) -> Result<(), ReplayError> {
-        let mut w = ChromeTraceWriter::create(path, &self.info, grouping)?;
+        self.write_trace(path, TraceFormat::Chrome, grouping)
+    }
+
+    /// Write the trace of the whole profile in `format` (the file is
+    /// written in place; callers that need atomic replacement write to a
+    /// temporary, as the CLI does).
+    pub fn write_trace(
+        &self,
+        path: &Path,
+        format: TraceFormat,
+        grouping: TraceGrouping,
+    ) -> Result<(), ReplayError> {
+        let mut w = TraceSink::create(path, format, &self.info, grouping)?;
         for c in &self.ctas {
             w.write_cta(c, &self.regions)?;
         }
-        w.finish(Some(&self.report))?;
-        Ok(())
+        w.finish(Some(&self.report))
     }
 }

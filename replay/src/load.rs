@@ -38,7 +38,7 @@ fn scan_reader(reader: &ProfileReader, path: &Path) -> Result<ProfileScan, Repla
         match reader.read_cta_into(block, &mut cta) {
             Ok(BlockRead::Decoded) => scan.observe(&cta),
             Ok(BlockRead::Unfinished) => scan.observe_unfinished(block),
-            Ok(BlockRead::Unwritten) => {}
+            Ok(BlockRead::Unwritten) => scan.observe_unwritten(),
             Err(e) => {
                 scan.observe_bad(&e);
                 first_error.get_or_insert(e);
@@ -113,6 +113,14 @@ pub(crate) fn load_profile(
     proton: bool,
 ) -> Result<Profile, ReplayError> {
     let reader = open(path, proton)?;
-    let scan = scan_reader(&reader, path)?;
-    Profile::from_source(reader.info().clone(), opts, &scan, scanned_ctas(&reader))
+    load_reader(&reader, opts)
+}
+
+pub(crate) fn load_reader(
+    reader: &ProfileReader,
+    opts: &ReplayOptions,
+) -> Result<Profile, ReplayError> {
+    opts.validate()?;
+    let scan = scan_reader(reader, reader.path())?;
+    Profile::from_source(reader.info().clone(), opts, &scan, scanned_ctas(reader))
 }

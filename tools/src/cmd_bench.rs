@@ -372,13 +372,7 @@ fn point_result(
     settings: &Settings,
     peaks: Option<&DevicePeaks>,
 ) -> Result<PointResult> {
-    let mut r = PointResult::with_rule(p.params.clone(), imp, m.samples_ns, &settings.skew)?;
-    if let Some(c) = m.cycles {
-        r = r.with_cycles(c)?;
-    }
-    r.sm_clock_mhz = m.sm_clock_mhz;
-    r.dropped_throttled = m.dropped_throttled;
-    r.stop_reason = Some(m.stop);
+    let mut r = PointResult::from_measurement(p.params.clone(), imp, m, &settings.skew)?;
     r.peak_memory_bytes = Some(bytes);
     if let Some((w, kind)) = &p.work {
         // Without peaks only the work is kept; with peaks an unknown
