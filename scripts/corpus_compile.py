@@ -14,7 +14,7 @@ Two rewrites, nothing else is changed:
   * LLVM 22 compatibility: Triton 3.9 bundles a newer LLVM whose printer
     writes floating-point literals in a syntax LLVM 22 cannot parse
     (`fmul float %5, f0x3FB8AA3B`, `splat (float -inf)`: "expected value
-    token"). python/kperf_triton.py:llir_to_llvm22 rewrites exactly those
+    token"). python/kperf/_llir.py:llir_to_llvm22 rewrites exactly those
     literals into the legacy hex forms (0x3FF7154760000000,
     0xFFF0000000000000) that LLVM 22 and Triton's LLVM both parse; the values
     are bit-identical.
@@ -40,8 +40,12 @@ KERNEL_FILES = [
     (ROOT / "corpus" / "triton" / "kernels.py", "kperf_corpus_kernels"),
     (ROOT / "corpus" / "triton" / "tutorials.py", "kperf_corpus_tutorials"),
 ]
-sys.path.insert(0, str(ROOT / "python"))
-from kperf_triton import llir_to_llvm22  # noqa: E402
+# The literal rewriter is loaded by path: it needs only the standard
+# library, while importing the kperf package needs its compiled part.
+_spec = importlib.util.spec_from_file_location("kperf_llir", ROOT / "python" / "kperf" / "_llir.py")
+_llir = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_llir)
+llir_to_llvm22 = _llir.llir_to_llvm22
 
 
 def die(msg):

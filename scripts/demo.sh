@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The main job on the host target, no GPU needed: instrument a bundled tiled
 # matmul, JIT-run it on every CTA of its grid, replay the profile, write a
-# Perfetto trace (protobuf) and a Chrome trace (JSON), and print the summary.
-# Outputs land in out/.
+# Perfetto trace (protobuf) and a Chrome trace (JSON), and print the summary;
+# then the same from Python (kperf package). Outputs land in out/.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -21,4 +21,7 @@ $kperf run examples/matmul_host.mlir --target host --spec examples/matmul_host.t
 $kperf replay out/matmul.kprof -o out/trace.json --json out/feedback.json --summary
 #    The same trace in Perfetto's own protobuf format (smaller, loads faster).
 $kperf replay out/matmul.kprof -o out/trace.pftrace
+# 4. The same profile from Python (python/: maturin + PyO3), and a benchmark.
+PATH="$root/.tools/triton-venv/bin:$PATH" pip install -q --disable-pip-version-check --no-build-isolation ./python
+KPERF_BIN="$root/$kperf" .tools/triton-venv/bin/python scripts/demo-python.py out
 echo "demo: open out/trace.pftrace (or out/trace.json) in ui.perfetto.dev"

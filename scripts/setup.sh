@@ -6,7 +6,8 @@
 #     project-local, git-ignored .tools/ (no system Python is touched);
 #   - a git-ignored venv .tools/triton-venv with the pinned Triton, which the
 #     Triton hook's round trip (scripts/gpu-check.sh) compiles through, and
-#     Perfetto's Python package, whose official trace schema checks .pftrace.
+#     Perfetto's Python package, whose official trace schema checks .pftrace,
+#     and maturin, pytest and numpy for the Python package (python/).
 # Idempotent: a second run does no install work. Fails loudly with the reason.
 set -euo pipefail
 
@@ -59,6 +60,11 @@ ensure_triton_venv "$tools/triton-venv" "$TRITON_VERSION"
 # Perfetto's own Python package (and protobuf) in the same venv: the .pftrace
 # tests decode kperf's traces with the official perfetto_trace.proto classes.
 ensure_pip_pkg "$tools/triton-venv" perfetto "$PERFETTO_VERSION" perfetto.protos.perfetto.trace.perfetto_trace_pb2
+# The Python package (python/): maturin builds it, pytest and numpy test it
+# (scripts/python.sh installs it into this venv and runs its tests).
+ensure_pip_pkg "$tools/triton-venv" maturin "$MATURIN_VERSION" maturin
+ensure_pip_pkg "$tools/triton-venv" pytest "$PYTEST_VERSION" pytest
+ensure_pip_pkg "$tools/triton-venv" numpy "$NUMPY_VERSION" numpy
 
 # ---- Rust components used by the test command --------------------------------
 if command -v rustup >/dev/null; then

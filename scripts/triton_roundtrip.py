@@ -1,6 +1,6 @@
 """Triton → kperf → Triton on a machine without a GPU.
 
-Compiles a small looped Triton kernel for sm_90 with python/kperf_triton.py's
+Compiles a small looped Triton kernel for sm_90 with kperf.triton's
 stage hook calling the real `kperf instrument`, and checks that Triton takes
 the instrumented LLVM IR back through its own PTX and cubin stages, with the
 profile scratch sized from kperf's metadata.
@@ -14,8 +14,7 @@ import tempfile
 from pathlib import Path
 
 root = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(root / "python"))
-import kperf_triton as kt  # noqa: E402
+import kperf.triton as kt  # noqa: E402  (pip install ./python; scripts/setup.sh does)
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
@@ -33,7 +32,7 @@ def scale_rows(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
         tl.store(y_ptr + offs, tl.exp2(x * 1.4426950408889634), mask=offs < n)
 
 
-hook = kt.install(kperf=kperf, regions="kernel,loops", work_dir=Path(tempfile.mkdtemp(prefix="kperf-rt-")),
+hook = kt.install("kernel,loops", Path(tempfile.mkdtemp(prefix="kperf-rt-")), kperf=kperf,
                   profile_allocator=False)
 try:
     k = triton.compile(ASTSource(scale_rows, signature={"x_ptr": "*fp32", "y_ptr": "*fp32", "n": "i32",

@@ -1,0 +1,69 @@
+"""A tiled Triton matmul to profile with kperf (needs PyTorch and a GPU).
+
+    python -m kperf.triton --regions kernel,loops --out prof/ examples/triton/matmul.py [M N K]
+
+runs it with every Triton kernel instrumented, writes prof/matmul_kernel.<n>.kprof
+and prints the regions' figures; `kperf.bench` then times the plain kernel
+against torch.matmul. Written for kperf (not copied from Triton's tutorials):
+one program per BLOCK_M x BLOCK_N output tile, a loop over K in BLOCK_K steps.
+"""
+
+import sys
+
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    ks = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        kk = k0 + ks
+        a = tl.load(a_ptr + rows[:, None] * stride_am + kk[None, :] * stride_ak,
+                    mask=(rows[:, None] < M) & (kk[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + kk[:, None] * stride_bk + cols[None, :] * stride_bn,
+                    mask=(kk[:, None] < K) & (cols[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn, acc.to(tl.float16),
+             mask=(rows[:, None] < M) & (cols[None, :] < N))
+
+
+def matmul(a, b, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64):
+    import torch
+    M, K = a.shape
+    _, N = b.shape
+    c = torch.empty((M, N), device=a.device, dtype=torch.float16)
+    grid = (triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N))
+    matmul_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
+                        c.stride(1), BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, num_warps=8)
+    return c
+
+
+def main(argv):
+    try:
+        import torch
+    except ImportError:
+        print("matmul.py needs PyTorch (and a CUDA GPU) to launch the kernel", file=sys.stderr)
+        return 2
+    if not torch.cuda.is_available():
+        print("matmul.py needs a CUDA GPU", file=sys.stderr)
+        return 2
+    M, N, K = (int(x) for x in argv) if len(argv) == 3 else (4096, 4096, 4096)
+    torch.manual_seed(0)
+    a = torch.randn((M, K), device="cuda", dtype=torch.float16)
+    b = torch.randn((K, N), device="cuda", dtype=torch.float16)
+    c = matmul(a, b)
+    ref = torch.matmul(a, b)
+    err = (c.float() - ref.float()).abs().max().item()
+    print(f"matmul {M}x{N}x{K}: max |c - torch| = {err:.3g}")
+    return 0 if err < 1e-1 * max(1.0, K ** 0.5) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,321 @@
+"""Benchmarks from Python with `kperf bench`'s own core.
+
+    import numpy as np, kperf.bench as kb
+    a = np.random.rand(1 << 20)
+    r = kb.benchmark(np.sort, a, bytes=2 * a.nbytes)
+    print(r["median_ms"], r["noise"], r["gbps"])
+    kb.save([r], "sort.json", name="numpy")      # `kperf roofline sort.json`
+    kb.compare("new.json", "sort.json")           # `kperf bench --baseline`
+
+The warm-up, the stopping rule (minimum samples and time, target noise,
+timeout), the summary statistics and the regression test are the Rust code
+`kperf bench` runs (kperf-bench), not a Python copy; results use the same
+JSON schema, so `kperf roofline` plots them and `kperf bench --baseline`
+compares against them.
+
+Timing: with PyTorch and a GPU, and a CUDA tensor among the arguments, each
+sample is one call between two CUDA events (`sync` is then
+`torch.cuda.synchronize`); JAX arrays are waited for with
+`jax.block_until_ready`; otherwise the call is timed on the host cycle
+timer and `sync`, if given, runs inside the timed region after the call.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import sys
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union
+
+from . import _kperf
+from ._kperf import KperfError
+
+__all__ = ["benchmark", "save", "compare", "parametrize", "Comparison", "SIZES"]
+
+#: Sizes worth sweeping: powers of two and their unaligned neighbours,
+#: where tiled kernels fall off their fast path.
+SIZES = (127, 128, 513, 1024, 4096)
+
+PathLike = Union[str, os.PathLike]
+
+
+def _torch_cuda_args(args: Sequence[Any]) -> bool:
+    torch = sys.modules.get("torch")
+    if torch is None or not torch.cuda.is_available():
+        return False
+    return any(isinstance(a, torch.Tensor) and a.is_cuda for a in args)
+
+
+def _jax_args(args: Sequence[Any]) -> bool:
+    jax = sys.modules.get("jax")
+    return jax is not None and any(isinstance(a, jax.Array) for a in args)
+
+
+def _l2_flusher():
+    """A prepare step that evicts the GPU's L2: write a buffer twice its size."""
+    import torch
+    l2 = getattr(torch.cuda.get_device_properties(torch.cuda.current_device()), "L2_cache_size", 0) or (64 << 20)
+    scratch = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
+
+    def flush():
+        scratch.zero_()
+    return flush
+
+
+def benchmark(fn: Callable[..., Any], *args: Any, sync: Optional[Callable[[], Any]] = None, flush: bool = True,
+              min_samples: int = 10, min_time: float = 0.5, max_noise: float = 0.005, timeout: float = 15.0,
+              max_samples: int = 1_000_000, warmup: int = 3, warmup_time: float = 0.05,
+              flops: Optional[float] = None, bytes: Optional[float] = None, name: Optional[str] = None,
+              params: Optional[Mapping[str, Any]] = None, **kwargs: Any) -> Dict[str, Any]:
+    """Time `fn(*args, **kwargs)` until the stopping rule is met.
+
+    Stops once at least `min_samples` samples adding up to `min_time`
+    seconds have a relative noise (std/mean) at or under `max_noise`, or
+    after `timeout` seconds, or at `max_samples`. `flush` evicts the cache
+    (host LLC or GPU L2) before every sample, outside the timed region.
+    `flops` / `bytes` per call give TFLOP/s and GB/s.
+
+    Returns a dict: mean_ms, median_ms, min_ms, max_ms, std_ms, p5_ms,
+    p95_ms, samples, noise (std/mean), robust_noise, stop_reason, tflops and
+    gbps (given work), and `point` / `settings` / `device`, which `save`
+    writes in `kperf bench`'s results schema.
+    """
+    settings = json.loads(_kperf.default_settings())
+    settings["stopping"].update(min_samples=int(min_samples), min_time_s=float(min_time),
+                                max_relative_noise=float(max_noise), timeout_s=float(timeout),
+                                max_samples=int(max_samples))
+    settings["warmup"].update(iterations=int(warmup), min_time_s=float(warmup_time))
+    settings["flush"] = bool(flush)
+    call = (lambda: fn(*args, **kwargs)) if kwargs else (lambda: fn(*args))
+    prepare = None
+    callee_times = False
+    gpu = None
+    if sync is None and _torch_cuda_args(args):
+        import torch
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        gpu = torch.cuda.get_device_name()
+
+        def run():
+            start.record()
+            call()
+            end.record()
+            end.synchronize()
+            return start.elapsed_time(end) * 1e6  # ms -> ns
+
+        callee_times = True
+        if flush:
+            prepare = _l2_flusher()
+        settings["timed"] = "one call between two CUDA events"
+    elif sync is None and _jax_args(args):
+        import jax
+
+        def run():
+            jax.block_until_ready(call())
+        settings["timed"] = "one call and jax.block_until_ready on its result"
+    elif sync is not None:
+        def run():
+            call()
+            sync()
+        settings["timed"] = "one call followed by sync()"
+    else:
+        run = call
+        settings["timed"] = "one call"
+    implementation = name or getattr(fn, "__qualname__", None) or getattr(fn, "__name__", "python")
+    point = json.loads(_kperf.measure(run, settings=json.dumps(settings), prepare=prepare,
+                                      callee_times=callee_times, params=json.dumps(_params(params or {})),
+                                      implementation=implementation, flops=flops, bytes=bytes))
+    device = json.loads(_kperf.host_device(gpu))
+    return _result(point, settings, device)
+
+
+def _params(params: Mapping[str, Any]) -> Dict[str, Any]:
+    out = {}
+    for k, v in params.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+            v = str(v)
+        out[str(k)] = v
+    return out
+
+
+def _result(point: Dict[str, Any], settings: Dict[str, Any], device: Dict[str, Any]) -> Dict[str, Any]:
+    s = point["summary"]
+    ms = 1e-6
+    r: Dict[str, Any] = {
+        "name": point["implementation"],
+        "params": point["params"],
+        "mean_ms": s["mean"] * ms, "median_ms": s["median"] * ms,
+        "min_ms": s["min"] * ms, "max_ms": s["max"] * ms, "std_ms": s["std"] * ms,
+        "p5_ms": s["p5"] * ms, "p95_ms": s["p95"] * ms,
+        "samples": s["count"], "noise": s["rel_noise"], "robust_noise": s["robust_noise"],
+        "center": s["center"], "stop_reason": point.get("stop_reason"),
+    }
+    work = point.get("work")
+    if work:
+        t = s["median"] * 1e-9
+        r["tflops"] = work["flops"] / t / 1e12 if work["flops"] else None
+        r["gbps"] = work["bytes"] / t / 1e9 if work["bytes"] else None
+    r["point"], r["settings"], r["device"] = point, settings, device
+    return r
+
+
+def _points(results: Union[Mapping[str, Any], Iterable[Mapping[str, Any]]]) -> List[Mapping[str, Any]]:
+    if isinstance(results, Mapping):
+        return [results]
+    return list(results)
+
+
+def _results_json(results, name: Optional[str] = None, baseline: Optional[str] = None) -> str:
+    items = _points(results)
+    if not items:
+        raise KperfError("no benchmark results to save")
+    points = []
+    for r in items:
+        if "point" not in r:
+            raise KperfError("not a kperf.bench result (no `point`): pass what benchmark() returned")
+        p = dict(r["point"])
+        if name is not None:
+            p["implementation"] = name
+        points.append(json.dumps(p))
+    return _kperf.make_results(json.dumps(items[0]["device"]), json.dumps(items[0]["settings"]), points, baseline)
+
+
+def save(results, path: PathLike, *, name: Optional[str] = None, baseline: Optional[str] = None) -> str:
+    """Write results (one or a list of `benchmark` dicts) as a `kperf bench`
+    results file at `path` (atomically): `kperf roofline path` plots it and
+    `kperf bench --baseline path` / `compare` judge later runs against it.
+    `name` renames the implementation; `baseline` names the implementation
+    speedups are computed against. Returns the JSON written."""
+    text = _results_json(results, name, baseline)
+    _kperf.save_results(text, os.fspath(path))
+    return text
+
+
+def _load(x) -> str:
+    if isinstance(x, (str, os.PathLike)) and not (isinstance(x, str) and x.lstrip().startswith("{")):
+        try:
+            with open(x, encoding="utf-8") as f:
+                return f.read()
+        except OSError as e:
+            raise KperfError(f"{os.fspath(x)}: {e.strerror}") from None
+    if isinstance(x, str):
+        return x
+    if isinstance(x, Mapping) and "schema_version" in x:
+        return json.dumps(x)
+    return _results_json(x)
+
+
+class Comparison:
+    """A baseline check: `table` (what `kperf bench --baseline` prints),
+    `regression` (any point significantly slower by more than the
+    threshold) and `points` (one entry per matched point)."""
+
+    def __init__(self, table: str, regression: bool, points: List[Dict[str, Any]]):
+        self.table, self.regression, self.points = table, regression, points
+
+    def __bool__(self) -> bool:  # truthy when the new results are acceptable
+        return not self.regression
+
+    def __str__(self) -> str:
+        return self.table
+
+    __repr__ = __str__
+
+
+def compare(new, old, *, threshold: float = 0.05) -> Comparison:
+    """Compare `new` against `old` (results files, `benchmark` dicts or
+    lists of them) with `kperf bench --baseline`'s test: Mann-Whitney on the
+    raw samples plus a bootstrap interval of the median ratio; a regression
+    is a significant slowdown of more than `threshold` (5%)."""
+    table, regression, points = _kperf.compare_results(_load(old), _load(new), threshold)
+    return Comparison(table, regression, json.loads(points))
+
+
+class Sweep:
+    """The results of a `parametrize` run: `results` (benchmark dicts),
+    `table()` (kperf bench's table), `markdown()` (for a pull request) and
+    `save(path)`."""
+
+    def __init__(self, results: List[Dict[str, Any]], baseline: Optional[str]):
+        self.results, self.baseline = results, baseline
+
+    def json(self) -> str:
+        return _results_json(self.results, baseline=self.baseline)
+
+    def table(self) -> str:
+        return _kperf.results_table(self.json())
+
+    def save(self, path: PathLike) -> str:
+        return save(self.results, path, baseline=self.baseline)
+
+    def markdown(self) -> str:
+        keys = list(self.results[0]["params"]) if self.results else []
+        head = [*keys, "implementation", "median", "p5-p95", "noise", "samples", "TFLOP/s", "GB/s"]
+        rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for r in self.results:
+            cells = [str(r["params"].get(k, "")) for k in keys]
+            cells += [r["name"], _fmt_ms(r["median_ms"]), f"{_fmt_ms(r['p5_ms'])}-{_fmt_ms(r['p95_ms'])}",
+                      f"{100 * r['noise']:.2f}%", str(r["samples"]),
+                      _fmt_rate(r.get("tflops")), _fmt_rate(r.get("gbps"))]
+            rows.append("| " + " | ".join(cells) + " |")
+        summary = [{"params": r["params"], "implementation": r["name"], "median_ms": r["median_ms"],
+                    "noise": r["noise"], "samples": r["samples"]} for r in self.results]
+        lines = ",\n ".join(json.dumps(x) for x in summary)
+        return "\n".join(rows) + "\n\n```json\n[" + lines + "]\n```\n"
+
+
+def _fmt_ms(ms: float) -> str:
+    return f"{ms * 1e3:.2f} us" if ms < 1 else f"{ms:.3f} ms"
+
+
+def _fmt_rate(x: Optional[float]) -> str:
+    return "" if x is None else f"{x:.3g}"
+
+
+def parametrize(grid: Mapping[str, Sequence[Any]], *, flops: Optional[Callable[..., float]] = None,
+                bytes: Optional[Callable[..., float]] = None, baseline: Optional[str] = None,
+                out: Optional[PathLike] = None, show: bool = True, **bench_kw: Any):
+    """Benchmark a parameter matrix.
+
+        @kperf.bench.parametrize({"n": kperf.bench.SIZES, "dtype": ["float32", "float64"]},
+                                 bytes=lambda n, dtype: 3 * n * n * np.dtype(dtype).itemsize)
+        def add(n, dtype):
+            a = np.ones((n, n), dtype); b = np.ones((n, n), dtype)
+            return {"numpy": lambda: np.add(a, b), "loop": lambda: a + b}
+
+        sweep = add()          # runs every point; prints the table and markdown
+
+    The decorated function builds one point's inputs and returns a callable
+    (or {implementation name: callable}); `flops` / `bytes` take the same
+    parameters. Every combination of the grid's values is measured with
+    `benchmark(..., **bench_kw)`. Returns a `Sweep`; `out` also saves it.
+    """
+    names = list(grid)
+
+    def wrap(setup: Callable[..., Any]):
+        def run() -> Sweep:
+            results = []
+            for values in itertools.product(*(grid[n] for n in names)):
+                params = dict(zip(names, values))
+                made = setup(**params)
+                impls = made if isinstance(made, Mapping) else {getattr(setup, "__name__", "fn"): made}
+                work = {}
+                if flops is not None:
+                    work["flops"] = float(flops(**params))
+                if bytes is not None:
+                    work["bytes"] = float(bytes(**params))
+                for impl, fn in impls.items():
+                    results.append(benchmark(fn, name=impl, params=params, **work, **bench_kw))
+            sweep = Sweep(results, baseline)
+            if out is not None:
+                sweep.save(out)
+            if show:
+                print(sweep.table())
+                print(sweep.markdown())
+            return sweep
+
+        run.__name__ = getattr(setup, "__name__", "sweep")
+        run.__doc__ = setup.__doc__
+        return run
+
+    return wrap

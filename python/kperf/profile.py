@@ -1,0 +1,294 @@
+"""Replayed profiles and compiler feedback.
+
+A `Profile` is a profile decoded and replayed by kperf's Rust replay (the
+code behind `kperf replay`), held in memory; a `Feedback` is what a compiler
+pass reads: the same per-region figures from a feedback file
+(`kperf replay --json`). Both give `Region` objects, so a pass written
+against one works with the other.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from array import array
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
+
+from . import _kperf
+from ._kperf import KperfError
+
+FEEDBACK_VERSION = 1
+PathLike = Union[str, os.PathLike]
+
+_KPROF_MAGIC = b"KPROF\0\0"
+
+
+@dataclass(frozen=True)
+class Region:
+    """Figures of one instrumented region over the whole launch.
+
+    Times are corrected for the instrumentation's own cost unless the
+    profile was loaded with `correction=False`. `*_cycles` count the
+    profile's ticks (`Feedback.tick_unit`: cycles, or ns for nanosecond
+    counters). `below_resolution`: the region is shorter than two records'
+    cost, so its corrected figures say less than their digits suggest.
+    """
+
+    id: int
+    name: str
+    kind: str
+    count: int
+    mean_ns: float
+    p95_ns: float
+    total_ns: float
+    mean_cycles: float
+    mean_raw_cycles: float
+    share: float
+    on_critical_path: bool
+    critical_path_fraction: float
+    unmatched_records: int
+    below_resolution: bool = False
+    # Absent from feedback files written before they were added.
+    p50_ns: Optional[float] = None
+    max_ns: Optional[float] = None
+    critical_path_ns: Optional[float] = None
+    critical_path_share: Optional[float] = None
+    location: str = ""
+    parent: Optional[int] = None
+    not_in_metadata: bool = False
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> "Region":
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in known})
+
+
+class Feedback:
+    """A feedback document (`feedback_version` 1): per-region figures,
+    overlaps, critical paths and async waits of one launch."""
+
+    def __init__(self, doc: Mapping[str, Any], origin: str = "<feedback>"):
+        version = doc.get("feedback_version")
+        if not isinstance(version, int):
+            raise KperfError(f"{origin}: not a kperf feedback file (no feedback_version)")
+        if version > FEEDBACK_VERSION:
+            raise KperfError(f"{origin}: feedback_version {version} is newer than this kperf reads "
+                             f"({FEEDBACK_VERSION}); upgrade the kperf package")
+        self.raw: Dict[str, Any] = dict(doc)
+        self.origin = origin
+        try:
+            self.regions: List[Region] = [Region.from_json(r) for r in doc["regions"]]
+        except (KeyError, TypeError) as e:
+            raise KperfError(f"{origin}: malformed region entry ({e})") from None
+        self._by_name = {r.name: r for r in self.regions}
+
+    kernel = property(lambda self: self.raw.get("kernel", ""), doc="The kernel's name.")
+    target = property(lambda self: self.raw.get("target", ""), doc="`host`, `simt`, `nvptx:sm_90a`, ...")
+    granularity = property(lambda self: self.raw.get("granularity", ""), doc="thread, warp, warpgroup or cta.")
+    tick_unit = property(lambda self: self.raw.get("tick_unit", ""), doc="What `*_cycles` count.")
+    corrected = property(lambda self: bool(self.raw.get("corrected")), doc="Overhead was subtracted.")
+    corrections = property(lambda self: list(self.raw.get("corrections", [])))
+    clock = property(lambda self: self.raw.get("clock", ""), doc="How ticks became ns.")
+    unit_time_ns = property(lambda self: self.raw.get("unit_time_ns", 0.0), doc="The share basis.")
+    wall_span_ns = property(lambda self: self.raw.get("wall_span_ns", 0.0),
+                            doc="Latest CTA end minus earliest CTA start.")
+    ctas = property(lambda self: self.raw.get("ctas", 0), doc="CTAs replayed.")
+    overlaps = property(lambda self: list(self.raw.get("overlaps", [])))
+    critical_paths = property(lambda self: list(self.raw.get("critical_paths", [])))
+    async_waits = property(lambda self: list(self.raw.get("async_waits", [])))
+    caveats = property(lambda self: list(self.raw.get("caveats", [])),
+                       doc="Limits of the data: lost records, assumed clock rates, estimated costs.")
+
+    def region(self, name: str) -> Region:
+        """The region called `name`; KeyError lists the known names."""
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise KeyError(f"no region {name!r} in {self.origin} (regions: "
+                           f"{', '.join(sorted(self._by_name)) or 'none'})") from None
+
+    def __repr__(self) -> str:
+        return (f"<{type(self).__name__} {self.kernel!r} on {self.target}: {self.ctas} CTAs, "
+                f"{len(self.regions)} regions>")
+
+
+def _columns(cols: Mapping[str, Any], as_: Optional[str], extra: Optional[Mapping[str, Any]] = None):
+    """Columns from the extension ({name: (dtype, bytes)}) as numpy arrays
+    (default when numpy is installed), a pandas or polars frame, or
+    array.array (`as_="array"`)."""
+    kind = as_ or ("numpy" if _has("numpy") else "array")
+    if kind == "array":
+        codes = {"<u2": "H", "<u4": "I", "<u8": "Q", "<i8": "q", "<f8": "d"}
+        out: Dict[str, Any] = {}
+        for name, (dtype, data) in cols.items():
+            a = array(codes[dtype])
+            a.frombytes(data)
+            out[name] = a
+        out.update(extra or {})
+        return out
+    import numpy as np
+    arrays = {name: np.frombuffer(data, dtype=np.dtype(dtype)) for name, (dtype, data) in cols.items()}
+    arrays.update({k: np.asarray(v) for k, v in (extra or {}).items()})
+    if kind == "numpy":
+        return arrays
+    if kind == "pandas":
+        import pandas as pd
+        return pd.DataFrame(arrays)
+    if kind == "polars":
+        import polars as pl
+        return pl.DataFrame(arrays)
+    raise ValueError(f"as_={as_!r}: expected 'numpy', 'pandas', 'polars' or 'array'")
+
+
+def _has(module: str) -> bool:
+    import importlib.util
+    return importlib.util.find_spec(module) is not None
+
+
+class Profile(Feedback):
+    """A profile decoded and replayed in memory (see `load_profile`).
+
+    Besides the feedback figures (`regions`, `region(name)`, `caveats`, ...)
+    it holds every region instance: `instances()`, `cta_table()`,
+    `unit_table()`, `async_wait_table()` return columns (numpy arrays by
+    default), and `write_trace` writes Chrome or Perfetto traces.
+    """
+
+    def __init__(self, inner: "_kperf._Profile", origin: str):
+        self._p = inner
+        super().__init__(json.loads(inner.feedback_json()), origin)
+        self.info: Dict[str, Any] = json.loads(inner.info_json())
+        self.region_names: Dict[int, str] = dict(inner.region_names())
+
+    grid = property(lambda self: tuple(self.info["grid"]), doc="Launch grid (x, y, z).")
+    block = property(lambda self: tuple(self.info["block"]), doc="Threads per CTA (x, y, z).")
+
+    def report(self) -> Dict[str, Any]:
+        """The full replay report (what `kperf replay --json` computes, with
+        per-unit statistics, idle gaps, imbalance and lost records)."""
+        return json.loads(self._p.report_json())
+
+    def feedback_json(self) -> str:
+        """The feedback document, as `kperf replay --json` writes it."""
+        return self._p.feedback_json()
+
+    def summary(self) -> str:
+        """The text `kperf replay --summary` prints."""
+        return self._p.summary()
+
+    def instances(self, region: Optional[str] = None, *, as_: Optional[str] = None):
+        """Every region instance (of `region` only, if given): columns cta,
+        unit, region (id), region_name, instance (k-th of its region in its
+        unit), start_ns, end_ns, duration_ns (corrected, on the launch's time
+        axis), raw_ticks, corrected_ticks, start_clock, end_clock, depth, row."""
+        cols = self._p.instances()
+        ids = _decode(cols["region"])
+        names = [self.region_names.get(i, f"region_{i}") for i in ids]
+        table = _columns(cols, as_, {"region_name": names})
+        if region is None:
+            return table
+        want = self.region(region).id
+        return _filter(table, [i == want for i in ids])
+
+    def cta_table(self, *, as_: Optional[str] = None):
+        """One row per replayed CTA: cta, block_index, hw_id (SM), units,
+        start_ns, end_ns, ticks_per_ns, header_span_ns, nonmonotone_clocks."""
+        return _columns(self._p.ctas(), as_)
+
+    def unit_table(self, *, as_: Optional[str] = None):
+        """One row per (CTA, unit): records kept, written and lost; first and
+        last record time (NaN without records)."""
+        return _columns(self._p.units(), as_)
+
+    def async_wait_table(self, *, as_: Optional[str] = None):
+        """One row per measured async wait: CLK1 (issue START) to CLK2 (wait
+        START), raw and corrected."""
+        return _columns(self._p.async_waits(), as_)
+
+    def critical_path(self, cta: int) -> Optional[Dict[str, Any]]:
+        """The critical path of CTA `cta` (linear id): the unit whose last END
+        bounds the CTA, its slack, and the steps in time order."""
+        text = self._p.critical_path_json(cta)
+        return None if text is None else json.loads(text)
+
+    def write_trace(self, path: PathLike, *, format: Optional[str] = None, group_by: str = "sm") -> Path:
+        """Write the trace: Perfetto protobuf for `.pftrace`,
+        `.perfetto-trace`, `.pb`, else Chrome JSON (or `format="chrome"` /
+        `"perfetto"`); one process per SM (`group_by="sm"`) or per CTA.
+        Written atomically; never over the profile it was loaded from."""
+        self._p.write_trace(os.fspath(path), format=format, group_by=group_by)
+        return Path(path)
+
+
+def _decode(col) -> List[int]:
+    dtype, data = col
+    a = array({"<u2": "H", "<u4": "I"}[dtype])
+    a.frombytes(data)
+    return list(a)
+
+
+def _filter(table, mask: Sequence[bool]):
+    if isinstance(table, dict):
+        out = {}
+        for k, v in table.items():
+            if hasattr(v, "shape"):
+                import numpy as np
+                out[k] = v[np.asarray(mask, dtype=bool)]
+            else:
+                out[k] = type(v)(v.typecode, (x for x, m in zip(v, mask) if m)) if isinstance(v, array) \
+                    else [x for x, m in zip(v, mask) if m]
+        return out
+    if hasattr(table, "filter") and not hasattr(table, "loc"):  # polars
+        import polars as pl
+        return table.filter(pl.Series(mask))
+    return table[list(mask)]
+
+
+def _is_kprof(path: PathLike) -> bool:
+    with open(path, "rb") as f:
+        return f.read(len(_KPROF_MAGIC)) == _KPROF_MAGIC
+
+
+def load_profile(path: PathLike, *, meta: Optional[PathLike] = None, kernel: Optional[str] = None,
+                 grid: Optional[Iterable[int]] = None, proton: Optional[bool] = None, correction: bool = True,
+                 record_cost_ticks: Optional[float] = None, ticks_per_ns: Optional[float] = None) -> Profile:
+    """Decode and replay a profile in-process (all cores, the GIL released).
+
+    - a `.kprof` written by `kperf run` or `kperf.triton`;
+    - a Triton Proton host dump (detected, or `proton=True`);
+    - a raw buffer as a kernel wrote it, with `meta=` its `.kperf.json`
+      (`kernel=` when the metadata has several; `grid=` for sampled runs).
+
+    `correction=False` shows raw timings; `record_cost_ticks` and
+    `ticks_per_ns` override the calibrated record cost and clock rate.
+    Raises KperfError naming the file, the byte offset and the cause.
+    """
+    p = os.fspath(path)
+    if meta is None and proton is None:
+        try:
+            proton = not _is_kprof(p)
+        except OSError as e:
+            raise KperfError(f"{p}: {e.strerror}") from None
+    inner = _kperf.load(p, proton=bool(proton) and meta is None,
+                        meta=None if meta is None else os.fspath(meta), kernel=kernel,
+                        grid=None if grid is None else [int(g) for g in grid], correction=correction,
+                        record_cost_ticks=record_cost_ticks, ticks_per_ns=ticks_per_ns)
+    return Profile(inner, p)
+
+
+def read_feedback(path: PathLike) -> Feedback:
+    """Read a feedback file (`kperf replay --json`) into the same `Region`
+    objects a `Profile` has."""
+    p = os.fspath(path)
+    try:
+        with open(p, encoding="utf-8") as f:
+            doc = json.load(f)
+    except OSError as e:
+        raise KperfError(f"{p}: {e.strerror}") from None
+    except ValueError as e:
+        raise KperfError(f"{p}: not JSON ({e})") from None
+    if not isinstance(doc, dict):
+        raise KperfError(f"{p}: not a kperf feedback file (a JSON object was expected)")
+    return Feedback(doc, p)

@@ -1,0 +1,359 @@
+"""Profile Triton kernels with kperf: instrument Triton's LLVM IR, keep each
+launch's profile buffer, write it as a `.kprof`.
+
+    import kperf.triton
+    with kperf.triton.profile(regions="kernel,loops", out="prof/"):
+        my_kernel[grid](...)
+    # prof/my_kernel.0.kprof ...; a summary is printed on exit
+    p = kperf.load_profile("prof/my_kernel.0.kprof")
+
+or, for an unmodified program:
+
+    python -m kperf.triton --regions kernel,loops --out prof/ train.py --steps 10
+
+How it plugs into Triton 3.9 (docs/triton.md has the references):
+  * `triton.knobs.runtime.add_stages_inspection_hook` is set to a KperfHook.
+    Triton calls it with no arguments for a cache key (so instrumented and
+    plain builds never share a cache entry) and with (backend, stages,
+    options, language, capability) when it builds the stage list. The hook
+    wraps stages["llir"]: Triton's make_llir runs, its LLVM IR is written to
+    a file, `kperf instrument` rewrites it, and the instrumented IR goes back
+    to Triton's make_ptx and make_cubin.
+  * The wrapper sets metadata["profile_scratch_size"] to the kernel's
+    `profile_bytes_per_cta` from kperf's metadata. Triton's launcher then
+    allocates grid x num_ctas x that many bytes through the profile
+    allocator and passes them as the kernel's last parameter.
+  * The profile allocator (triton.runtime._allocation.set_profile_allocator)
+    hands out zeroed CUDA buffers and remembers them; the launch-enter hook
+    names each after its kernel. The last `keep_last` launches of every
+    kernel are kept (older buffers are freed, so autotuning loops do not
+    leak); `save()` copies them to the host and writes one `.kprof` per
+    launch with the kernel's metadata, grid, block and, if given, a
+    `kperf calibrate` device profile.
+
+CTAs are numbered linearly (Triton's allocator sees the grid's size, not
+its shape): a `.kprof` from this hook has grid (CTAs, 1, 1).
+
+Importing this module needs neither Triton nor a GPU; `install` needs
+Triton; launching and `save` need PyTorch and a GPU.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import hashlib
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Deque, Dict, Iterator, List, Optional, Sequence, Union
+
+from . import _kperf
+from ._binary import kperf_binary, run_kperf
+from ._kperf import KperfError
+from ._llir import kernel_name_of, llir_to_llvm22
+
+__all__ = ["install", "uninstall", "profile", "KperfHook", "main", "llir_to_llvm22", "kernel_name_of"]
+
+# instrument(in_path, out_path, target, regions, extra_args) -> None; must
+# write out_path and out_path + ".kperf.json".
+Instrumenter = Callable[[Path, Path, str, str, list], None]
+
+
+def _kperf_cli(binary: Optional[str]) -> Instrumenter:
+    def run(inp: Path, out: Path, target: str, regions: str, extra: list) -> None:
+        run_kperf(["instrument", inp, "--target", target, "--regions", regions, "--emit", "llvm",
+                   "--profile-param", "auto", *extra, "-o", out], binary=binary)
+    return run
+
+
+@dataclass
+class Instrumented:
+    kernel: str
+    llir: Path  # Triton's LLVM IR as given to kperf
+    out: Path  # the instrumented LLVM IR
+    meta: Path  # <out>.kperf.json
+    bytes_per_cta: int
+    block: int  # threads per CTA (num_warps x 32)
+
+
+@dataclass
+class Launch:
+    size: int
+    buffer: object  # torch.Tensor (uint8, on the GPU) or any bytes-like object
+    kernel: Optional[str] = None
+    index: int = 0  # the n-th launch of its kernel since install
+
+
+@dataclass
+class KperfHook:
+    """Callable installed as triton.knobs.runtime.add_stages_inspection_hook."""
+    kperf: Union[str, Instrumenter, None] = None  # binary (None: $KPERF_BIN / PATH) or a stand-in
+    regions: str = "kernel,loops"
+    out: Path = Path("kperf-triton")
+    kernels: Optional[set] = None  # kernel names to instrument; None: all
+    extra_args: list = field(default_factory=list)
+    keep_last: int = 4
+    calibration: Optional[Path] = None
+    profile_align: int = 128
+    instrumented: Dict[str, Instrumented] = field(default_factory=dict)
+    launches: Dict[str, Deque[Launch]] = field(default_factory=dict)
+    written: List[Path] = field(default_factory=list)
+
+    def __post_init__(self):
+        if self.keep_last < 1:
+            raise ValueError(f"keep_last = {self.keep_last}: keep at least one launch per kernel")
+        self.out = Path(self.out)
+        self._instrument = self.kperf if callable(self.kperf) else _kperf_cli(self.kperf)
+        self._pending: Optional[Launch] = None
+        self._counts: Dict[str, int] = collections.Counter()
+
+    # -- cache key and the llir stage -----------------------------------------
+    def cache_key(self) -> str:
+        if callable(self.kperf):
+            who = getattr(self.kperf, "__qualname__", repr(self.kperf))
+        else:
+            who = self.kperf or "kperf"
+        return json.dumps(["kperf", who, self.regions, sorted(self.kernels or []), self.extra_args])
+
+    def __call__(self, *args):
+        # compiler.py:compile and jit.py:JITFunction.run call the hook with no
+        # arguments and fold (key, hash) into their cache keys.
+        if not args:
+            key = self.cache_key()
+            return key, hashlib.sha256(key.encode()).hexdigest()
+        # CUDABackend.add_stages calls hook(self, stages, options, language, capability).
+        backend, stages, options, language, capability = args
+        if "llir" not in stages:
+            raise KperfError(f"no llir stage to instrument (stages: {list(stages)})")
+        make_llir = stages["llir"]
+        target = f"nvptx:sm_{capability}a" if capability >= 90 else f"nvptx:sm_{capability}"
+
+        def llir_stage(src, metadata):
+            return self._instrument_stage(make_llir(src, metadata), metadata, target)
+
+        stages["llir"] = llir_stage
+
+    def _instrument_stage(self, llir: str, metadata: dict, target: str) -> str:
+        name = kernel_name_of(llir)
+        if self.kernels is not None and name not in self.kernels:
+            return llir
+        if metadata.get("profile_scratch_size", 0):
+            raise KperfError(f"{name}: Triton already uses the profile scratch "
+                             f"({metadata['profile_scratch_size']} B, Proton instrumentation?); "
+                             "kperf needs it to itself")
+        build = self.out / "build"
+        build.mkdir(parents=True, exist_ok=True)
+        inp = build / f"{name}.llir"
+        out = build / f"{name}.llir.instrumented"
+        meta_path = Path(str(out) + ".kperf.json")
+        inp.write_text(llir_to_llvm22(llir))
+        # Triton's metadata beside the IR, as TRITON_KERNEL_DUMP writes it:
+        # kperf sizes the ring from the warps and the dynamic shared memory.
+        warps = int(metadata.get("num_warps", 4))
+        inp.with_suffix(".json").write_text(json.dumps({
+            "name": name, "num_warps": warps, "shared": int(metadata.get("shared", 0)),
+        }))
+        for stale in (out, meta_path):
+            stale.unlink(missing_ok=True)
+        self._instrument(inp, out, target, self.regions, list(self.extra_args))
+        if not out.exists() or not meta_path.exists():
+            raise KperfError(f"{name}: the instrumenter wrote no {out} or {meta_path}")
+        meta = json.loads(meta_path.read_text())
+        entries = [k for k in meta.get("kernels", []) if k.get("name") == name] or meta.get("kernels", [])
+        if len(entries) != 1 or "profile_bytes_per_cta" not in entries[0]:
+            raise KperfError(f"{name}: {meta_path} has no single kernel entry with profile_bytes_per_cta")
+        per_cta = int(entries[0]["profile_bytes_per_cta"])
+        if per_cta <= 0:
+            raise KperfError(f"{name}: profile_bytes_per_cta is {per_cta}")
+        metadata["profile_scratch_size"] = per_cta
+        metadata["profile_scratch_align"] = int(entries[0].get("profile_align", self.profile_align))
+        self.instrumented[name] = Instrumented(name, inp, out, meta_path, per_cta, 32 * warps)
+        return out.read_text()
+
+    # -- launch side ------------------------------------------------------------
+    def new_buffer(self, size: int, stream: Optional[int]):
+        """A zeroed device buffer (like Triton's default profile scratch)."""
+        import torch
+        if stream:
+            with torch.cuda.stream(torch.cuda.ExternalStream(stream)):
+                return torch.zeros(size, dtype=torch.uint8, device="cuda")
+        return torch.zeros(size, dtype=torch.uint8, device="cuda")
+
+    def allocate(self, size: int, alignment: int, stream: Optional[int]):
+        """Profile allocator (triton.runtime._allocation.set_profile_allocator)."""
+        # cudaMalloc'd blocks are 256-byte aligned; more is not available.
+        if alignment > 256:
+            raise KperfError(f"profile scratch alignment {alignment} > 256 is not supported")
+        buf = self.new_buffer(size, stream)
+        self._pending = Launch(size, buf)
+        return buf
+
+    def on_launch(self, metadata) -> None:
+        """launch_enter_hook: names the buffer just allocated for this launch
+        and keeps the last `keep_last` launches of its kernel."""
+        # Triton passes a LazyDict, whose get() with no argument resolves it.
+        data = metadata if isinstance(metadata, dict) else (metadata.get() if metadata is not None else {})
+        name = data.get("name")
+        launch, self._pending = self._pending, None
+        if launch is None or name not in self.instrumented:
+            return
+        launch.kernel = name
+        launch.index = self._counts[name]
+        self._counts[name] += 1
+        self.launches.setdefault(name, collections.deque(maxlen=self.keep_last)).append(launch)
+
+    def save(self) -> List[Path]:
+        """Synchronize and write every kept launch as
+        `<out>/<kernel>.<n>.kprof` (n counts the kernel's launches); the
+        written launches are released."""
+        pending = [launch for q in self.launches.values() for launch in q]
+        if not pending:
+            return []
+        if any(hasattr(launch.buffer, "cpu") for launch in pending):
+            import torch
+            torch.cuda.synchronize()
+        self.out.mkdir(parents=True, exist_ok=True)
+        written = []
+        for launch in pending:
+            inst = self.instrumented[launch.kernel]
+            blocks = launch.size // inst.bytes_per_cta
+            path = self.out / f"{launch.kernel}.{launch.index}.kprof"
+            _kperf.write_kprof(os.fspath(path), _host_bytes(launch.buffer), os.fspath(inst.meta),
+                               kernel=launch.kernel, grid=[blocks], block=[inst.block],
+                               calibration=None if self.calibration is None else os.fspath(self.calibration))
+            written.append(path)
+        for q in self.launches.values():
+            q.clear()
+        self.written.extend(written)
+        return written
+
+
+def _host_bytes(buf) -> bytes:
+    if hasattr(buf, "cpu"):  # a torch tensor
+        return buf.cpu().contiguous().numpy().tobytes()
+    return bytes(buf)
+
+
+_installed: Optional[KperfHook] = None
+
+
+def install(regions: str = "kernel,loops", out: Union[str, os.PathLike] = "kperf-triton", *,
+            kernels: Optional[Sequence[str]] = None, keep_last: int = 4,
+            calibration: Union[str, os.PathLike, None] = None, extra_args: Sequence[str] = (),
+            kperf: Union[str, Instrumenter, None] = None, profile_allocator: bool = True) -> KperfHook:
+    """Instrument every Triton kernel compiled from now on (or only
+    `kernels`) with `regions`, and keep their profile buffers.
+
+    `out`: where profiles (and the instrumented IR, under build/) go;
+    `keep_last`: launches kept per kernel; `calibration`: a `kperf
+    calibrate` device profile (default: $KPERF_CALIBRATION); `extra_args`:
+    more `kperf instrument` options; `kperf`: the binary (default
+    $KPERF_BIN, then PATH) or a callable standing in for `kperf instrument`.
+    """
+    global _installed
+    from triton import knobs
+    current = knobs.runtime.add_stages_inspection_hook
+    if current is not None and current is not _installed:
+        raise KperfError("another add_stages_inspection_hook is installed (Proton?); uninstall it first")
+    if kperf is None:
+        kperf_binary()  # fail now, not inside Triton's compiler
+    calibration = calibration or os.environ.get("KPERF_CALIBRATION") or None
+    hook = KperfHook(kperf=kperf, regions=regions, out=Path(out), kernels=set(kernels) if kernels else None,
+                     extra_args=list(extra_args), keep_last=keep_last,
+                     calibration=None if calibration is None else Path(calibration))
+    if _installed is not None:
+        uninstall()
+    knobs.runtime.add_stages_inspection_hook = hook
+    if profile_allocator:
+        from triton.runtime._allocation import set_profile_allocator
+        set_profile_allocator(hook.allocate)
+        knobs.runtime.launch_enter_hook.add(hook.on_launch)
+    _installed = hook
+    return hook
+
+
+def uninstall() -> None:
+    """Remove the hook and the allocator (kept buffers stay with the hook)."""
+    global _installed
+    if _installed is None:
+        return
+    from triton import knobs
+    from triton.runtime._allocation import set_profile_allocator
+    if knobs.runtime.add_stages_inspection_hook is _installed:
+        knobs.runtime.add_stages_inspection_hook = None
+    with contextlib.suppress(ValueError, KeyError):
+        knobs.runtime.launch_enter_hook.remove(_installed.on_launch)
+    set_profile_allocator(None)
+    _installed = None
+
+
+def summarize(paths: Sequence[Path], top: int = 5, file=None) -> None:
+    """Print the regions with the largest share of each profile."""
+    from .profile import load_profile
+    file = file or sys.stderr
+    for path in paths:
+        try:
+            p = load_profile(path)
+        except KperfError as e:
+            print(f"kperf: {path}: {e}", file=file)
+            continue
+        print(f"kperf: {path}: {p.kernel} on {p.target}, {p.ctas} CTAs", file=file)
+        for r in p.regions[:top]:
+            flag = "  (below resolution)" if r.below_resolution else ""
+            print(f"  {r.name:<24} {r.count:>8}x  mean {r.mean_ns:>12.1f} ns  p95 {r.p95_ns:>12.1f} ns  "
+                  f"{100 * r.share:5.1f}%{flag}", file=file)
+        for c in p.caveats:
+            print(f"  caveat: {c}", file=file)
+
+
+@contextlib.contextmanager
+def profile(regions: str = "kernel,loops", out: Union[str, os.PathLike] = "kperf-triton", *,
+            summary: bool = True, **kw) -> Iterator[KperfHook]:
+    """Profile the Triton kernels compiled and launched inside the block;
+    on exit their profiles are written (see `install` for the options) and,
+    with `summary`, summarized on stderr."""
+    hook = install(regions, out, **kw)
+    try:
+        yield hook
+    finally:
+        uninstall()
+        written = hook.save()
+        if summary:
+            summarize(written)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """`python -m kperf.triton [options] script.py args...`"""
+    import argparse
+    import runpy
+    ap = argparse.ArgumentParser(prog="python -m kperf.triton",
+                                 description="Run a Python program with every Triton kernel instrumented by "
+                                             "kperf; write one .kprof per kept launch and print a summary.")
+    ap.add_argument("--regions", default="kernel,loops", help="kperf instrument --regions (default: %(default)s)")
+    ap.add_argument("--out", default="kperf-triton", help="output directory (default: %(default)s)")
+    ap.add_argument("--kernels", help="comma-separated kernel names to instrument (default: all)")
+    ap.add_argument("--keep-last", type=int, default=4, help="launches kept per kernel (default: %(default)s)")
+    ap.add_argument("--calibration", help="a `kperf calibrate` device profile")
+    ap.add_argument("--no-summary", action="store_true", help="do not print the summary")
+    ap.add_argument("script", help="the Python program")
+    ap.add_argument("args", nargs=argparse.REMAINDER, help="its arguments")
+    a = ap.parse_args(argv)
+    # Kernels compiled before the hook (Triton's cache) would run
+    # uninstrumented: the hook's cache key keeps them apart.
+    sys.argv = [a.script, *a.args]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(a.script)))
+    with profile(a.regions, a.out, summary=not a.no_summary, keep_last=a.keep_last,
+                 kernels=a.kernels.split(",") if a.kernels else None, calibration=a.calibration):
+        try:
+            runpy.run_path(a.script, run_name="__main__")
+        except SystemExit as e:
+            if e.code not in (None, 0):
+                raise
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,117 @@
+"""kperf.bench: kperf-bench's sampling loop and statistics on Python
+callables, checked against known durations, and its files against the
+kperf CLI (`roofline`, `bench --baseline`)."""
+
+import json
+import os
+import subprocess
+import time
+
+import pytest
+
+import kperf
+import kperf.bench as kb
+
+FAST = dict(min_samples=10, min_time=0.05, max_noise=0.02, timeout=2.0, warmup=2, warmup_time=0.0, flush=False)
+
+
+def spin(seconds):
+    """Busy-wait: a known duration that does not depend on the scheduler."""
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
+@pytest.mark.parametrize("ms", [0.2, 2.0])
+def test_known_durations(ms):
+    r = kb.benchmark(spin, ms / 1e3, **FAST)
+    # The host cycle timer against perf_counter: within 5% plus call overhead.
+    assert ms <= r["median_ms"] < ms * 1.05 + 0.05
+    assert r["min_ms"] <= r["p5_ms"] <= r["median_ms"] <= r["p95_ms"] <= r["max_ms"]
+    assert r["samples"] >= 10 and r["noise"] >= 0
+    assert r["stop_reason"]["kind"] in ("noise_target", "timeout")
+
+
+def test_work_gives_rates():
+    r = kb.benchmark(spin, 1e-3, flops=2e9, bytes=4e9, **FAST)
+    t = r["median_ms"] / 1e3
+    assert r["tflops"] == pytest.approx(2e9 / t / 1e12)
+    assert r["gbps"] == pytest.approx(4e9 / t / 1e9)
+
+
+def test_sync_runs_inside_the_timed_region():
+    r = kb.benchmark(lambda: None, sync=lambda: spin(1e-3), **FAST)
+    assert r["median_ms"] >= 1.0
+    assert r["settings"]["timed"] == "one call followed by sync()"
+
+
+def test_exceptions_from_the_function_propagate():
+    def boom():
+        raise ZeroDivisionError("inside")
+    with pytest.raises(ZeroDivisionError, match="inside"):
+        kb.benchmark(boom, **FAST)
+
+
+def test_bad_settings_are_refused():
+    with pytest.raises(kperf.KperfError, match="min_samples"):
+        kb.benchmark(spin, 0.0, min_samples=1)
+
+
+def test_numpy_function():
+    np = pytest.importorskip("numpy")
+    a = np.random.default_rng(0).random(1 << 14)
+    r = kb.benchmark(np.sort, a, bytes=2 * a.nbytes, **FAST)
+    assert r["name"] == "sort" and r["gbps"] > 0
+
+
+def test_compare_flags_a_regression_and_not_noise():
+    base = [kb.benchmark(spin, 1e-3, name="f", **FAST)]
+    same = [kb.benchmark(spin, 1e-3, name="f", **FAST)]
+    slow = [kb.benchmark(spin, 1.5e-3, name="f", **FAST)]
+    assert kb.compare(slow, base).regression
+    assert not kb.compare(same, base).regression
+    assert "REGRESSION" in str(kb.compare(slow, base))
+
+
+def test_saved_results_are_read_by_kperf_roofline(tmp_path):
+    r = kb.benchmark(spin, 1e-3, flops=1e9, bytes=1e9, params={"n": 127}, name="spin", **FAST)
+    path = tmp_path / "res.json"
+    kb.save([r], path)
+    doc = json.loads(path.read_text())
+    assert doc["schema_version"] == 1 and doc["points"][0]["implementation"] == "spin"
+    peaks = tmp_path / "peaks.json"
+    peaks.write_text(json.dumps({"version": 1, "device": "test", "source": "measured",
+                                 "bandwidth_bytes_per_s": 1e11, "compute_flops_per_s": {"fp32": 1e12}}))
+    out = subprocess.run([os.environ["KPERF_BIN"], "roofline", path, "--peaks", peaks, "-o", tmp_path / "r.svg"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "r.svg").read_text().startswith("<svg")
+
+
+def test_saved_results_are_a_kperf_bench_baseline(tmp_path, root):
+    # A baseline claiming the example's point took 1 ns: the CLI's own run
+    # must be judged a regression against it (exit status 3).
+    r = kb.benchmark(lambda: None, params={"n": 4096}, name="mlir", **FAST)
+    r["point"]["samples_ns"] = [1.0 + 0.01 * i for i in range(len(r["point"]["samples_ns"]))]
+    base = tmp_path / "base.json"
+    kb.save([r], base)
+    out = subprocess.run([os.environ["KPERF_BIN"], "bench", root / "examples/bench/fma_chain.toml",
+                          "--baseline", base, "-o", tmp_path / "new.json", "--min-time", "0.05",
+                          "--timeout", "2", "--max-noise", "0.05", "--no-flush", "--quiet"], capture_output=True, text=True)
+    assert out.returncode == 3, out.stdout + out.stderr
+    assert "REGRESSION" in out.stdout + out.stderr
+
+
+def test_parametrize_sweeps_unaligned_sizes(tmp_path, capsys):
+    @kb.parametrize({"n": [127, 513], "scale": [1, 2]}, flops=lambda n, scale: 2.0 * n,
+                    out=tmp_path / "sweep.json", **{**FAST, "max_noise": 0.5, "timeout": 1.0})
+    def work(n, scale):
+        return {"short": lambda: spin(1e-5 * scale), "long": lambda: spin(2e-5 * scale)}
+
+    sweep = work()
+    assert len(sweep.results) == 8
+    assert {(r["params"]["n"], r["name"]) for r in sweep.results} == \
+        {(n, i) for n in (127, 513) for i in ("short", "long")}
+    printed = capsys.readouterr().out
+    assert "n=127" in printed and "| 513 |" in printed and "```json" in printed
+    assert json.loads((tmp_path / "sweep.json").read_text())["speedups"]

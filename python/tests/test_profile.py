@@ -1,0 +1,132 @@
+"""Profiles and feedback in-process, checked against what the kperf CLI
+computes from the same files (the CLI is the reference: same Rust code,
+independent entry point)."""
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+import kperf
+
+KPROF = "reduce_simt.kprof"
+
+
+def cli(*args):
+    import os
+    return subprocess.run([os.environ["KPERF_BIN"], *map(str, args)], capture_output=True, text=True)
+
+
+def test_regions_equal_the_cli_feedback(fixtures):
+    p = kperf.load_profile(fixtures / KPROF)
+    fb = kperf.read_feedback(fixtures / "reduce_simt.feedback.json")
+    assert p.regions == fb.regions
+    assert [r.name for r in p.regions] == ["kernel", "tree", "loop@29:7", "loop@20:14"]
+    assert (p.kernel, p.target, p.ctas, p.grid, p.block) == ("reduce", "simt", 4, (4, 1, 1), (128, 1, 1))
+    k = p.region("kernel")
+    assert k.count == 16 and k.kind == "kernel"  # 4 CTAs x 4 warps
+    assert k.p50_ns is not None and k.p50_ns <= k.p95_ns <= k.max_ns
+    assert 0 < k.share <= 1 and 0 < k.critical_path_share <= 1 and k.critical_path_fraction == 1.0
+
+
+def test_summary_is_the_cli_summary(fixtures, tmp_path):
+    p = kperf.load_profile(fixtures / KPROF)
+    out = cli("replay", fixtures / KPROF, "-o", tmp_path / "t.json", "--summary")
+    assert out.returncode == 0, out.stderr
+    assert p.summary() == out.stdout
+
+
+def test_instances_agree_with_region_figures(fixtures):
+    np = pytest.importorskip("numpy")
+    p = kperf.load_profile(fixtures / KPROF)
+    inst = p.instances()
+    assert inst["cta"].dtype == np.uint32 and inst["duration_ns"].dtype == np.float64
+    assert len(inst["cta"]) == sum(r.count for r in p.regions) == 64
+    for r in p.regions:
+        d = p.instances(r.name)["duration_ns"]
+        assert len(d) == r.count
+        assert d.mean() == pytest.approx(r.mean_ns, rel=1e-9)
+        assert set(p.instances(r.name)["region_name"]) == {r.name}
+    assert np.all(inst["end_ns"] >= inst["start_ns"])
+
+
+def test_tables_without_numpy(fixtures):
+    p = kperf.load_profile(fixtures / KPROF)
+    inst = p.instances("kernel", as_="array")
+    assert inst["duration_ns"].typecode == "d" and len(inst["duration_ns"]) == 16
+    ctas = p.cta_table(as_="array")
+    assert list(ctas["cta"]) == [0, 1, 2, 3]
+    units = p.unit_table(as_="array")
+    assert len(units["unit"]) == 16 and sum(units["records"]) == 128 and sum(units["records_lost"]) == 0
+    assert len(p.async_wait_table(as_="array")["cta"]) == 0
+
+
+def test_pandas_frame(fixtures):
+    pytest.importorskip("pandas")
+    df = kperf.load_profile(fixtures / KPROF).instances(as_="pandas")
+    assert len(df) == 64 and set(df.region_name) == {"kernel", "tree", "loop@29:7", "loop@20:14"}
+
+
+def test_raw_buffer_with_metadata_decodes_the_same_records(fixtures):
+    raw = kperf.load_profile(fixtures / "reduce_simt.buf", meta=fixtures / "reduce_simt.kperf.json", grid=[4])
+    ref = kperf.load_profile(fixtures / KPROF)
+    # The raw buffer carries no calibration or uninstrumented timing, so only
+    # what does not depend on correction must match.
+    assert [(r.name, r.count, r.mean_raw_cycles) for r in raw.regions] == \
+        [(r.name, r.count, r.mean_raw_cycles) for r in ref.regions]
+
+
+def test_raw_buffer_grid_must_match(fixtures):
+    with pytest.raises(kperf.KperfError, match=r"holds 4 CTA blocks, but grid 3x1x1 records 3"):
+        kperf.load_profile(fixtures / "reduce_simt.buf", meta=fixtures / "reduce_simt.kperf.json", grid=[3])
+
+
+@pytest.mark.parametrize("name", ["t.json", "t.pftrace"])
+def test_traces_are_the_cli_traces(fixtures, tmp_path, name):
+    p = kperf.load_profile(fixtures / KPROF)
+    mine = p.write_trace(tmp_path / ("py-" + name))
+    out = cli("replay", fixtures / KPROF, "-o", tmp_path / name)
+    assert out.returncode == 0, out.stderr
+    assert mine.read_bytes() == (tmp_path / name).read_bytes()
+    if name.endswith(".json"):
+        assert json.loads(mine.read_text())["traceEvents"]
+
+
+def test_trace_never_overwrites_the_profile(fixtures, tmp_path):
+    copy = tmp_path / KPROF
+    shutil.copy(fixtures / KPROF, copy)
+    p = kperf.load_profile(copy)
+    with pytest.raises(kperf.KperfError, match="refusing to write"):
+        p.write_trace(copy)
+    assert copy.read_bytes() == (fixtures / KPROF).read_bytes()
+
+
+def test_proton_dump_is_detected(root):
+    p = kperf.load_profile(root / "tests/fixtures/proton/loop.bin")
+    assert p.target.startswith("proton:") and p.regions
+
+
+@pytest.mark.parametrize("cut", [5, 12, 200, 1000])
+def test_truncated_profile_names_file_and_offset(fixtures, tmp_path, cut):
+    bad = tmp_path / "cut.kprof"
+    bad.write_bytes((fixtures / KPROF).read_bytes()[:cut])
+    with pytest.raises(kperf.KperfError, match=r"cut\.kprof.*byte \d+"):
+        kperf.load_profile(bad, proton=False)
+
+
+def test_feedback_errors(tmp_path):
+    newer = tmp_path / "f.json"
+    newer.write_text(json.dumps({"feedback_version": 99, "regions": []}))
+    with pytest.raises(kperf.KperfError, match="feedback_version 99 is newer"):
+        kperf.read_feedback(newer)
+    (tmp_path / "x.json").write_text("[1")
+    with pytest.raises(kperf.KperfError, match="not JSON"):
+        kperf.read_feedback(tmp_path / "x.json")
+    with pytest.raises(kperf.KperfError, match="missing.json"):
+        kperf.read_feedback(tmp_path / "missing.json")
+
+
+def test_unknown_region_lists_the_known_ones(fixtures):
+    with pytest.raises(KeyError, match="regions: kernel, loop@20:14"):
+        kperf.read_feedback(fixtures / "reduce_simt.feedback.json").region("nope")

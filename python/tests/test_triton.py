@@ -1,0 +1,167 @@
+"""kperf.triton without a GPU: Triton compiles for sm_90 through the hook
+with the real `kperf instrument`; the launch side (allocator, launch hook,
+keep-last, .kprof writing) runs with host buffers in place of CUDA ones."""
+
+import os
+import re
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import kperf
+import kperf.triton as kt
+from kperf._llir import llir_to_llvm22
+
+triton = pytest.importorskip("triton")  # scripts/setup.sh installs it
+import triton.language as tl  # noqa: E402
+from triton.backends.compiler import GPUTarget  # noqa: E402
+from triton.compiler import ASTSource  # noqa: E402
+
+
+@triton.jit
+def scale_rows(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    for i in range(0, n, BLOCK):
+        offs = i + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offs, mask=offs < n, other=float("-inf"))
+        tl.store(y_ptr + offs, tl.exp2(x * 1.4426950408889634), mask=offs < n)
+
+
+def compile_scale_rows():
+    src = ASTSource(scale_rows, signature={"x_ptr": "*fp32", "y_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"},
+                    constexprs={"BLOCK": 256})
+    return triton.compile(src, target=GPUTarget("cuda", 90, 32))
+
+
+@pytest.fixture(autouse=True)
+def triton_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton-cache"))
+    yield
+    kt.uninstall()
+
+
+def test_hook_instruments_with_the_real_kperf(tmp_path):
+    plain = compile_scale_rows()
+    hook = kt.install("kernel,loops", tmp_path / "prof", profile_allocator=False)
+    k = compile_scale_rows()
+    kt.uninstall()
+    inst = hook.instrumented["scale_rows"]
+    assert k.hash != plain.hash, "the hook's cache key must separate instrumented builds"
+    assert plain.metadata.profile_scratch_size == 0
+    assert k.metadata.profile_scratch_size == inst.bytes_per_cta > 0
+    assert inst.block == 32 * k.metadata.num_warps
+    clocks = len(re.findall(r"%clock\b", k.asm["ptx"]))
+    assert clocks >= 4, f"expected the records' clock reads in Triton's PTX, found {clocks}"
+    assert len(k.asm["cubin"]) > 0
+    assert inst.meta.exists() and inst.out.exists()
+
+
+def test_kernels_filter_leaves_others_plain(tmp_path):
+    hook = kt.install("kernel", tmp_path, kernels=["other"], profile_allocator=False)
+    k = compile_scale_rows()
+    assert not hook.instrumented and k.metadata.profile_scratch_size == 0
+
+
+def fake_device(hook):
+    hook.new_buffer = lambda size, stream: bytearray(size)
+
+
+def test_launches_become_kprof_files_and_old_ones_are_dropped(tmp_path):
+    hook = kt.install("kernel,loops", tmp_path / "prof", keep_last=2, profile_allocator=False)
+    compile_scale_rows()
+    fake_device(hook)
+    per_cta = hook.instrumented["scale_rows"].bytes_per_cta
+    for _ in range(5):  # an autotuning loop
+        hook.allocate(3 * per_cta, 128, None)
+        hook.on_launch({"name": "scale_rows"})
+    assert [l.index for l in hook.launches["scale_rows"]] == [3, 4]
+    written = hook.save()
+    assert [p.name for p in written] == ["scale_rows.3.kprof", "scale_rows.4.kprof"]
+    assert not hook.launches["scale_rows"]
+    # Nothing ran, so every CTA block is unwritten: kperf says so.
+    p = kperf.load_profile(written[0])
+    assert (p.kernel, p.grid, p.block, p.ctas) == ("scale_rows", (3, 1, 1), (128, 1, 1), 0)
+    assert any("none of the 3 CTA block(s) was written" in c for c in p.caveats), p.caveats
+
+
+def test_uninstrumented_launches_are_not_kept(tmp_path):
+    hook = kt.install("kernel", tmp_path, profile_allocator=False)
+    fake_device(hook)
+    hook.allocate(64, 128, None)
+    hook.on_launch({"name": "someone_elses_kernel"})
+    assert hook.save() == []
+
+
+def test_written_kprof_replays_like_kperf_run(tmp_path, fixtures):
+    # The writer behind hook.save(): a raw buffer, its metadata, grid and block.
+    out = tmp_path / "r.kprof"
+    kperf._kperf.write_kprof(str(out), (fixtures / "reduce_simt.buf").read_bytes(),
+                             str(fixtures / "reduce_simt.kperf.json"), grid=[4], block=[128])
+    got = kperf.load_profile(out)
+    ref = kperf.load_profile(fixtures / "reduce_simt.kprof")
+    assert (got.grid, got.block) == ((4, 1, 1), (128, 1, 1))
+    assert [(r.name, r.count, r.mean_raw_cycles) for r in got.regions] == \
+        [(r.name, r.count, r.mean_raw_cycles) for r in ref.regions]
+    with pytest.raises(kperf.KperfError, match="refusing"):
+        kperf._kperf.write_kprof(str(fixtures / "reduce_simt.kperf.json"), b"", str(fixtures / "reduce_simt.kperf.json"))
+
+
+def test_python_m_kperf_triton_profiles_an_unmodified_program(tmp_path):
+    script = tmp_path / "prog.py"
+    script.write_text(textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {os.path.dirname(__file__)!r})
+        from test_triton import compile_scale_rows
+        k = compile_scale_rows()
+        assert k.metadata.profile_scratch_size > 0, "not instrumented"
+        print("program ran with", sys.argv[1:])
+    """))
+    out = subprocess.run([sys.executable, "-m", "kperf.triton", "--regions", "kernel", "--out", tmp_path / "prof",
+                          script, "--flag", "x"], capture_output=True, text=True,
+                         env={**os.environ, "TRITON_CACHE_DIR": str(tmp_path / "cache")})
+    assert out.returncode == 0, out.stderr
+    assert "program ran with ['--flag', 'x']" in out.stdout
+    assert (tmp_path / "prof/build/scale_rows.llir.instrumented.kperf.json").exists()
+
+
+def test_missing_kperf_binary_is_reported_before_compiling(tmp_path, monkeypatch):
+    monkeypatch.setenv("KPERF_BIN", str(tmp_path / "nope"))
+    with pytest.raises(kperf.KperfError, match="KPERF_BIN"):
+        kt.install("kernel", tmp_path)
+
+
+@pytest.mark.parametrize("given, expected", [
+    ("  %1 = fmul float %0, f0x3FB8AA3B\n", "  %1 = fmul float %0, 0x3FF7154760000000\n"),
+    ("  %2 = select i1 %c, float -inf, float %x\n", "  %2 = select i1 %c, float 0xFFF0000000000000, float %x\n"),
+    ("  %3 = fadd half %a, f0x3C00\n", "  %3 = fadd half %a, 0xH3C00\n"),
+    ("  %4 = fadd bfloat %a, f0x3F80\n", "  %4 = fadd bfloat %a, 0xR3F80\n"),
+    ("  %5 = fmul double %a, 1.5e+00\n", "  %5 = fmul double %a, 1.5e+00\n"),
+    ("!0 = !{float -inf}\n", "!0 = !{float -inf}\n"),  # metadata is left alone
+])
+def test_llvm22_literals(given, expected):
+    assert llir_to_llvm22(given) == expected
+
+
+def test_example_matmul_compiles_for_sm90_through_the_hook(tmp_path, root):
+    # examples/triton/matmul.py, the kernel gpu-check.sh profiles on a GPU:
+    # instrumented here for sm_90a with its wgmma kept.
+    sys.path.insert(0, str(root / "examples/triton"))
+    try:
+        import matmul
+    finally:
+        sys.path.pop(0)
+    sig = {n: "*fp16" for n in ("a_ptr", "b_ptr", "c_ptr")}
+    sig.update({n: "i32" for n in ("M", "N", "K", "stride_am", "stride_ak", "stride_bk", "stride_bn",
+                                   "stride_cm", "stride_cn")})
+    sig.update({n: "constexpr" for n in ("BLOCK_M", "BLOCK_N", "BLOCK_K")})
+    src = lambda: ASTSource(matmul.matmul_kernel, signature=sig,  # noqa: E731
+                            constexprs={"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64})
+    plain = triton.compile(src(), target=GPUTarget("cuda", 90, 32), options={"num_warps": 8})
+    hook = kt.install("kernel,loops", tmp_path, profile_allocator=False)
+    k = triton.compile(src(), target=GPUTarget("cuda", 90, 32), options={"num_warps": 8})
+    kt.uninstall()
+    assert hook.instrumented["matmul_kernel"].block == 256
+    assert k.metadata.profile_scratch_size > 0
+    wgmma = k.asm["ptx"].count("wgmma.mma_async")
+    assert wgmma == plain.asm["ptx"].count("wgmma.mma_async") > 0
