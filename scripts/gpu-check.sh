@@ -14,7 +14,10 @@
 #     for the device's chip and assemble (kperf cost), so SASS fidelity is
 #     checked on the chip the GPU has;
 #  4. kperf peak --target cuda (measured roofs);
-#  5. the Triton hook: Triton compiles through kperf and takes the IR back.
+#  5. the Triton hook: Triton compiles through kperf and takes the IR back;
+#  6. the Python package: `python -m kperf.triton` profiles the Triton matmul
+#     in examples/triton/matmul.py (needs PyTorch in .tools/triton-venv) and
+#     the .kprof it writes is replayed.
 # Exits non-zero on any mismatch or failed step; the dry run stops before
 # anything needs a driver and says which steps it skipped.
 set -uo pipefail
@@ -143,6 +146,31 @@ if [ -x .tools/triton-venv/bin/python ]; then
   run "Triton hook round trip (compile)" .tools/triton-venv/bin/python scripts/triton_roundtrip.py "$K"
 else
   fail "Triton hook: no .tools/triton-venv (run scripts/setup.sh)"
+fi
+
+# 6. The Python package and the Triton hook as a module, on a real launch.
+PY=.tools/triton-venv/bin/python
+if [ -x "$PY" ]; then
+  if ! "$PY" -c "import kperf" 2>/dev/null; then
+    run "pip install ./python" env PATH="$PWD/.tools/triton-venv/bin:$PATH" "$PY" -m pip install -q --no-build-isolation ./python
+  fi
+  if [ "$DRY" = 1 ]; then
+    run "python -m kperf.triton --help" env KPERF_BIN="$K" "$PY" -m kperf.triton --help
+    say "skipped (dry run): python -m kperf.triton examples/triton/matmul.py"
+  elif ! "$PY" -c "import torch" 2>/dev/null; then
+    fail "python -m kperf.triton: no PyTorch in .tools/triton-venv (the hook's profile allocator and the example need it)"
+    echo "- Triton matmul through python -m kperf.triton: NOT RUN (no PyTorch)" >> "$SUMMARY"
+  elif run "python -m kperf.triton matmul" env KPERF_BIN="$K" TRITON_DEFAULT_FP_FUSION=1 "$PY" -m kperf.triton \
+      --regions kernel,loops --out "$OUT/triton" examples/triton/matmul.py 4096 4096 4096; then
+    for f in "$OUT"/triton/*.kprof; do
+      run "replay $(basename "$f")" "$K" replay "$f" -o "${f%.kprof}.pftrace" --json "${f%.kprof}.feedback.json" --summary
+    done
+    echo "- Triton matmul through python -m kperf.triton: ok ($(ls "$OUT"/triton/*.kprof 2>/dev/null | wc -l) profiles)" >> "$SUMMARY"
+  else
+    echo "- Triton matmul through python -m kperf.triton: FAILED" >> "$SUMMARY"
+  fi
+else
+  fail "Python package: no .tools/triton-venv (run scripts/setup.sh)"
 fi
 
 echo >> "$SUMMARY"
