@@ -42,7 +42,9 @@ def run_kperf(args: Sequence[Union[str, os.PathLike]], *, binary: str | None = N
     With `check`, a non-zero exit raises KperfError carrying the command and
     kperf's own error message.
     """
-    cmd = [*shlex.split(binary or kperf_binary()), *map(str, args)]
+    # An explicit `binary` may carry arguments ("kperf --flag"); the found
+    # one is a path, which may contain spaces.
+    cmd = [*(shlex.split(binary) if binary else [kperf_binary()]), *map(str, args)]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if check and proc.returncode != 0:
         raise KperfError(f"`{shlex.join(cmd)}` failed (exit {proc.returncode}):\n{proc.stderr.strip()}")

@@ -13,11 +13,15 @@ timeout), the summary statistics and the regression test are the Rust code
 JSON schema, so `kperf roofline` plots them and `kperf bench --baseline`
 compares against them.
 
-Timing: with PyTorch and a GPU, and a CUDA tensor among the arguments, each
-sample is one call between two CUDA events (`sync` is then
-`torch.cuda.synchronize`); JAX arrays are waited for with
-`jax.block_until_ready`; otherwise the call is timed on the host cycle
-timer and `sync`, if given, runs inside the timed region after the call.
+Timing (unless `sync` is given, which then runs inside the timed region
+after each call, on the host cycle timer): with PyTorch and a GPU and a
+CUDA tensor among the arguments, each sample is one call between two CUDA
+events and `flush` zeroes a buffer twice the L2 size before it; with JAX
+loaded, each result is waited for with `jax.block_until_ready`; with
+PyTorch using the GPU but no tensor among the arguments (a closure), each
+call is followed by `torch.cuda.synchronize()` inside the timed region;
+otherwise the call alone is timed on the host cycle timer. The host cache
+flush (when `flush`) applies to every path timed on the host.
 """
 
 from __future__ import annotations
@@ -40,16 +44,28 @@ SIZES = (127, 128, 513, 1024, 4096)
 PathLike = Union[str, os.PathLike]
 
 
-def _torch_cuda_args(args: Sequence[Any]) -> bool:
+def _flat(args: Sequence[Any], kwargs: Mapping[str, Any]) -> List[Any]:
+    out = []
+    for a in [*args, *kwargs.values()]:
+        out.extend(a if isinstance(a, (list, tuple)) else [a])
+    return out
+
+
+def _torch_cuda():
+    """torch, when the program has imported it and a GPU is there."""
     torch = sys.modules.get("torch")
     if torch is None or not torch.cuda.is_available():
-        return False
-    return any(isinstance(a, torch.Tensor) and a.is_cuda for a in args)
+        return None
+    return torch
 
 
-def _jax_args(args: Sequence[Any]) -> bool:
-    jax = sys.modules.get("jax")
-    return jax is not None and any(isinstance(a, jax.Array) for a in args)
+def _torch_cuda_args(values: Sequence[Any]) -> bool:
+    torch = _torch_cuda()
+    return torch is not None and any(isinstance(a, torch.Tensor) and a.is_cuda for a in values)
+
+
+def _jax():
+    return sys.modules.get("jax")
 
 
 def _l2_flusher():
@@ -73,7 +89,8 @@ def benchmark(fn: Callable[..., Any], *args: Any, sync: Optional[Callable[[], An
     Stops once at least `min_samples` samples adding up to `min_time`
     seconds have a relative noise (std/mean) at or under `max_noise`, or
     after `timeout` seconds, or at `max_samples`. `flush` evicts the cache
-    (host LLC or GPU L2) before every sample, outside the timed region.
+    before every sample, outside the timed region (the GPU L2 on the
+    CUDA-event path, the host's last-level cache otherwise).
     `flops` / `bytes` per call give TFLOP/s and GB/s.
 
     Returns a dict: mean_ms, median_ms, min_ms, max_ms, std_ms, p5_ms,
@@ -91,7 +108,9 @@ def benchmark(fn: Callable[..., Any], *args: Any, sync: Optional[Callable[[], An
     prepare = None
     callee_times = False
     gpu = None
-    if sync is None and _torch_cuda_args(args):
+    values = _flat(args, kwargs)
+    torch = _torch_cuda()
+    if sync is None and _torch_cuda_args(values):
         import torch
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         gpu = torch.cuda.get_device_name()
@@ -107,12 +126,25 @@ def benchmark(fn: Callable[..., Any], *args: Any, sync: Optional[Callable[[], An
         if flush:
             prepare = _l2_flusher()
         settings["timed"] = "one call between two CUDA events"
-    elif sync is None and _jax_args(args):
-        import jax
+    elif sync is None and _jax() is not None:
+        jax = _jax()
 
+        # block_until_ready waits for JAX arrays in the result and passes
+        # anything else through, so closures over JAX arrays are timed whole.
         def run():
             jax.block_until_ready(call())
         settings["timed"] = "one call and jax.block_until_ready on its result"
+        if jax.default_backend() != "cpu":
+            gpu = f"jax:{jax.devices()[0].device_kind}"
+    elif sync is None and torch is not None and torch.cuda.is_initialized():
+        # The program uses the GPU but no CUDA tensor is among the arguments
+        # (a closure): wait for the device inside the timed region.
+        def run():
+            call()
+            torch.cuda.synchronize()
+        torch.cuda.synchronize()
+        gpu = torch.cuda.get_device_name()
+        settings["timed"] = "one call followed by torch.cuda.synchronize()"
     elif sync is not None:
         def run():
             call()
@@ -152,9 +184,11 @@ def _result(point: Dict[str, Any], settings: Dict[str, Any], device: Dict[str, A
     }
     work = point.get("work")
     if work:
-        t = s["median"] * 1e-9
-        r["tflops"] = work["flops"] / t / 1e12 if work["flops"] else None
-        r["gbps"] = work["bytes"] / t / 1e9 if work["bytes"] else None
+        # At the reported center (mean, or median for skewed samples), as
+        # kperf bench's table and roofline compute them.
+        t = (s["median"] if s["center"]["kind"] == "median" else s["mean"]) * 1e-9
+        r["tflops"] = work["flops"] / t / 1e12 if work["flops"] and t > 0 else None
+        r["gbps"] = work["bytes"] / t / 1e9 if work["bytes"] and t > 0 else None
     r["point"], r["settings"], r["device"] = point, settings, device
     return r
 
@@ -169,6 +203,10 @@ def _results_json(results, name: Optional[str] = None, baseline: Optional[str] =
     items = _points(results)
     if not items:
         raise KperfError("no benchmark results to save")
+    devices = {json.dumps(r.get("device"), sort_keys=True) for r in items}
+    if len(devices) > 1:
+        names = sorted({str((r.get("device") or {}).get("name")) for r in items})
+        raise KperfError(f"results from different devices ({', '.join(names)}): save them to separate files")
     points = []
     for r in items:
         if "point" not in r:

@@ -80,7 +80,7 @@ class Feedback:
         self.origin = origin
         try:
             self.regions: List[Region] = [Region.from_json(r) for r in doc["regions"]]
-        except (KeyError, TypeError) as e:
+        except (KeyError, TypeError, AttributeError) as e:
             raise KperfError(f"{origin}: malformed region entry ({e})") from None
         self._by_name = {r.name: r for r in self.regions}
 
@@ -129,7 +129,8 @@ def _columns(cols: Mapping[str, Any], as_: Optional[str], extra: Optional[Mappin
         out.update(extra or {})
         return out
     import numpy as np
-    arrays = {name: np.frombuffer(data, dtype=np.dtype(dtype)) for name, (dtype, data) in cols.items()}
+    # Writable arrays (frombuffer over bytes would be read-only).
+    arrays = {name: np.frombuffer(data, dtype=np.dtype(dtype)).copy() for name, (dtype, data) in cols.items()}
     arrays.update({k: np.asarray(v) for k, v in (extra or {}).items()})
     if kind == "numpy":
         return arrays
@@ -166,8 +167,8 @@ class Profile(Feedback):
     block = property(lambda self: tuple(self.info["block"]), doc="Threads per CTA (x, y, z).")
 
     def report(self) -> Dict[str, Any]:
-        """The full replay report (what `kperf replay --json` computes, with
-        per-unit statistics, idle gaps, imbalance and lost records)."""
+        """The full replay report behind the summary and the feedback: per-unit
+        statistics, idle gaps, overlaps, imbalance, lost records, caveats."""
         return json.loads(self._p.report_json())
 
     def feedback_json(self) -> str:
@@ -266,15 +267,25 @@ def load_profile(path: PathLike, *, meta: Optional[PathLike] = None, kernel: Opt
     Raises KperfError naming the file, the byte offset and the cause.
     """
     p = os.fspath(path)
+    if meta is None and (kernel is not None or grid is not None):
+        raise KperfError(f"{p}: kernel= and grid= describe a raw buffer; give its metadata with meta=")
+    detected = False
     if meta is None and proton is None:
         try:
             proton = not _is_kprof(p)
         except OSError as e:
             raise KperfError(f"{p}: {e.strerror}") from None
-    inner = _kperf.load(p, proton=bool(proton) and meta is None,
-                        meta=None if meta is None else os.fspath(meta), kernel=kernel,
-                        grid=None if grid is None else [int(g) for g in grid], correction=correction,
-                        record_cost_ticks=record_cost_ticks, ticks_per_ns=ticks_per_ns)
+        detected = proton
+    try:
+        inner = _kperf.load(
+            p, proton=bool(proton) and meta is None, meta=None if meta is None else os.fspath(meta), kernel=kernel,
+            grid=None if grid is None else [int(g) for g in grid], correction=correction,
+            record_cost_ticks=record_cost_ticks, ticks_per_ns=ticks_per_ns)
+    except KperfError as e:
+        if detected:
+            raise KperfError(f"{e} (not a .kprof, so it was read as a Proton dump; a raw buffer needs "
+                             "meta=<its .kperf.json>)") from None
+        raise
     return Profile(inner, p)
 
 

@@ -23,13 +23,20 @@ How it plugs into Triton 3.9 (docs/triton.md has the references):
     `profile_bytes_per_cta` from kperf's metadata. Triton's launcher then
     allocates grid x num_ctas x that many bytes through the profile
     allocator and passes them as the kernel's last parameter.
+  * The wrapper also stores the path of kperf's metadata in the kernel's
+    metadata (`kperf_meta`), which Triton caches with the kernel; the build
+    files are named by a digest of the IR, one set per variant (autotuning
+    configs share a kernel name). When Triton loads a kernel
+    (kernel_load_end_hook), its CUfunction is mapped to that metadata, so a
+    launch finds its own variant even when the kernel came from Triton's
+    cache, compiled by an earlier hook or process.
   * The profile allocator (triton.runtime._allocation.set_profile_allocator)
-    hands out zeroed CUDA buffers and remembers them; the launch-enter hook
-    names each after its kernel. The last `keep_last` launches of every
-    kernel are kept (older buffers are freed, so autotuning loops do not
-    leak); `save()` copies them to the host and writes one `.kprof` per
-    launch with the kernel's metadata, grid, block and, if given, a
-    `kperf calibrate` device profile.
+    hands out zeroed CUDA buffers; the launch-enter hook ties each to the
+    launched variant. The last `keep_last` launches of every kernel are kept
+    (older buffers are freed, so autotuning loops do not leak); `save()`
+    copies them to the host and writes one `.kprof` per launch with the
+    variant's metadata, grid, block and, if given, a `kperf calibrate`
+    device profile. Uninstalling restores the allocator that was there.
 
 CTAs are numbered linearly (Triton's allocator sees the grid's size, not
 its shape): a `.kprof` from this hook has grid (CTAs, 1, 1).
@@ -40,6 +47,7 @@ Triton; launching and `save` need PyTorch and a GPU.
 
 from __future__ import annotations
 
+import atexit
 import collections
 import contextlib
 import hashlib
@@ -78,12 +86,35 @@ class Instrumented:
     bytes_per_cta: int
     block: int  # threads per CTA (num_warps x 32)
 
+    @classmethod
+    def from_meta(cls, kernel: str, meta: Path, num_warps: int, profile_align: int = 128) -> "Instrumented":
+        """What kperf instrument wrote for `kernel`, read back from its metadata."""
+        doc = json.loads(meta.read_text())
+        entries = [k for k in doc.get("kernels", []) if k.get("name") == kernel] or doc.get("kernels", [])
+        if len(entries) != 1 or "profile_bytes_per_cta" not in entries[0]:
+            raise KperfError(f"{kernel}: {meta} has no single kernel entry with profile_bytes_per_cta")
+        per_cta = int(entries[0]["profile_bytes_per_cta"])
+        if per_cta <= 0:
+            raise KperfError(f"{kernel}: profile_bytes_per_cta is {per_cta} in {meta}")
+        out = Path(str(meta)[:-len(".kperf.json")])
+        return cls(kernel, out.with_suffix(""), out, meta, per_cta, 32 * int(num_warps))
+
+
+# What kperf made of each loaded kernel, by its CUfunction handle: one entry
+# per compiled variant (autotuning configs and specializations share a
+# name), for this process, whichever hook compiled it; filled when Triton
+# loads a kernel (kernel_load_end_hook) from the metadata Triton stores with
+# it, so kernels from Triton's cache are found too.
+_VARIANTS: Dict[object, Instrumented] = {}
+# The metadata key through which a compiled kernel names its kperf metadata.
+META_KEY = "kperf_meta"
+
 
 @dataclass
 class Launch:
     size: int
     buffer: object  # torch.Tensor (uint8, on the GPU) or any bytes-like object
-    kernel: Optional[str] = None
+    variant: Optional[Instrumented] = None
     index: int = 0  # the n-th launch of its kernel since install
 
 
@@ -98,7 +129,7 @@ class KperfHook:
     keep_last: int = 4
     calibration: Optional[Path] = None
     profile_align: int = 128
-    instrumented: Dict[str, Instrumented] = field(default_factory=dict)
+    instrumented: Dict[str, Instrumented] = field(default_factory=dict)  # by name: the latest compiled here
     launches: Dict[str, Deque[Launch]] = field(default_factory=dict)
     written: List[Path] = field(default_factory=list)
 
@@ -109,6 +140,7 @@ class KperfHook:
         self._instrument = self.kperf if callable(self.kperf) else _kperf_cli(self.kperf)
         self._pending: Optional[Launch] = None
         self._counts: Dict[str, int] = collections.Counter()
+        self._summarized = False
 
     # -- cache key and the llir stage -----------------------------------------
     def cache_key(self) -> str:
@@ -126,6 +158,9 @@ class KperfHook:
             return key, hashlib.sha256(key.encode()).hexdigest()
         # CUDABackend.add_stages calls hook(self, stages, options, language, capability).
         backend, stages, options, language, capability = args
+        if not isinstance(capability, int):
+            raise KperfError(f"kperf.triton instruments NVIDIA kernels only (this backend's capability: "
+                             f"{capability!r})")
         if "llir" not in stages:
             raise KperfError(f"no llir stage to instrument (stages: {list(stages)})")
         make_llir = stages["llir"]
@@ -144,15 +179,19 @@ class KperfHook:
             raise KperfError(f"{name}: Triton already uses the profile scratch "
                              f"({metadata['profile_scratch_size']} B, Proton instrumentation?); "
                              "kperf needs it to itself")
-        build = self.out / "build"
+        warps = int(metadata.get("num_warps", 4))
+        text = llir_to_llvm22(llir)
+        # One set of files per variant (same name, other IR), kept: a kernel
+        # Triton later takes from its cache still finds its metadata.
+        digest = hashlib.sha256(f"{self.cache_key()}\n{warps}\n{text}".encode()).hexdigest()[:16]
+        build = (self.out / "build").resolve()
         build.mkdir(parents=True, exist_ok=True)
-        inp = build / f"{name}.llir"
-        out = build / f"{name}.llir.instrumented"
+        inp = build / f"{name}.{digest}.llir"
+        out = build / f"{name}.{digest}.llir.instrumented"
         meta_path = Path(str(out) + ".kperf.json")
-        inp.write_text(llir_to_llvm22(llir))
+        inp.write_text(text)
         # Triton's metadata beside the IR, as TRITON_KERNEL_DUMP writes it:
         # kperf sizes the ring from the warps and the dynamic shared memory.
-        warps = int(metadata.get("num_warps", 4))
         inp.with_suffix(".json").write_text(json.dumps({
             "name": name, "num_warps": warps, "shared": int(metadata.get("shared", 0)),
         }))
@@ -161,19 +200,37 @@ class KperfHook:
         self._instrument(inp, out, target, self.regions, list(self.extra_args))
         if not out.exists() or not meta_path.exists():
             raise KperfError(f"{name}: the instrumenter wrote no {out} or {meta_path}")
+        inst = Instrumented.from_meta(name, meta_path, warps, self.profile_align)
         meta = json.loads(meta_path.read_text())
-        entries = [k for k in meta.get("kernels", []) if k.get("name") == name] or meta.get("kernels", [])
-        if len(entries) != 1 or "profile_bytes_per_cta" not in entries[0]:
-            raise KperfError(f"{name}: {meta_path} has no single kernel entry with profile_bytes_per_cta")
-        per_cta = int(entries[0]["profile_bytes_per_cta"])
-        if per_cta <= 0:
-            raise KperfError(f"{name}: profile_bytes_per_cta is {per_cta}")
-        metadata["profile_scratch_size"] = per_cta
-        metadata["profile_scratch_align"] = int(entries[0].get("profile_align", self.profile_align))
-        self.instrumented[name] = Instrumented(name, inp, out, meta_path, per_cta, 32 * warps)
+        entry = next(k for k in meta["kernels"] if k.get("name") == name) if len(meta["kernels"]) > 1 \
+            else meta["kernels"][0]
+        metadata["profile_scratch_size"] = inst.bytes_per_cta
+        metadata["profile_scratch_align"] = int(entry.get("profile_align", self.profile_align))
+        metadata[META_KEY] = str(meta_path)
+        self.instrumented[name] = inst
         return out.read_text()
 
     # -- launch side ------------------------------------------------------------
+    def on_load(self, module, function, name, metadata_group, hash) -> None:
+        """kernel_load_end_hook: remember which kperf metadata the loaded
+        kernel (this variant, from this hook or Triton's cache) was built with."""
+        path = (metadata_group or {}).get(f"{name}.json")
+        if function is None or not path:
+            return
+        try:
+            with open(path, encoding="utf-8") as f:
+                md = json.load(f)
+        except (OSError, ValueError):
+            return
+        meta = md.get(META_KEY)
+        if not meta:
+            return  # compiled without kperf
+        if not Path(meta).exists():
+            raise KperfError(f"{name}: Triton's cached kernel names kperf metadata {meta}, which is gone; "
+                             "clear Triton's cache (TRITON_CACHE_DIR) or keep the hook's out directory")
+        _VARIANTS[function] = Instrumented.from_meta(name, Path(meta), int(md.get("num_warps", 4)),
+                                                     self.profile_align)
+
     def new_buffer(self, size: int, stream: Optional[int]):
         """A zeroed device buffer (like Triton's default profile scratch)."""
         import torch
@@ -192,15 +249,19 @@ class KperfHook:
         return buf
 
     def on_launch(self, metadata) -> None:
-        """launch_enter_hook: names the buffer just allocated for this launch
-        and keeps the last `keep_last` launches of its kernel."""
-        # Triton passes a LazyDict, whose get() with no argument resolves it.
-        data = metadata if isinstance(metadata, dict) else (metadata.get() if metadata is not None else {})
-        name = data.get("name")
+        """launch_enter_hook: ties the buffer just allocated to the launched
+        kernel's variant and keeps the last `keep_last` launches per kernel."""
         launch, self._pending = self._pending, None
-        if launch is None or name not in self.instrumented:
+        if launch is None:
+            return  # a kernel without profile scratch
+        # Triton passes a LazyDict: read its data without running the user's
+        # launch_metadata callbacks.
+        data = metadata if isinstance(metadata, dict) else getattr(metadata, "data", None) or {}
+        name = data.get("name")
+        variant = _VARIANTS.get(data.get("function")) or self.instrumented.get(name)
+        if variant is None:
             return
-        launch.kernel = name
+        launch.variant = variant
         launch.index = self._counts[name]
         self._counts[name] += 1
         self.launches.setdefault(name, collections.deque(maxlen=self.keep_last)).append(launch)
@@ -218,17 +279,26 @@ class KperfHook:
         self.out.mkdir(parents=True, exist_ok=True)
         written = []
         for launch in pending:
-            inst = self.instrumented[launch.kernel]
+            inst = launch.variant
             blocks = launch.size // inst.bytes_per_cta
-            path = self.out / f"{launch.kernel}.{launch.index}.kprof"
+            path = self.out / f"{inst.kernel}.{launch.index}.kprof"
             _kperf.write_kprof(os.fspath(path), _host_bytes(launch.buffer), os.fspath(inst.meta),
-                               kernel=launch.kernel, grid=[blocks], block=[inst.block],
+                               kernel=inst.kernel, grid=[blocks], block=[inst.block],
                                calibration=None if self.calibration is None else os.fspath(self.calibration))
             written.append(path)
         for q in self.launches.values():
             q.clear()
         self.written.extend(written)
         return written
+
+    def finish(self, summary: bool = True) -> List[Path]:
+        """Save what is kept and, once, print the summary of every profile
+        this hook wrote."""
+        self.save()
+        if summary and not self._summarized and self.written:
+            self._summarized = True
+            summarize(self.written)
+        return self.written
 
 
 def _host_bytes(buf) -> bytes:
@@ -238,12 +308,14 @@ def _host_bytes(buf) -> bytes:
 
 
 _installed: Optional[KperfHook] = None
+_previous_allocator = None
 
 
 def install(regions: str = "kernel,loops", out: Union[str, os.PathLike] = "kperf-triton", *,
             kernels: Optional[Sequence[str]] = None, keep_last: int = 4,
             calibration: Union[str, os.PathLike, None] = None, extra_args: Sequence[str] = (),
-            kperf: Union[str, Instrumenter, None] = None, profile_allocator: bool = True) -> KperfHook:
+            kperf: Union[str, Instrumenter, None] = None, profile_allocator: bool = True,
+            save_at_exit: bool = True) -> KperfHook:
     """Instrument every Triton kernel compiled from now on (or only
     `kernels`) with `regions`, and keep their profile buffers.
 
@@ -251,7 +323,9 @@ def install(regions: str = "kernel,loops", out: Union[str, os.PathLike] = "kperf
     `keep_last`: launches kept per kernel; `calibration`: a `kperf
     calibrate` device profile (default: $KPERF_CALIBRATION); `extra_args`:
     more `kperf instrument` options; `kperf`: the binary (default
-    $KPERF_BIN, then PATH) or a callable standing in for `kperf instrument`.
+    $KPERF_BIN, then PATH) or a callable standing in for `kperf instrument`;
+    `save_at_exit`: launches still kept when the program ends are written
+    and summarized then (`hook.save()` / `hook.finish()` do it earlier).
     """
     global _installed
     from triton import knobs
@@ -268,9 +342,15 @@ def install(regions: str = "kernel,loops", out: Union[str, os.PathLike] = "kperf
         uninstall()
     knobs.runtime.add_stages_inspection_hook = hook
     if profile_allocator:
-        from triton.runtime._allocation import set_profile_allocator
-        set_profile_allocator(hook.allocate)
+        from triton.runtime import _allocation
+        global _previous_allocator
+        _previous_allocator = _allocation._profile_allocator.get()
+        _allocation.set_profile_allocator(hook.allocate)
         knobs.runtime.launch_enter_hook.add(hook.on_launch)
+        knobs.runtime.kernel_load_end_hook.add(hook.on_load)
+        if save_at_exit:
+            # Launches nobody saved are written (and summarized) at exit.
+            atexit.register(hook.finish)
     _installed = hook
     return hook
 
@@ -280,13 +360,18 @@ def uninstall() -> None:
     global _installed
     if _installed is None:
         return
+    global _previous_allocator
     from triton import knobs
-    from triton.runtime._allocation import set_profile_allocator
+    from triton.runtime import _allocation
     if knobs.runtime.add_stages_inspection_hook is _installed:
         knobs.runtime.add_stages_inspection_hook = None
-    with contextlib.suppress(ValueError, KeyError):
-        knobs.runtime.launch_enter_hook.remove(_installed.on_launch)
-    set_profile_allocator(None)
+    for chain, fn in ((knobs.runtime.launch_enter_hook, _installed.on_launch),
+                      (knobs.runtime.kernel_load_end_hook, _installed.on_load)):
+        with contextlib.suppress(ValueError, KeyError):
+            chain.remove(fn)
+    if _previous_allocator is not None:
+        _allocation._profile_allocator.set(_previous_allocator)  # e.g. Proton's
+        _previous_allocator = None
     _installed = None
 
 
@@ -320,9 +405,7 @@ def profile(regions: str = "kernel,loops", out: Union[str, os.PathLike] = "kperf
         yield hook
     finally:
         uninstall()
-        written = hook.save()
-        if summary:
-            summarize(written)
+        hook.finish(summary)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -5,7 +5,9 @@ kperf CLI (`roofline`, `bench --baseline`)."""
 import json
 import os
 import subprocess
+import sys
 import time
+import types
 
 import pytest
 
@@ -25,16 +27,17 @@ def spin(seconds):
 @pytest.mark.parametrize("ms", [0.2, 2.0])
 def test_known_durations(ms):
     r = kb.benchmark(spin, ms / 1e3, **FAST)
-    # The host cycle timer against perf_counter: within 5% plus call overhead.
-    assert ms <= r["median_ms"] < ms * 1.05 + 0.05
+    # The host cycle timer against perf_counter: never under the spin, and
+    # over it by no more than scheduling noise on a busy 2-core CI machine.
+    assert ms <= r["median_ms"] < ms * 1.25 + 0.2
     assert r["min_ms"] <= r["p5_ms"] <= r["median_ms"] <= r["p95_ms"] <= r["max_ms"]
     assert r["samples"] >= 10 and r["noise"] >= 0
     assert r["stop_reason"]["kind"] in ("noise_target", "timeout")
 
 
-def test_work_gives_rates():
+def test_work_gives_rates_at_the_reported_center():
     r = kb.benchmark(spin, 1e-3, flops=2e9, bytes=4e9, **FAST)
-    t = r["median_ms"] / 1e3
+    t = (r["median_ms"] if r["center"]["kind"] == "median" else r["mean_ms"]) / 1e3
     assert r["tflops"] == pytest.approx(2e9 / t / 1e12)
     assert r["gbps"] == pytest.approx(4e9 / t / 1e9)
 
@@ -55,6 +58,84 @@ def test_exceptions_from_the_function_propagate():
 def test_bad_settings_are_refused():
     with pytest.raises(kperf.KperfError, match="min_samples"):
         kb.benchmark(spin, 0.0, min_samples=1)
+
+
+class FakeTorch(types.ModuleType):
+    """Just enough of torch for benchmark's choice of timing: CUDA events
+    that always measure 1.5 ms, a synchronize that takes 1 ms."""
+
+    def __init__(self, initialized=True):
+        super().__init__("torch")
+        outer = self
+
+        class Tensor:
+            is_cuda = True
+
+        class Event:
+            def __init__(self, enable_timing=False):
+                pass
+
+            def record(self):
+                pass
+
+            def synchronize(self):
+                pass
+
+            def elapsed_time(self, other):
+                return 1.5
+
+        class Cuda:
+            def is_available(self):
+                return True
+
+            def is_initialized(self):
+                return initialized
+
+            def synchronize(self):
+                outer.syncs += 1
+                spin(1e-3)
+
+            def get_device_name(self):
+                return "FakeGPU"
+
+        self.Tensor, self.syncs = Tensor, 0
+        self.cuda = Cuda()
+        self.cuda.Event = Event
+
+
+def test_cuda_tensor_arguments_are_timed_with_events(monkeypatch):
+    torch = FakeTorch()
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    r = kb.benchmark(lambda x: None, torch.Tensor(), **FAST)
+    assert r["median_ms"] == pytest.approx(1.5) and r["min_ms"] == r["max_ms"]
+    assert r["settings"]["timed"] == "one call between two CUDA events"
+    assert r["device"]["name"] == "FakeGPU" and r["device"]["kind"] == "cuda"
+    r = kb.benchmark(lambda x=None: None, x=torch.Tensor(), **FAST)  # keyword arguments count too
+    assert r["median_ms"] == pytest.approx(1.5)
+
+
+def test_closures_over_gpu_work_wait_for_the_device(monkeypatch):
+    torch = FakeTorch(initialized=True)
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    r = kb.benchmark(lambda: None, **FAST)
+    assert r["median_ms"] >= 1.0 and torch.syncs >= r["samples"]
+    assert "torch.cuda.synchronize" in r["settings"]["timed"]
+
+
+def test_jax_results_are_waited_for(monkeypatch):
+    jax = types.ModuleType("jax")
+    jax.block_until_ready = lambda x: (spin(1e-3), x)[1]
+    jax.default_backend = lambda: "cpu"
+    monkeypatch.setitem(sys.modules, "jax", jax)
+    r = kb.benchmark(lambda: 1, **FAST)
+    assert r["median_ms"] >= 1.0 and "block_until_ready" in r["settings"]["timed"]
+
+
+def test_results_of_different_devices_are_not_saved_together(tmp_path):
+    a = kb.benchmark(spin, 1e-4, **FAST)
+    b = dict(a, device=dict(a["device"], name="other"))
+    with pytest.raises(kperf.KperfError, match="different devices"):
+        kb.save([a, b], tmp_path / "x.json")
 
 
 def test_numpy_function():

@@ -49,6 +49,7 @@ def test_instances_agree_with_region_figures(fixtures):
         assert d.mean() == pytest.approx(r.mean_ns, rel=1e-9)
         assert set(p.instances(r.name)["region_name"]) == {r.name}
     assert np.all(inst["end_ns"] >= inst["start_ns"])
+    inst["start_ns"] -= inst["start_ns"].min()  # columns are the caller's to change
 
 
 def test_tables_without_numpy(fixtures):
@@ -75,6 +76,13 @@ def test_raw_buffer_with_metadata_decodes_the_same_records(fixtures):
     # what does not depend on correction must match.
     assert [(r.name, r.count, r.mean_raw_cycles) for r in raw.regions] == \
         [(r.name, r.count, r.mean_raw_cycles) for r in ref.regions]
+
+
+def test_raw_buffer_options_need_metadata(fixtures):
+    with pytest.raises(kperf.KperfError, match="give its metadata with meta="):
+        kperf.load_profile(fixtures / "reduce_simt.buf", grid=[4])
+    with pytest.raises(kperf.KperfError, match="a raw buffer needs meta="):
+        kperf.load_profile(fixtures / "reduce_simt.buf")
 
 
 def test_raw_buffer_grid_must_match(fixtures):
@@ -120,6 +128,9 @@ def test_feedback_errors(tmp_path):
     newer.write_text(json.dumps({"feedback_version": 99, "regions": []}))
     with pytest.raises(kperf.KperfError, match="feedback_version 99 is newer"):
         kperf.read_feedback(newer)
+    (tmp_path / "r.json").write_text(json.dumps({"feedback_version": 1, "regions": [1]}))
+    with pytest.raises(kperf.KperfError, match="malformed region"):
+        kperf.read_feedback(tmp_path / "r.json")
     (tmp_path / "x.json").write_text("[1")
     with pytest.raises(kperf.KperfError, match="not JSON"):
         kperf.read_feedback(tmp_path / "x.json")

@@ -28,10 +28,10 @@ def scale_rows(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
         tl.store(y_ptr + offs, tl.exp2(x * 1.4426950408889634), mask=offs < n)
 
 
-def compile_scale_rows():
+def compile_scale_rows(num_warps=4):
     src = ASTSource(scale_rows, signature={"x_ptr": "*fp32", "y_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"},
                     constexprs={"BLOCK": 256})
-    return triton.compile(src, target=GPUTarget("cuda", 90, 32))
+    return triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": num_warps})
 
 
 @pytest.fixture(autouse=True)
@@ -85,6 +85,42 @@ def test_launches_become_kprof_files_and_old_ones_are_dropped(tmp_path):
     assert any("none of the 3 CTA block(s) was written" in c for c in p.caveats), p.caveats
 
 
+def launch(hook, function, name, ctas, per_cta):
+    hook.allocate(ctas * per_cta, 128, None)
+    hook.on_launch({"name": name, "function": function})
+
+
+def test_kernels_from_triton_cache_find_their_metadata(tmp_path):
+    first = kt.install("kernel,loops", tmp_path / "a", profile_allocator=False)
+    k1 = compile_scale_rows()
+    kt.uninstall()
+    second = kt.install("kernel,loops", tmp_path / "b", profile_allocator=False)
+    k2 = compile_scale_rows()  # from Triton's cache: no llir stage runs
+    kt.uninstall()
+    assert "scale_rows" in first.instrumented and not second.instrumented and k2.hash == k1.hash
+    fake_device(second)
+    # What Triton calls when it loads the kernel, then one launch of it.
+    second.on_load(None, 0xF00, "scale_rows", k2.metadata_group, k2.hash)
+    launch(second, 0xF00, "scale_rows", 2, k2.metadata.profile_scratch_size)
+    [path] = second.save()
+    p = kperf.load_profile(path)
+    assert (p.kernel, p.grid, p.block) == ("scale_rows", (2, 1, 1), (128, 1, 1))
+
+
+def test_variants_of_one_kernel_keep_their_own_metadata(tmp_path):
+    hook = kt.install("kernel,loops", tmp_path, profile_allocator=False)
+    k4, k8 = compile_scale_rows(4), compile_scale_rows(8)
+    kt.uninstall()
+    fake_device(hook)
+    for fn, k in ((4, k4), (8, k8)):
+        hook.on_load(None, fn, "scale_rows", k.metadata_group, k.hash)
+    launch(hook, 4, "scale_rows", 3, k4.metadata.profile_scratch_size)
+    launch(hook, 8, "scale_rows", 5, k8.metadata.profile_scratch_size)
+    blocks = [kperf.load_profile(p).block[0] for p in hook.save()]
+    assert blocks == [128, 256]
+    assert len(list(tmp_path.glob("build/scale_rows.*.llir.instrumented.kperf.json"))) == 2
+
+
 def test_uninstrumented_launches_are_not_kept(tmp_path):
     hook = kt.install("kernel", tmp_path, profile_allocator=False)
     fake_device(hook)
@@ -122,7 +158,7 @@ def test_python_m_kperf_triton_profiles_an_unmodified_program(tmp_path):
                          env={**os.environ, "TRITON_CACHE_DIR": str(tmp_path / "cache")})
     assert out.returncode == 0, out.stderr
     assert "program ran with ['--flag', 'x']" in out.stdout
-    assert (tmp_path / "prof/build/scale_rows.llir.instrumented.kperf.json").exists()
+    assert list((tmp_path / "prof/build").glob("scale_rows.*.llir.instrumented.kperf.json"))
 
 
 def test_missing_kperf_binary_is_reported_before_compiling(tmp_path, monkeypatch):
