@@ -102,6 +102,24 @@ pub fn measure(
     let settings: Settings = parse("settings", settings)?;
     settings.stopping.validate()?;
     let params: BTreeMap<String, Param> = parse("params", params)?;
+    // Checked before sampling, which can take the whole timeout.
+    let work = (flops.is_some() || bytes.is_some())
+        .then(|| Work {
+            flops: flops.unwrap_or(0.0),
+            bytes: bytes.unwrap_or(0.0),
+        })
+        .map(|w| {
+            let ok = |x: f64| x.is_finite() && x >= 0.0;
+            if ok(w.flops) && ok(w.bytes) {
+                Ok(w)
+            } else {
+                Err(BindingError::Invalid(format!(
+                    "flops = {}, bytes = {}: expected finite, non-negative counts",
+                    w.flops, w.bytes
+                )))
+            }
+        })
+        .transpose()?;
     let timer = timer()?;
     let mut flusher = (settings.flush && !callee_times).then(CacheFlusher::for_this_machine);
     let m = sample_loop::<BindingError>(
@@ -134,21 +152,7 @@ pub fn measure(
         },
     )?;
     let mut r = PointResult::from_measurement(params, implementation, m, &settings.skew)?;
-    if flops.is_some() || bytes.is_some() {
-        let work = Work {
-            flops: flops.unwrap_or(0.0),
-            bytes: bytes.unwrap_or(0.0),
-        };
-        if !(work.flops.is_finite()
-            && work.flops >= 0.0
-            && work.bytes.is_finite()
-            && work.bytes >= 0.0)
-        {
-            return Err(BindingError::Invalid(format!(
-                "flops = {}, bytes = {}: expected finite, non-negative counts",
-                work.flops, work.bytes
-            )));
-        }
+    if let Some(work) = work {
         r = r.with_work(work, None, None)?;
     }
     to_json("point result", &r)

@@ -196,3 +196,10 @@ def test_parametrize_sweeps_unaligned_sizes(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "n=127" in printed and "| 513 |" in printed and "```json" in printed
     assert json.loads((tmp_path / "sweep.json").read_text())["speedups"]
+
+
+def test_bad_work_is_refused_before_measuring():
+    start = time.perf_counter()
+    with pytest.raises(kperf.KperfError, match="non-negative"):
+        kb.benchmark(spin, 0.0, flops=-1.0, **{**FAST, "min_time": 5.0, "timeout": 10.0})
+    assert time.perf_counter() - start < 1.0
