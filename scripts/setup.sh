@@ -65,6 +65,8 @@ ensure_pip_pkg "$tools/triton-venv" perfetto "$PERFETTO_VERSION" perfetto.protos
 ensure_pip_pkg "$tools/triton-venv" maturin "$MATURIN_VERSION" maturin
 ensure_pip_pkg "$tools/triton-venv" pytest "$PYTEST_VERSION" pytest
 ensure_pip_pkg "$tools/triton-venv" numpy "$NUMPY_VERSION" numpy
+ensure_pip_pkg "$tools/triton-venv" pandas "$PANDAS_VERSION" pandas
+ensure_pip_pkg "$tools/triton-venv" polars "$POLARS_VERSION" polars
 
 # ---- Rust components used by the test command --------------------------------
 if command -v rustup >/dev/null; then

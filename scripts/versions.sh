@@ -5,3 +5,6 @@ PERFETTO_VERSION=0.59.1  # Perfetto's Python package: the official perfetto_trac
 MATURIN_VERSION=1.16.0
 PYTEST_VERSION=9.2.0
 NUMPY_VERSION=2.4.6
+# Frames the Python package returns when asked (tests check both).
+PANDAS_VERSION=3.1.1
+POLARS_VERSION=2.1.0

@@ -63,10 +63,15 @@ def test_tables_without_numpy(fixtures):
     assert len(p.async_wait_table(as_="array")["cta"]) == 0
 
 
-def test_pandas_frame(fixtures):
-    pytest.importorskip("pandas")
-    df = kperf.load_profile(fixtures / KPROF).instances(as_="pandas")
-    assert len(df) == 64 and set(df.region_name) == {"kernel", "tree", "loop@29:7", "loop@20:14"}
+@pytest.mark.parametrize("kind", ["pandas", "polars"])
+def test_frames(fixtures, kind):
+    pytest.importorskip(kind)  # scripts/setup.sh installs both
+    p = kperf.load_profile(fixtures / KPROF)
+    df = p.instances(as_=kind)
+    assert len(df) == 64 and set(df["region_name"]) == {"kernel", "tree", "loop@29:7", "loop@20:14"}
+    k = p.instances("kernel", as_=kind)
+    assert len(k) == 16 and float(k["duration_ns"].mean()) == pytest.approx(p.region("kernel").mean_ns)
+    assert len(p.cta_table(as_=kind)) == 4
 
 
 def test_raw_buffer_with_metadata_decodes_the_same_records(fixtures):
