@@ -16,28 +16,20 @@ from pathlib import Path
 root = Path(__file__).resolve().parent.parent
 import kperf.triton as kt  # noqa: E402  (pip install ./python; scripts/setup.sh does)
 import triton  # noqa: E402
-import triton.language as tl  # noqa: E402
-from triton.backends.compiler import GPUTarget  # noqa: E402
-from triton.compiler import ASTSource  # noqa: E402
 
 os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="kperf-rt-cache-"))
 kperf = sys.argv[1] if len(sys.argv) > 1 else str(root / "target/debug/kperf")
 
 
-@triton.jit
-def scale_rows(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
-    for i in range(0, n, BLOCK):
-        offs = i + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-        x = tl.load(x_ptr + offs, mask=offs < n, other=float("-inf"))
-        tl.store(y_ptr + offs, tl.exp2(x * 1.4426950408889634), mask=offs < n)
+# The kernel and its compile call are the pytest suite's (python/tests).
+sys.path.insert(0, str(root / "python" / "tests"))
+from test_triton import compile_scale_rows  # noqa: E402
 
 
 hook = kt.install("kernel,loops", Path(tempfile.mkdtemp(prefix="kperf-rt-")), kperf=kperf,
                   profile_allocator=False)
 try:
-    k = triton.compile(ASTSource(scale_rows, signature={"x_ptr": "*fp32", "y_ptr": "*fp32", "n": "i32",
-                                                        "BLOCK": "constexpr"}, constexprs={"BLOCK": 256}),
-                       target=GPUTarget("cuda", 90, 32))
+    k = compile_scale_rows()
 finally:
     kt.uninstall()
 inst = hook.instrumented["scale_rows"]

@@ -70,6 +70,20 @@ pub struct DeviceInfo {
     pub notes: Vec<String>,
 }
 
+impl DeviceInfo {
+    /// The host CPU as the device, named by its model.
+    pub fn host(host: HostInfo) -> DeviceInfo {
+        DeviceInfo {
+            name: host.cpu_model.clone().unwrap_or_else(|| "host CPU".into()),
+            kind: DeviceKind::Host,
+            gpu_before: None,
+            gpu_after: None,
+            host: Some(host),
+            notes: vec![],
+        }
+    }
+}
+
 /// Warm-up before sampling.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Warmup {

@@ -63,16 +63,9 @@ pub fn host_device(py: Python<'_>, gpu: Option<String>) -> Result<String> {
                 gpu_before: None,
                 gpu_after: None,
                 host: Some(host),
-                notes: vec!["timed from Python with CUDA events; NVML not sampled".into()],
+                notes: vec!["timed from Python; NVML not sampled".into()],
             },
-            None => DeviceInfo {
-                name: host.cpu_model.clone().unwrap_or_else(|| "host CPU".into()),
-                kind: DeviceKind::Host,
-                gpu_before: None,
-                gpu_after: None,
-                host: Some(host),
-                notes: vec![],
-            },
+            None => DeviceInfo::host(host),
         })
     })?;
     to_json("device", &info)

@@ -134,14 +134,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
             let timer = CycleTimer::calibrate().context("host timer")?;
             let host = HostInfo::collect(Some(&timer));
             let flusher = settings.flush.then(CacheFlusher::for_this_machine);
-            let device = DeviceInfo {
-                name: host.cpu_model.clone().unwrap_or_else(|| "host CPU".into()),
-                kind: DeviceKind::Host,
-                gpu_before: None,
-                gpu_after: None,
-                host: Some(host),
-                notes: vec![],
-            };
+            let device = DeviceInfo::host(host);
             let threads = a.threads.or(spec.settings.threads).unwrap_or(1);
             (
                 Runner::Host {
