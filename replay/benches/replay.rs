@@ -8,150 +8,11 @@
 
 use std::time::Instant;
 
-use kperf_dialects::abi::{Counter, Edge, Layout, RegionId, Strategy};
-use kperf_dialects::meta::{
-    BufferKind, Granularity, InstrumentMeta, KernelMeta, RegionKind, RegionMeta,
-};
 use kperf_replay::{
     replay_ctas, ChromeTraceWriter, ProfileScan, ReplayError, ReplayOptions, Replayer,
     TraceGrouping,
 };
-use kperf_runtime::profile::{CtaTrace, Record, RunInfo, UnitTrace};
-
-const UNITS: u32 = 8;
-const RECORDS_PER_UNIT: usize = 1280;
-const TICKS_PER_NS: f64 = 1.7;
-
-fn info() -> RunInfo {
-    let names = ["kernel", "load", "mma", "epilogue"];
-    let kinds = [
-        RegionKind::Kernel,
-        RegionKind::Op,
-        RegionKind::Op,
-        RegionKind::Explicit,
-    ];
-    let mut meta = InstrumentMeta::new_header(
-        "nvptx:sm_90a",
-        Counter::Clock64,
-        Granularity::Warp,
-        BufferKind::Shared,
-        Strategy::Circular,
-    );
-    meta.kernels.push(KernelMeta {
-        name: "bench".into(),
-        original_arg_count: 0,
-        block: [UNITS * 32, 1, 1],
-        layout: Layout {
-            units: UNITS,
-            slots: RECORDS_PER_UNIT as u32,
-        },
-        sampled_units: vec![],
-        cta_sampling: Default::default(),
-        profile_param: None,
-        profile_bytes_per_cta: 0,
-        max_registers: None,
-        regions: (0..4)
-            .map(|i| RegionMeta {
-                id: RegionId(i as u16),
-                name: names[i].into(),
-                kind: kinds[i],
-                parent: (i > 0).then_some(RegionId(0)),
-                location: String::new(),
-                pairs_with: None,
-            })
-            .collect(),
-    });
-    RunInfo {
-        target: "nvptx:sm_90a".into(),
-        kernel: "bench".into(),
-        grid: [1, 1, 1],
-        block: [UNITS * 32, 1, 1],
-        counter: Counter::Clock64,
-        clock_domain: Counter::Clock64.clock_domain(),
-        granularity: Granularity::Warp,
-        strategy: Strategy::Circular,
-        ticks_per_ns: Some(TICKS_PER_NS),
-        record_cost_ticks: Some(33.0),
-        record_cost_back_to_back_ticks: None,
-        record_cost_origin: None,
-        check: None,
-        meta,
-    }
-}
-
-/// CTA `i`: per unit a kernel region around 319 iterations of load + mma
-/// (producers load longer, consumers compute longer) and an epilogue:
-/// 1 + 319 × 4 + 3 = 1280 records.
-fn gen_cta(i: u32) -> CtaTrace {
-    let mut seed = 0x9E37_79B9_7F4A_7C15u64 ^ (u64::from(i) * 0x1000_0000_01B3);
-    let mut rnd = move |n: u64| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed % n
-    };
-    let wave = u64::from(i) / 132;
-    let start_ns = 1_000_000 + wave * 400_000 + rnd(5_000);
-    let mut end = 0;
-    let units = (0..UNITS)
-        .map(|u| {
-            let mut t = 100 + rnd(50);
-            let mut recs = Vec::with_capacity(RECORDS_PER_UNIT);
-            let mut push = |region: u16, edge: Edge, t: u64| {
-                recs.push(Record {
-                    region: RegionId(region),
-                    edge,
-                    clock: t,
-                })
-            };
-            push(0, Edge::Start, t);
-            let producer = u < UNITS / 2;
-            for _ in 0..319 {
-                t += 40;
-                push(1, Edge::Start, t);
-                t += if producer {
-                    300 + rnd(200)
-                } else {
-                    80 + rnd(40)
-                };
-                push(1, Edge::End, t);
-                t += 40;
-                push(2, Edge::Start, t);
-                t += if producer {
-                    60 + rnd(20)
-                } else {
-                    250 + rnd(150)
-                };
-                push(2, Edge::End, t);
-            }
-            t += 40;
-            push(3, Edge::Start, t);
-            t += 500 + rnd(500);
-            push(3, Edge::End, t);
-            t += 40;
-            push(0, Edge::End, t);
-            end = end.max(t);
-            UnitTrace {
-                unit_id: u,
-                records_written: RECORDS_PER_UNIT as u64,
-                records_lost: 0,
-                records: recs,
-            }
-        })
-        .collect();
-    let span_ns = ((end + 200) as f64 / TICKS_PER_NS) as u64;
-    CtaTrace {
-        block_index: u64::from(i),
-        cta_id: i,
-        hw_id: i % 132,
-        start_time_ns: start_ns,
-        finalize_start_ns: start_ns + span_ns,
-        finalize_end_ns: start_ns + span_ns + 500,
-        start_clock: 0,
-        finalize_clock: end + 200,
-        units,
-    }
-}
+use kperf_runtime::synthetic::{cta_trace as gen_cta, run_info, RECORDS_PER_UNIT, UNITS};
 
 fn vm_hwm_kib() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -164,8 +25,8 @@ fn main() {
         .skip(1)
         .find_map(|a| a.parse().ok())
         .unwrap_or(1024);
-    let records = u64::from(ctas) * u64::from(UNITS) * RECORDS_PER_UNIT as u64;
-    let info = info();
+    let records = u64::from(ctas) * u64::from(UNITS) * u64::from(RECORDS_PER_UNIT);
+    let info = run_info(ctas);
     let source = || -> Result<_, ReplayError> { Ok((0..ctas).map(|i| Ok(gen_cta(i)))) };
     println!("kperf-replay bench: {ctas} CTAs x {UNITS} units x {RECORDS_PER_UNIT} records = {records} records");
     println!("VmHWM before: {} KiB", vm_hwm_kib().unwrap_or(0));

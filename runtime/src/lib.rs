@@ -32,6 +32,7 @@ pub mod raw;
 pub mod simt;
 #[cfg(feature = "launch")]
 pub mod spec;
+pub mod synthetic;
 
 pub use decode::{decode_block, encode_block, BlockRead, DecodeParams, ProfileReader};
 pub use error::RuntimeError;
