@@ -85,6 +85,7 @@ class Instrumented:
     meta: Path  # <out>.kperf.json
     bytes_per_cta: int
     block: int  # threads per CTA (num_warps x 32)
+    align: int  # alignment of the profile scratch
 
     @classmethod
     def from_meta(cls, kernel: str, meta: Path, num_warps: int, profile_align: int = 128) -> "Instrumented":
@@ -97,7 +98,8 @@ class Instrumented:
         if per_cta <= 0:
             raise KperfError(f"{kernel}: profile_bytes_per_cta is {per_cta} in {meta}")
         out = Path(str(meta)[:-len(".kperf.json")])
-        return cls(kernel, out.with_suffix(""), out, meta, per_cta, 32 * int(num_warps))
+        align = int(entries[0].get("profile_align", profile_align))
+        return cls(kernel, out.with_suffix(""), out, meta, per_cta, 32 * int(num_warps), align)
 
 
 # What kperf made of each loaded kernel, by its CUfunction handle: one entry
@@ -201,11 +203,8 @@ class KperfHook:
         if not out.exists() or not meta_path.exists():
             raise KperfError(f"{name}: the instrumenter wrote no {out} or {meta_path}")
         inst = Instrumented.from_meta(name, meta_path, warps, self.profile_align)
-        meta = json.loads(meta_path.read_text())
-        entry = next(k for k in meta["kernels"] if k.get("name") == name) if len(meta["kernels"]) > 1 \
-            else meta["kernels"][0]
         metadata["profile_scratch_size"] = inst.bytes_per_cta
-        metadata["profile_scratch_align"] = int(entry.get("profile_align", self.profile_align))
+        metadata["profile_scratch_align"] = inst.align
         metadata[META_KEY] = str(meta_path)
         self.instrumented[name] = inst
         return out.read_text()
