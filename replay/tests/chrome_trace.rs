@@ -7,19 +7,12 @@
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::path::{Path, PathBuf};
 
 use common::*;
 use kperf_replay::chrome::{ZeroLength, TIME_QUANTUM_US};
 use kperf_replay::{replay_ctas, ReplayOptions, ReplayReport, TraceGrouping};
 use kperf_runtime::profile::{CtaTrace, RunInfo};
 use serde_json::Value;
-
-fn golden_path(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(name)
-}
 
 /// Two SMs, three CTAs: overlapping scopes (extra row), nesting, a loop; 1.5
 /// ticks/ns and a 0.5-tick record cost, so times need quantising.
@@ -70,35 +63,6 @@ fn write_trace_of(
     };
     let report = replay_ctas(info, &opts, || Ok(ctas.iter().cloned().map(Ok)), Some(&out)).unwrap();
     (report, std::fs::read_to_string(&out).unwrap())
-}
-
-fn check_golden(name: &str, text: &str) {
-    let path = golden_path(name);
-    if std::env::var_os("KPERF_BLESS").is_some_and(|v| v == "1") {
-        std::fs::write(&path, text).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e}; run with KPERF_BLESS=1 to create it",
-            path.display()
-        )
-    });
-    if want != text {
-        let line = want
-            .lines()
-            .zip(text.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or(0);
-        panic!(
-            "{} differs from the trace written (first difference at line {}):\n  want: {}\n  got:  {}\n\
-             rerun with KPERF_BLESS=1 if the change is deliberate",
-            path.display(),
-            line + 1,
-            want.lines().nth(line).unwrap_or("<eof>"),
-            text.lines().nth(line).unwrap_or("<eof>")
-        );
-    }
 }
 
 /// One X event as a browser sees it (f64 µs).

@@ -259,32 +259,6 @@ fn render(d: &Decoded) -> String {
     out
 }
 
-fn check_golden(name: &str, text: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(name);
-    if std::env::var_os("KPERF_BLESS").is_some_and(|v| v == "1") {
-        std::fs::write(&path, text).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}; run with KPERF_BLESS=1", path.display()));
-    if want != text {
-        let line = want
-            .lines()
-            .zip(text.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or(want.lines().count().min(text.lines().count()));
-        panic!(
-            "{} differs at line {}:\n  want: {}\n  got:  {}\nrerun with KPERF_BLESS=1 if deliberate",
-            path.display(),
-            line + 1,
-            want.lines().nth(line).unwrap_or("<eof>"),
-            text.lines().nth(line).unwrap_or("<eof>")
-        );
-    }
-}
-
 #[test]
 fn golden_perfetto_trace_per_sm_and_per_cta() {
     let (info, ctas) = scenario();

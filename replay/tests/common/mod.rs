@@ -128,3 +128,31 @@ pub fn cta(
 pub fn ns_cta(cta_id: u32, hw_id: u32, start_ns: u64, units: Vec<UnitTrace>) -> CtaTrace {
     cta(cta_id, hw_id, start_ns, 1_000, 1.0, units)
 }
+
+/// Compare `text` with the golden file `tests/golden/<name>`, or write it
+/// with `KPERF_BLESS=1`; a difference names its first line.
+pub fn check_golden(name: &str, text: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
+    if std::env::var_os("KPERF_BLESS").is_some_and(|v| v == "1") {
+        std::fs::write(&path, text).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}; run with KPERF_BLESS=1", path.display()));
+    if want != text {
+        let line = want
+            .lines()
+            .zip(text.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(want.lines().count().min(text.lines().count()));
+        panic!(
+            "{} differs at line {}:\n  want: {}\n  got:  {}\nrerun with KPERF_BLESS=1 if deliberate",
+            path.display(),
+            line + 1,
+            want.lines().nth(line).unwrap_or("<eof>"),
+            text.lines().nth(line).unwrap_or("<eof>")
+        );
+    }
+}
