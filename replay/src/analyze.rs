@@ -437,6 +437,11 @@ pub fn critical_path(c: &CtaReplay) -> Option<CriticalPath> {
 }
 
 /// `cands` index `inst` and are sorted by start ascending, end descending.
+///
+/// Linear in `cands` at each nesting level: the backward walk over the chain
+/// and the forward walk over its members' inner ranges each move one pointer
+/// monotonically (chain members' ends never decrease from first to last), so
+/// the whole path costs O(instances × nesting depth), with no searches.
 fn chain(
     inst: &[RegionInstance],
     cands: &[usize],
@@ -448,6 +453,7 @@ fn chain(
     if cands.is_empty() {
         return;
     }
+    let start = |k: usize| inst[cands[k]].start_ns;
     // best[k]: position in `cands` of the latest end among cands[..=k] (earliest on ties).
     let mut best: Vec<usize> = Vec::with_capacity(cands.len());
     for k in 0..cands.len() {
@@ -457,21 +463,30 @@ fn chain(
         };
         best.push(b);
     }
+    // Backward: the latest end among those starting strictly before the
+    // current member. `first_at` is the first position starting at or after
+    // the current member's start; it only moves down.
     let mut picked = Vec::new();
     let mut cur = best[cands.len() - 1];
     loop {
         picked.push(cur);
-        let s = inst[cands[cur]].start_ns;
-        let p = cands.partition_point(|&i| inst[i].start_ns < s);
-        if p == 0 {
+        let s = start(cur);
+        let mut first_at = cur;
+        while first_at > 0 && start(first_at - 1) >= s {
+            first_at -= 1;
+        }
+        if first_at == 0 {
             break;
         }
-        cur = best[p - 1];
+        cur = best[first_at - 1];
     }
     picked.reverse();
     for &k in &picked {
         used[cands[k]] = true;
     }
+    // Forward: each member's inner candidates lie after it and start no later
+    // than its end; that bound only moves up.
+    let mut hi = 0;
     for &k in &picked {
         let me = &inst[cands[k]];
         out.push(CriticalStep {
@@ -481,8 +496,11 @@ fn chain(
             end_ns: me.end_ns,
             level,
         });
-        let hi = cands.partition_point(|&i| inst[i].start_ns <= me.end_ns);
-        let inner: Vec<usize> = cands[k + 1..hi.max(k + 1)]
+        hi = hi.max(k + 1);
+        while hi < cands.len() && start(hi) <= me.end_ns {
+            hi += 1;
+        }
+        let inner: Vec<usize> = cands[k + 1..hi]
             .iter()
             .copied()
             .filter(|&i| !used[i] && inst[i].end_ns <= me.end_ns && inst[i].start_ns >= me.start_ns)
@@ -1560,5 +1578,143 @@ fn imbalance(ctas: &[CtaSummary]) -> Imbalance {
         sm_busy_mean_ns: sm_mean,
         sm_busy_max_ns: sm_max,
         sm_max_over_mean: if sm_mean > 0.0 { sm_max / sm_mean } else { 0.0 },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The search-based chain the linear one replaced: the critical path's
+    /// definition, read directly (two binary searches per member).
+    fn chain_by_search(
+        inst: &[RegionInstance],
+        cands: &[usize],
+        level: u32,
+        used: &mut [bool],
+        out: &mut Vec<CriticalStep>,
+    ) {
+        let cands: Vec<usize> = cands.iter().copied().filter(|&i| !used[i]).collect();
+        if cands.is_empty() {
+            return;
+        }
+        let mut best: Vec<usize> = Vec::new();
+        for k in 0..cands.len() {
+            let b = match best.last() {
+                Some(&p) if inst[cands[p]].end_ns >= inst[cands[k]].end_ns => p,
+                _ => k,
+            };
+            best.push(b);
+        }
+        let mut picked = Vec::new();
+        let mut cur = best[cands.len() - 1];
+        loop {
+            picked.push(cur);
+            let s = inst[cands[cur]].start_ns;
+            let p = cands.partition_point(|&i| inst[i].start_ns < s);
+            if p == 0 {
+                break;
+            }
+            cur = best[p - 1];
+        }
+        picked.reverse();
+        for &k in &picked {
+            used[cands[k]] = true;
+        }
+        for &k in &picked {
+            let me = &inst[cands[k]];
+            out.push(CriticalStep {
+                region: me.region,
+                instance: me.instance,
+                start_ns: me.start_ns,
+                end_ns: me.end_ns,
+                level,
+            });
+            let hi = cands.partition_point(|&i| inst[i].start_ns <= me.end_ns);
+            let inner: Vec<usize> = cands[k + 1..hi.max(k + 1)]
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    !used[i] && inst[i].end_ns <= me.end_ns && inst[i].start_ns >= me.start_ns
+                })
+                .collect();
+            chain_by_search(inst, &inner, level + 1, used, out);
+        }
+    }
+
+    fn instance(region: u16, k: u32, start: u32, len: u32) -> RegionInstance {
+        RegionInstance {
+            cta: 0,
+            unit: 0,
+            region: RegionId(region),
+            instance: k,
+            start_clock: start as u64,
+            end_clock: (start + len) as u64,
+            start_index: 0,
+            end_index: 0,
+            raw_ticks: len as u64,
+            corrected_ticks: len as f64,
+            start_ns: start as f64,
+            end_ns: (start + len) as f64,
+            depth: 0,
+            row: 0,
+        }
+    }
+
+    /// Sorted as a unit's instances are: start ascending, end descending.
+    fn sorted(spans: &[(u16, u32, u32)]) -> Vec<RegionInstance> {
+        let mut v: Vec<RegionInstance> = spans
+            .iter()
+            .enumerate()
+            .map(|(k, &(r, s, l))| instance(r, k as u32, s, l))
+            .collect();
+        v.sort_by(|a, b| a.start_ns.total_cmp(&b.start_ns).then(b.end_ns.total_cmp(&a.end_ns)));
+        v
+    }
+
+    fn path(inst: &[RegionInstance], linear: bool) -> Vec<CriticalStep> {
+        let cands: Vec<usize> = (0..inst.len()).collect();
+        let mut used = vec![false; inst.len()];
+        let mut out = Vec::new();
+        if linear {
+            chain(inst, &cands, 0, &mut used, &mut out);
+        } else {
+            chain_by_search(inst, &cands, 0, &mut used, &mut out);
+        }
+        out
+    }
+
+    #[test]
+    fn nested_loop_path_is_kernel_loop_and_iterations() {
+        // kernel [0,100) ⊃ loop [10,90) ⊃ iterations [10,30) [30,60) [60,90);
+        // a load [5,20) overlaps the loop's start without nesting.
+        let inst = sorted(&[
+            (0, 0, 100),
+            (1, 10, 80),
+            (2, 10, 20),
+            (2, 30, 30),
+            (2, 60, 30),
+            (3, 5, 15),
+        ]);
+        let steps: Vec<(u16, u32, u32)> = path(&inst, true)
+            .iter()
+            .map(|s| (s.region.0, s.start_ns as u32, s.level))
+            .collect();
+        assert_eq!(
+            steps,
+            [(0, 0, 0), (3, 5, 1), (1, 10, 1), (2, 10, 2), (2, 30, 2), (2, 60, 2)]
+        );
+    }
+
+    proptest! {
+        /// Overlapping, nested, tied and disjoint intervals alike.
+        #[test]
+        fn linear_chain_equals_the_search_definition(
+            spans in proptest::collection::vec((0u16..4, 0u32..200, 0u32..80), 0..120)
+        ) {
+            let inst = sorted(&spans);
+            prop_assert_eq!(path(&inst, true), path(&inst, false));
+        }
     }
 }
