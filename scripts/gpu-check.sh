@@ -10,6 +10,8 @@
 #     gpu.func): run it instrumented and with --no-instrument, compare the
 #     buffers (outputs must be identical), replay the profile (summary +
 #     feedback JSON), and time the plain launch against the instrumented one;
+#     the same kernel also runs on the SIMT host target (in the dry run too)
+#     and the GPU's outputs must equal its outputs;
 #  3. the Hopper tile (examples/hopper_matmul_tile.mlir) and the corpus: instrument
 #     for the device's chip and assemble (kperf cost), so SASS fidelity is
 #     checked on the chip the GPU has;
@@ -95,6 +97,13 @@ for spec in examples/*.toml; do
   grep -q "gpu.func\|gpu.launch" "$src" || continue
   name=$(basename "${spec%.toml}")
   run "$name: instrument and assemble for $CHIP" "$K" instrument "$src" --target "$TARGET" --emit cubin -o "$OUT/$name.cubin" || continue
+  # The same kernel on the SIMT host target (every thread of every CTA on the
+  # CPU): its outputs are what the GPU's must be, and its profile has the
+  # same regions and record counts per unit.
+  run "$name: run on the SIMT host target" "$K" run "$src" --target simt --spec "$spec" \
+      -o "$OUT/$name.simt.kprof" --outputs "$OUT/$name.simt.json" || continue
+  run "$name: replay the SIMT profile" "$K" replay "$OUT/$name.simt.kprof" \
+      --json "$OUT/$name.simt.feedback.json" --summary
   if [ "$DRY" = 1 ]; then
     say "skipped (dry run): launch $name"
     continue
@@ -112,9 +121,14 @@ for spec in examples/*.toml; do
   else
     fail "$name outputs differ instrumented vs plain"
   fi
+  if cmp -s "$OUT/$name.instrumented.json" "$OUT/$name.simt.json"; then
+    say "ok: $name outputs identical on the GPU and the SIMT host target"
+  else
+    fail "$name outputs differ between the GPU and the SIMT host target"
+  fi
   run "$name: replay" "$K" replay "$OUT/$name.kprof" -o "$OUT/$name.trace.json" \
       --json "$OUT/$name.feedback.json" --summary
-  echo "- $name: outputs $(cmp -s "$OUT/$name.instrumented.json" "$OUT/$name.plain.json" && echo identical || echo DIFFER); kperf run wall (incl. JIT) instrumented $(( (t1 - t0) / 1000000 )) ms, plain $(( (t2 - t1) / 1000000 )) ms" >> "$SUMMARY"
+  echo "- $name: outputs $(cmp -s "$OUT/$name.instrumented.json" "$OUT/$name.plain.json" && echo identical || echo DIFFER) instrumented vs plain, $(cmp -s "$OUT/$name.instrumented.json" "$OUT/$name.simt.json" && echo identical || echo DIFFER) GPU vs SIMT host; kperf run wall (incl. JIT) instrumented $(( (t1 - t0) / 1000000 )) ms, plain $(( (t2 - t1) / 1000000 )) ms" >> "$SUMMARY"
 done
 
 # 3. SASS on this chip: the Hopper tile and the corpus through kperf cost
