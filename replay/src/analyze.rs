@@ -1669,7 +1669,11 @@ mod tests {
             .enumerate()
             .map(|(k, &(r, s, l))| instance(r, k as u32, s, l))
             .collect();
-        v.sort_by(|a, b| a.start_ns.total_cmp(&b.start_ns).then(b.end_ns.total_cmp(&a.end_ns)));
+        v.sort_by(|a, b| {
+            a.start_ns
+                .total_cmp(&b.start_ns)
+                .then(b.end_ns.total_cmp(&a.end_ns))
+        });
         v
     }
 
@@ -1703,7 +1707,14 @@ mod tests {
             .collect();
         assert_eq!(
             steps,
-            [(0, 0, 0), (3, 5, 1), (1, 10, 1), (2, 10, 2), (2, 30, 2), (2, 60, 2)]
+            [
+                (0, 0, 0),
+                (3, 5, 1),
+                (1, 10, 1),
+                (2, 10, 2),
+                (2, 30, 2),
+                (2, 60, 2)
+            ]
         );
     }
 
