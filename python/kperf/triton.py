@@ -31,18 +31,25 @@ How it plugs into Triton 3.9 (docs/triton.md has the references):
     launch finds its own variant even when the kernel came from Triton's
     cache, compiled by an earlier hook or process.
   * The profile allocator (triton.runtime._allocation.set_profile_allocator)
-    hands out zeroed CUDA buffers; the launch-enter hook ties each to the
-    launched variant. The last `keep_last` launches of every kernel are kept
-    (older buffers are freed, so autotuning loops do not leak); `save()`
-    copies them to the host and writes one `.kprof` per launch with the
-    variant's metadata, grid, block and, if given, a `kperf calibrate`
-    device profile. Uninstalling restores the allocator that was there.
+    hands out zeroed CUDA buffers (kperf.cuda: the driver API through
+    ctypes, stream-ordered on the launch's stream; no PyTorch needed); the
+    launch-enter hook ties each to the launched variant. The last
+    `keep_last` launches of every kernel are kept (older buffers are freed,
+    so autotuning loops do not leak); `save()` copies them to the host and
+    writes one `.kprof` per launch with the variant's metadata, grid, block
+    and, if given, a `kperf calibrate` device profile. Uninstalling restores
+    the allocator that was there.
+  * Shared memory: kperf's rings are static shared memory. Triton's launcher
+    opts a kernel in to more than 48 KiB only when its own dynamic size
+    exceeds 48 KiB, so when the rings push a kernel over 48 KiB the load
+    hook opts it in (cuFuncSetAttribute) and the instrumenter is told so
+    (--shared-opt-in).
 
 CTAs are numbered linearly (Triton's allocator sees the grid's size, not
 its shape): a `.kprof` from this hook has grid (CTAs, 1, 1).
 
 Importing this module needs neither Triton nor a GPU; `install` needs
-Triton; launching and `save` need PyTorch and a GPU.
+Triton; launching and `save` need a GPU and its driver (not PyTorch).
 """
 
 from __future__ import annotations
@@ -60,6 +67,7 @@ from typing import Callable, Deque, Dict, Iterator, List, Optional, Sequence, Un
 
 from . import _kperf
 from ._binary import kperf_binary, run_kperf
+from .cuda import DeviceBuffer, Driver, driver as cuda_driver, opt_in_shared
 from ._kperf import KperfError
 from ._llir import kernel_name_of, llir_to_llvm22
 
@@ -115,7 +123,7 @@ META_KEY = "kperf_meta"
 @dataclass
 class Launch:
     size: int
-    buffer: object  # torch.Tensor (uint8, on the GPU) or any bytes-like object
+    buffer: object  # a kperf.cuda.DeviceBuffer, or any bytes-like object
     variant: Optional[Instrumented] = None
     index: int = 0  # the n-th launch of its kernel since install
 
@@ -131,6 +139,12 @@ class KperfHook:
     keep_last: int = 4
     calibration: Optional[Path] = None
     profile_align: int = 128
+    # The launch side's CUDA driver (None: libcuda, loaded on first launch);
+    # tests put a host-memory stand-in here.
+    driver: Optional[Driver] = None
+    # The load hook opts kernels in to the shared memory kperf's rings need
+    # (on_load), so the instrumenter may use the device's full capacity.
+    opts_in_shared: bool = False
     instrumented: Dict[str, Instrumented] = field(default_factory=dict)  # by name: the latest compiled here
     launches: Dict[str, Deque[Launch]] = field(default_factory=dict)
     written: List[Path] = field(default_factory=list)
@@ -199,7 +213,10 @@ class KperfHook:
         }))
         for stale in (out, meta_path):
             stale.unlink(missing_ok=True)
-        self._instrument(inp, out, target, self.regions, list(self.extra_args))
+        extra = list(self.extra_args)
+        if self.opts_in_shared:
+            extra.append("--shared-opt-in")
+        self._instrument(inp, out, target, self.regions, extra)
         if not out.exists() or not meta_path.exists():
             raise KperfError(f"{name}: the instrumenter wrote no {out} or {meta_path}")
         inst = Instrumented.from_meta(name, meta_path, warps, self.profile_align)
@@ -229,21 +246,23 @@ class KperfHook:
                              "clear Triton's cache (TRITON_CACHE_DIR) or keep the hook's out directory")
         _VARIANTS[function] = Instrumented.from_meta(name, Path(meta), int(md.get("num_warps", 4)),
                                                      self.profile_align)
+        # kperf's rings may push the kernel past the 48 KiB a block gets
+        # without an opt-in, which Triton makes only above 48 KiB of its own.
+        opt_in_shared(function, int(md.get("shared", 0)), self._driver())
 
-    def new_buffer(self, size: int, stream: Optional[int]):
-        """A zeroed device buffer (like Triton's default profile scratch)."""
-        import torch
-        if stream:
-            with torch.cuda.stream(torch.cuda.ExternalStream(stream)):
-                return torch.zeros(size, dtype=torch.uint8, device="cuda")
-        return torch.zeros(size, dtype=torch.uint8, device="cuda")
+    def _driver(self) -> Driver:
+        if self.driver is None:
+            self.driver = cuda_driver()
+        return self.driver
 
     def allocate(self, size: int, alignment: int, stream: Optional[int]):
-        """Profile allocator (triton.runtime._allocation.set_profile_allocator)."""
-        # cudaMalloc'd blocks are 256-byte aligned; more is not available.
-        if alignment > 256:
-            raise KperfError(f"profile scratch alignment {alignment} > 256 is not supported")
-        buf = self.new_buffer(size, stream)
+        """Profile allocator (triton.runtime._allocation.set_profile_allocator):
+        a zeroed device buffer, stream-ordered on the launch's stream."""
+        buf = DeviceBuffer(size, stream, self._driver())
+        if buf.data_ptr() % max(alignment, 1):
+            buf.release()
+            raise KperfError(f"the driver gave a profile scratch at {buf.data_ptr():#x}, "
+                             f"not {alignment}-byte aligned as the kernel needs")
         self._pending = Launch(size, buf)
         return buf
 
@@ -272,9 +291,6 @@ class KperfHook:
         pending = [launch for q in self.launches.values() for launch in q]
         if not pending:
             return []
-        if any(hasattr(launch.buffer, "cpu") for launch in pending):
-            import torch
-            torch.cuda.synchronize()
         self.out.mkdir(parents=True, exist_ok=True)
         written = []
         for launch in pending:
@@ -285,6 +301,8 @@ class KperfHook:
                                kernel=inst.kernel, grid=[blocks], block=[inst.block],
                                calibration=None if self.calibration is None else os.fspath(self.calibration))
             written.append(path)
+            if isinstance(launch.buffer, DeviceBuffer):
+                launch.buffer.release()
         for q in self.launches.values():
             q.clear()
         self.written.extend(written)
@@ -301,8 +319,8 @@ class KperfHook:
 
 
 def _host_bytes(buf) -> bytes:
-    if hasattr(buf, "cpu"):  # a torch tensor
-        return buf.cpu().contiguous().numpy().tobytes()
+    if isinstance(buf, DeviceBuffer):
+        return buf.to_bytes()  # after everything queued on the context
     return bytes(buf)
 
 
@@ -336,7 +354,8 @@ def install(regions: str = "kernel,loops", out: Union[str, os.PathLike] = "kperf
     calibration = calibration or os.environ.get("KPERF_CALIBRATION") or None
     hook = KperfHook(kperf=kperf, regions=regions, out=Path(out), kernels=set(kernels) if kernels else None,
                      extra_args=list(extra_args), keep_last=keep_last,
-                     calibration=None if calibration is None else Path(calibration))
+                     calibration=None if calibration is None else Path(calibration),
+                     opts_in_shared=profile_allocator)
     if _installed is not None:
         uninstall()
     knobs.runtime.add_stages_inspection_hook = hook

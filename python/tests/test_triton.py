@@ -2,6 +2,7 @@
 with the real `kperf instrument`; the launch side (allocator, launch hook,
 keep-last, .kprof writing) runs with host buffers in place of CUDA ones."""
 
+import json
 import os
 import re
 import subprocess
@@ -11,6 +12,7 @@ import textwrap
 import pytest
 
 import kperf
+import kperf.cuda
 import kperf.triton as kt
 from kperf._llir import llir_to_llvm22
 
@@ -63,22 +65,68 @@ def test_kernels_filter_leaves_others_plain(tmp_path):
     assert not hook.instrumented and k.metadata.profile_scratch_size == 0
 
 
-def fake_device(hook):
-    hook.new_buffer = lambda size, stream: bytearray(size)
+class HostDriver(kperf.cuda.Driver):
+    """kperf.cuda.Driver over host memory, so the launch side runs (and is
+    checked: buffers freed, kernels opted in) without a GPU."""
+
+    def __init__(self, static_shared=0, opt_in_limit=227 * 1024):
+        super().__init__(lib=None)
+        self.memory, self.freed, self.attributes = {}, [], {}
+        self.next_ptr = 0x7F0000000000
+        self.static_shared, self.opt_in_limit = static_shared, opt_in_limit
+
+    def alloc(self, size, stream):
+        ptr, self.next_ptr = self.next_ptr, self.next_ptr + (size + 511) // 512 * 512
+        self.memory[ptr] = bytearray(size)
+        return ptr
+
+    def free(self, ptr, stream):
+        del self.memory[ptr]
+        self.freed.append(ptr)
+
+    def copy_to_host(self, ptr, size):
+        return bytes(self.memory[ptr][:size])
+
+    def copy_to_device(self, ptr, data):
+        self.memory[ptr][:len(data)] = data
+
+    def make_current(self, device=0):
+        pass
+
+    def synchronize(self):
+        pass
+
+    def function_attribute(self, function, attribute):
+        assert attribute == kperf.cuda.FUNC_SHARED_SIZE_BYTES
+        return self.static_shared
+
+    def set_function_attribute(self, function, attribute, value):
+        self.attributes[(function, attribute)] = value
+
+    def current_device_attribute(self, attribute):
+        assert attribute == kperf.cuda.DEVICE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+        return self.opt_in_limit
+
+
+def fake_device(hook, **kw):
+    hook.driver = HostDriver(**kw)
+    return hook.driver
 
 
 def test_launches_become_kprof_files_and_old_ones_are_dropped(tmp_path):
     hook = kt.install("kernel,loops", tmp_path / "prof", keep_last=2, profile_allocator=False)
     compile_scale_rows()
-    fake_device(hook)
+    device = fake_device(hook)
     per_cta = hook.instrumented["scale_rows"].bytes_per_cta
     for _ in range(5):  # an autotuning loop
-        hook.allocate(3 * per_cta, 128, None)
+        buf = hook.allocate(3 * per_cta, 128, None)
+        assert buf.data_ptr() in device.memory and buf.data_ptr() % 128 == 0
         hook.on_launch({"name": "scale_rows"})
     assert [l.index for l in hook.launches["scale_rows"]] == [3, 4]
+    assert len(device.memory) == 2, "buffers of launches no longer kept must be freed"
     written = hook.save()
     assert [p.name for p in written] == ["scale_rows.3.kprof", "scale_rows.4.kprof"]
-    assert not hook.launches["scale_rows"]
+    assert not hook.launches["scale_rows"] and not device.memory, "saved launches release their buffers"
     # Nothing ran, so every CTA block is unwritten: kperf says so.
     p = kperf.load_profile(written[0])
     assert (p.kernel, p.grid, p.block, p.ctas) == ("scale_rows", (3, 1, 1), (128, 1, 1), 0)
@@ -105,6 +153,45 @@ def test_kernels_from_triton_cache_find_their_metadata(tmp_path):
     [path] = second.save()
     p = kperf.load_profile(path)
     assert (p.kernel, p.grid, p.block) == ("scale_rows", (2, 1, 1), (128, 1, 1))
+
+
+@pytest.mark.parametrize("own_shared, static, opted_in", [
+    (48 * 1024, 736, 48 * 1024),  # at 48 KiB: the rings push it over, kperf opts in
+    (40 * 1024, 736, None),  # fits the default 48 KiB with the rings
+    (64 * 1024, 736, None),  # over 48 KiB: Triton opted in itself
+])
+def test_loading_opts_kernels_in_to_the_shared_memory_the_rings_need(tmp_path, own_shared, static, opted_in):
+    hook = kt.install("kernel", tmp_path / "prof", profile_allocator=False)
+    k = compile_scale_rows()
+    kt.uninstall()
+    device = fake_device(hook, static_shared=static)
+    group = dict(k.metadata_group)
+    name = "scale_rows.json"
+    md = json.loads(open(group[name]).read())
+    md["shared"] = own_shared  # as if Triton's kernel used that much dynamic shared memory
+    (tmp_path / name).write_text(json.dumps(md))
+    group[name] = str(tmp_path / name)
+    hook.on_load(None, 0xF00, "scale_rows", group, k.hash)
+    got = device.attributes.get((0xF00, kperf.cuda.FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES))
+    assert got == opted_in
+    device.opt_in_limit = own_shared + static - 1  # a device with less shared memory per block
+    if opted_in:
+        with pytest.raises(kperf.KperfError, match="--buffer global"):
+            hook.on_load(None, 0xF01, "scale_rows", group, k.hash)
+
+
+def test_the_hook_tells_kperf_it_opts_kernels_in(tmp_path):
+    seen = []
+
+    def instrument(inp, out, target, regions, extra):
+        seen.append(extra)
+        raise kperf.KperfError("stop here")
+
+    hook = kt.install("kernel", tmp_path, kperf=instrument)  # with the profile allocator
+    with pytest.raises(Exception, match="stop here"):
+        compile_scale_rows()
+    kt.uninstall()
+    assert seen == [["--shared-opt-in"]]
 
 
 def test_variants_of_one_kernel_keep_their_own_metadata(tmp_path):
@@ -201,3 +288,16 @@ def test_example_matmul_compiles_for_sm90_through_the_hook(tmp_path, root):
     assert k.metadata.profile_scratch_size > 0
     wgmma = k.asm["ptx"].count("wgmma.mma_async")
     assert wgmma == plain.asm["ptx"].count("wgmma.mma_async") > 0
+
+
+def test_device_arrays_are_pointer_arguments_triton_specializes():
+    # examples/triton/matmul.py without PyTorch passes kperf.cuda.DeviceArrays:
+    # Triton must type them from their dtype and see their 16-byte alignment.
+    import numpy as np
+    from triton._C.libtriton import native_specialize_impl
+    from triton.backends.compiler import BaseBackend
+    host = np.arange(32, dtype=np.float16).reshape(4, 8)
+    a = kperf.cuda.DeviceArray.from_numpy(host, drv=HostDriver())
+    assert native_specialize_impl(BaseBackend, a, False, True, True) == ("*fp16", "D")
+    assert (a.stride(0), a.stride(1)) == (8, 1)
+    assert (a.numpy() == host).all()

@@ -45,6 +45,12 @@ pub struct LoweringArgs {
     /// default segment size leaves it room
     #[arg(long, default_value_t = 0)]
     pub dynamic_shared: u32,
+    /// The launcher opts the kernel in to the device's full shared memory
+    /// per block (kperf.triton does). Without it, a Triton kernel whose own
+    /// shared memory is at most 48 KiB keeps kperf's rings within the
+    /// default 48 KiB, since Triton's launcher opts in only above that
+    #[arg(long)]
+    pub shared_opt_in: bool,
     /// Threads per CTA (X[,Y,Z]) when the kernel does not say
     #[arg(long)]
     pub block: Option<String>,
@@ -118,6 +124,9 @@ impl LoweringArgs {
         o.flush_slots = self.flush_slots;
         o.shared_budget = self.shared_budget;
         o.dynamic_shared = self.dynamic_shared;
+        if self.shared_opt_in {
+            o.shared_capacity = o.target.shared_capacity(0);
+        }
         if let Some(b) = &self.block {
             let v = parse_u32_list(b, "block dimension")?;
             anyhow::ensure!(
@@ -247,6 +256,28 @@ pub fn triton_metadata_beside(input: &Path) -> Option<TritonMetadata> {
     })
 }
 
+/// Shared memory per block without an opt-in; Triton's launcher opts in
+/// only for kernels whose own dynamic size exceeds it.
+const TRITON_DEFAULT_SHARED: u32 = 48 * 1024;
+
+/// Name the way out when kperf's rings do not fit the 48 KiB Triton's
+/// launcher leaves a kernel that does not opt in.
+fn triton_shared_hint(e: anyhow::Error, within_triton_default: bool) -> anyhow::Error {
+    let shared = matches!(
+        e.downcast_ref::<kperf_instrument::InstrumentError>(),
+        Some(kperf_instrument::InstrumentError::SharedMemory { .. })
+    );
+    if shared && within_triton_default {
+        e.context(
+            "Triton's launcher leaves a kernel with at most 48 KiB of its own shared memory at 48 KiB \
+             per block: kperf.triton opts the kernel in itself, and so may your launcher \
+             (--shared-opt-in then lets the rings use the device's capacity)",
+        )
+    } else {
+        e
+    }
+}
+
 /// Size the profile from Triton's metadata beside the input, when there is
 /// one (see docs/triton.md).
 pub fn apply_triton_metadata(
@@ -270,9 +301,10 @@ pub fn apply_triton_metadata(
     }
     // Triton opts in to more than 48 KiB of shared memory only when its
     // own dynamic size exceeds 48 KiB (driver.c:loadBinary): below that,
-    // ring + dynamic must fit the default 48 KiB.
-    if t.shared <= 48 * 1024 && opts.shared_capacity == 0 {
-        opts.shared_capacity = 48 * 1024;
+    // ring + dynamic must fit the default 48 KiB, unless the launcher opts
+    // in itself (--shared-opt-in, which sets the capacity).
+    if t.shared <= TRITON_DEFAULT_SHARED && opts.shared_capacity == 0 {
+        opts.shared_capacity = TRITON_DEFAULT_SHARED;
     }
     if say {
         eprintln!(
@@ -385,6 +417,11 @@ fn run_llvm(
     kctx: &KperfContext,
 ) -> Result<()> {
     let triton = apply_triton_metadata(&a.input, opts, true);
+    let within_triton_default = triton
+        .as_ref()
+        .is_some_and(|t| t.shared <= TRITON_DEFAULT_SHARED)
+        && !a.lowering.shared_opt_in;
+    let hint = |e| triton_shared_hint(e, within_triton_default);
     let emit = match &a.emit {
         Some(e) => Emit::parse(e)?,
         None => default_llvm_emit(&opts.target),
@@ -397,7 +434,8 @@ fn run_llvm(
             opts,
             a.lowering.registers()?,
             triton.is_some(),
-        )?;
+        )
+        .map_err(hint)?;
     }
     let path = a.output.clone().unwrap_or_else(|| {
         let ext = extension(emit);
@@ -417,7 +455,8 @@ fn run_llvm(
         emit,
         a.plain,
         triton.is_some(),
-    )?;
+    )
+    .map_err(|e| hint(e.into()))?;
     let Some(meta) = out.meta else {
         write_atomically(&path, &out.bytes)?;
         eprintln!("kperf: wrote {} (not instrumented)", path.display());

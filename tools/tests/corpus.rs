@@ -390,3 +390,49 @@ fn plain_triton_builds_match_tritons_own_ptx() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// Issue 16 §9: a Triton kernel with exactly 48 KiB of its own dynamic
+/// shared memory. Triton's launcher opts in to more only above 48 KiB, so
+/// by default kperf refuses to add its rings (naming the way out); with
+/// --shared-opt-in (kperf.triton opts the kernel in when it loads) the
+/// rings fit the device's capacity and the metadata says where they are.
+#[test]
+fn triton_kernel_at_48_kib_of_shared_memory_instruments_when_the_launcher_opts_in() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let llir = dir.path().join("tut01_add.llir");
+    std::fs::copy(root().join("corpus/triton/tut01_add.llir"), &llir).expect("copy");
+    let meta: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("corpus/triton/tut01_add.json")).expect("read"),
+    )
+    .expect("json");
+    let mut meta = meta;
+    meta["shared"] = serde_json::json!(48 * 1024);
+    std::fs::write(dir.path().join("tut01_add.json"), meta.to_string()).expect("write");
+    let input = llir.display().to_string();
+    let out = dir.path().join("out.ll").display().to_string();
+    let base = [
+        "instrument",
+        &input,
+        "--regions",
+        "kernel",
+        "--emit",
+        "llvm",
+    ];
+
+    let (ok, _, err) = kperf(&[&base[..], &["-o", &out]].concat());
+    assert!(
+        !ok,
+        "48 KiB of Triton's own + kperf's rings cannot fit Triton's default 48 KiB"
+    );
+    assert!(
+        err.contains("only 0 are allowed") && err.contains("--shared-opt-in"),
+        "{err}"
+    );
+
+    let (ok, _, err) = kperf(&[&base[..], &["--shared-opt-in", "-o", &out]].concat());
+    assert!(ok, "{err}");
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(format!("{out}.kperf.json")).expect("meta"))
+            .expect("json");
+    assert_eq!(meta["buffer"], "shared", "{meta}");
+}
