@@ -18,8 +18,12 @@
 #  4. kperf peak --target cuda (measured roofs);
 #  5. the Triton hook: Triton compiles through kperf and takes the IR back;
 #  6. the Python package: `python -m kperf.triton` profiles the Triton matmul
-#     in examples/triton/matmul.py (needs PyTorch in .tools/triton-venv) and
-#     the .kprof it writes is replayed.
+#     in examples/triton/matmul.py (PyTorch optional) and the .kprof it
+#     writes is replayed.
+# On a machine without cargo or network (the lent GPU machines), pack here
+# with scripts/pack-for-gpu.sh, carry .carry/ and set KPERF_BIN to the
+# unpacked binary; ptxas comes from the machine's CUDA toolkit, Triton
+# from its python3.
 # Exits non-zero on any mismatch or failed step; the dry run stops before
 # anything needs a driver and says which steps it skipped.
 set -uo pipefail
@@ -29,7 +33,7 @@ DRY=0
 for a in "$@"; do
   case "$a" in
     --dry-run) DRY=1 ;;
-    -h|--help) sed -n 2,20p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,28p "$0"; exit 0 ;;
     *) echo "gpu-check: unknown argument $a" >&2; exit 2 ;;
   esac
 done
@@ -59,18 +63,26 @@ SUMMARY="$OUT/summary.md"
   echo
 } > "$SUMMARY"
 
-# Tools (ptxas & co.) and the release binary, built here.
-if [ ! -x .tools/bin/ptxas ]; then bash scripts/setup.sh >>"$LOG" 2>&1 || { say "setup failed"; exit 1; }; fi
+# Tools (ptxas & co.): the project's, else a CUDA toolkit's on PATH (a GPU
+# machine that cannot fetch them has its own).
+if [ ! -x .tools/bin/ptxas ] && ! command -v ptxas >/dev/null; then
+  bash scripts/setup.sh >>"$LOG" 2>&1 || { say "setup failed"; exit 1; }
+fi
 export PATH="$PWD/.tools/bin:$PATH"
+# The binary: $KPERF_BIN (built elsewhere and carried), else built here.
 # Timings want the release build; the dry run checks the same steps with the
 # debug build CI already has.
 PROFILE=release; [ "$DRY" = 1 ] && PROFILE=debug
-if [ "$PROFILE" = release ]; then
+if [ -n "${KPERF_BIN:-}" ]; then
+  K=$(realpath "$KPERF_BIN")
+  [ -x "$K" ] || { say "KPERF_BIN=$KPERF_BIN is not an executable"; exit 1; }
+elif [ "$PROFILE" = release ]; then
   cargo build --release -p kperf >>"$LOG" 2>&1 || { say "build failed (see $LOG)"; exit 1; }
+  K="$PWD/target/release/kperf"
 else
   cargo build -p kperf >>"$LOG" 2>&1 || { say "build failed (see $LOG)"; exit 1; }
+  K="$PWD/target/debug/kperf"
 fi
-K="$PWD/target/$PROFILE/kperf"
 TARGET="nvptx:${CHIP}"
 
 run() { # run DESCRIPTION CMD...: log, record failure
@@ -103,7 +115,7 @@ for spec in examples/*.toml; do
   run "$name: run on the SIMT host target" "$K" run "$src" --target simt --spec "$spec" \
       -o "$OUT/$name.simt.kprof" --outputs "$OUT/$name.simt.json" || continue
   run "$name: replay the SIMT profile" "$K" replay "$OUT/$name.simt.kprof" \
-      --json "$OUT/$name.simt.feedback.json" --summary
+      -o "$OUT/$name.simt.trace.json" --json "$OUT/$name.simt.feedback.json" --summary
   if [ "$DRY" = 1 ]; then
     say "skipped (dry run): launch $name"
     continue
@@ -153,38 +165,50 @@ else
   run "peak" "$K" peak --target cuda -o "$OUT/peaks.json"
 fi
 
-# 5. the Triton hook: Triton compiles through kperf's stage hook and takes
-# the instrumented IR back (no GPU needed). Launching that kernel from
-# PyTorch and replaying its profile scratch is not scripted yet.
+# Python for steps 5 and 6: the project's venv, else a python3 that has
+# Triton (a GPU machine's image), with the kperf wheel from target/wheels
+# (built by scripts/python.sh, carried) when it lacks kperf.
+PY=""
 if [ -x .tools/triton-venv/bin/python ]; then
-  run "Triton hook round trip (compile)" .tools/triton-venv/bin/python scripts/triton_roundtrip.py "$K"
+  PY=.tools/triton-venv/bin/python
+elif python3 -c "import triton" 2>/dev/null; then
+  PY=python3
+fi
+if [ -n "$PY" ] && ! "$PY" -c "import kperf" 2>/dev/null; then
+  wheel=$(ls .carry/kperf-*.whl target/wheels/kperf-*.whl 2>/dev/null | head -1)
+  if [ "$PY" = .tools/triton-venv/bin/python ]; then
+    run "pip install ./python" env PATH="$PWD/.tools/triton-venv/bin:$PATH" "$PY" -m pip install -q --no-build-isolation ./python
+  elif [ -n "$wheel" ]; then
+    run "install $wheel" "$PY" -m pip install -q --no-index --no-deps --target "$OUT/site" "$wheel" \
+      && export PYTHONPATH="$PWD/$OUT/site${PYTHONPATH:+:$PYTHONPATH}"
+  fi
+fi
+[ -n "$PY" ] && say "python for the Triton steps: $PY ($("$PY" -c 'import triton; print("triton", triton.__version__)' 2>&1))"
+
+# 5. the Triton hook: Triton compiles through kperf's stage hook and takes
+# the instrumented IR back (no GPU needed).
+if [ -n "$PY" ]; then
+  run "Triton hook round trip (compile)" "$PY" scripts/triton_roundtrip.py "$K"
 else
-  fail "Triton hook: no .tools/triton-venv (run scripts/setup.sh)"
+  fail "Triton hook: no .tools/triton-venv (run scripts/setup.sh) and no python3 with Triton"
 fi
 
-# 6. The Python package and the Triton hook as a module, on a real launch.
-PY=.tools/triton-venv/bin/python
-if [ -x "$PY" ]; then
-  if ! "$PY" -c "import kperf" 2>/dev/null; then
-    run "pip install ./python" env PATH="$PWD/.tools/triton-venv/bin:$PATH" "$PY" -m pip install -q --no-build-isolation ./python
-  fi
-  if [ "$DRY" = 1 ]; then
-    run "python -m kperf.triton --help" env KPERF_BIN="$K" "$PY" -m kperf.triton --help
-    say "skipped (dry run): python -m kperf.triton examples/triton/matmul.py"
-  elif ! "$PY" -c "import torch" 2>/dev/null; then
-    fail "python -m kperf.triton: no PyTorch in .tools/triton-venv (the hook's profile allocator and the example need it)"
-    echo "- Triton matmul through python -m kperf.triton: NOT RUN (no PyTorch)" >> "$SUMMARY"
-  elif run "python -m kperf.triton matmul" env KPERF_BIN="$K" TRITON_DEFAULT_FP_FUSION=1 "$PY" -m kperf.triton \
-      --regions kernel,loops --out "$OUT/triton" examples/triton/matmul.py 4096 4096 4096; then
-    for f in "$OUT"/triton/*.kprof; do
-      run "replay $(basename "$f")" "$K" replay "$f" -o "${f%.kprof}.pftrace" --json "${f%.kprof}.feedback.json" --summary
-    done
-    echo "- Triton matmul through python -m kperf.triton: ok ($(ls "$OUT"/triton/*.kprof 2>/dev/null | wc -l) profiles)" >> "$SUMMARY"
-  else
-    echo "- Triton matmul through python -m kperf.triton: FAILED" >> "$SUMMARY"
-  fi
+# 6. The Python package and the Triton hook as a module, on a real launch
+# (inputs as torch tensors, or numpy arrays through kperf.cuda without
+# PyTorch; the profile scratch always through kperf.cuda).
+if [ -z "$PY" ]; then
+  fail "Python package: no python with Triton"
+elif [ "$DRY" = 1 ]; then
+  run "python -m kperf.triton --help" env KPERF_BIN="$K" "$PY" -m kperf.triton --help
+  say "skipped (dry run): python -m kperf.triton examples/triton/matmul.py"
+elif run "python -m kperf.triton matmul" env KPERF_BIN="$K" TRITON_DEFAULT_FP_FUSION=1 "$PY" -m kperf.triton \
+    --regions kernel,loops --out "$OUT/triton" examples/triton/matmul.py 4096 4096 4096; then
+  for f in "$OUT"/triton/*.kprof; do
+    run "replay $(basename "$f")" "$K" replay "$f" -o "${f%.kprof}.pftrace" --json "${f%.kprof}.feedback.json" --summary
+  done
+  echo "- Triton matmul through python -m kperf.triton: ok ($(ls "$OUT"/triton/*.kprof 2>/dev/null | wc -l) profiles)" >> "$SUMMARY"
 else
-  fail "Python package: no .tools/triton-venv (run scripts/setup.sh)"
+  echo "- Triton matmul through python -m kperf.triton: FAILED" >> "$SUMMARY"
 fi
 
 echo >> "$SUMMARY"
