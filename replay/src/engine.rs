@@ -63,6 +63,13 @@ pub struct KernelSpans {
     pub calibrated_shift: f64,
 }
 
+fn min_some<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
 impl KernelSpans {
     fn observe(&mut self, unit: &UnitTrace) {
         let Some(id) = self.region else { return };
@@ -139,6 +146,25 @@ impl ProfileScan {
             }
             self.kernel_spans.observe(u);
         }
+    }
+
+    /// Fold in the scan of the blocks that follow this scan's (the order
+    /// keeps the first unfinished and first bad block the earliest).
+    pub fn merge(&mut self, later: ProfileScan) {
+        self.ctas += later.ctas;
+        self.records += later.records;
+        self.time_origin_ns = min_some(self.time_origin_ns, later.time_origin_ns);
+        self.min_gap_ticks = min_some(self.min_gap_ticks, later.min_gap_ticks);
+        self.unfinished_blocks += later.unfinished_blocks;
+        self.first_unfinished = self.first_unfinished.or(later.first_unfinished);
+        self.bad_blocks += later.bad_blocks;
+        self.first_bad = self.first_bad.take().or(later.first_bad);
+        self.unwritten_blocks += later.unwritten_blocks;
+        let (k, l) = (&mut self.kernel_spans, later.kernel_spans);
+        k.units += l.units;
+        k.raw_ticks += l.raw_ticks;
+        k.records += l.records;
+        k.calibrated_shift += l.calibrated_shift;
     }
 
     /// Count a block that was skipped as unfinished.

@@ -4,6 +4,7 @@ use std::path::Path;
 
 use kperf_runtime::decode::{BlockRead, ProfileReader};
 use kperf_runtime::profile::CtaTrace;
+use kperf_runtime::RuntimeError;
 
 use crate::analyze::ReplayReport;
 use crate::engine::{replay_blocks, ProfileScan};
@@ -26,23 +27,46 @@ fn open(path: &Path, proton: bool) -> Result<ProfileReader, ReplayError> {
     r.map_err(|source| profile_err(path, source))
 }
 
-/// The scan pass: headers and record gaps of every CTA, decoded into one
-/// reused buffer. A block that fails the decoder's checks is counted and
-/// left out (the others are independent of it), unless no block decodes at
-/// all: then the first failure is the error.
+/// Blocks per scan chunk. Chunks are scanned in parallel and merged in
+/// block order, so the scan, its floating-point sums included, is the same
+/// whatever the number of threads.
+const SCAN_CHUNK: u64 = 64;
+
+/// The scan pass: headers and record gaps of every CTA, on all cores, each
+/// chunk of blocks decoded into one reused buffer. A block that fails the
+/// decoder's checks is counted and left out (the others are independent of
+/// it), unless no block decodes at all: then the first failure is the error.
 fn scan_reader(reader: &ProfileReader, path: &Path) -> Result<ProfileScan, ReplayError> {
-    let mut scan = ProfileScan::for_run(reader.info());
-    let mut cta = CtaTrace::default();
-    let mut first_error = None;
-    for block in 0..reader.block_count() {
-        match reader.read_cta_into(block, &mut cta) {
-            Ok(BlockRead::Decoded) => scan.observe(&cta),
-            Ok(BlockRead::Unfinished) => scan.observe_unfinished(block),
-            Ok(BlockRead::Unwritten) => scan.observe_unwritten(),
-            Err(e) => {
-                scan.observe_bad(&e);
-                first_error.get_or_insert(e);
+    use rayon::prelude::*;
+    let base = ProfileScan::for_run(reader.info());
+    let blocks = reader.block_count();
+    let parts: Vec<(ProfileScan, Option<RuntimeError>)> = (0..blocks.div_ceil(SCAN_CHUNK))
+        .into_par_iter()
+        .map(|chunk| {
+            let mut scan = base.clone();
+            let mut cta = CtaTrace::default();
+            let mut first_error = None;
+            let end = ((chunk + 1) * SCAN_CHUNK).min(blocks);
+            for block in chunk * SCAN_CHUNK..end {
+                match reader.read_cta_into(block, &mut cta) {
+                    Ok(BlockRead::Decoded) => scan.observe(&cta),
+                    Ok(BlockRead::Unfinished) => scan.observe_unfinished(block),
+                    Ok(BlockRead::Unwritten) => scan.observe_unwritten(),
+                    Err(e) => {
+                        scan.observe_bad(&e);
+                        first_error.get_or_insert(e);
+                    }
+                }
             }
+            (scan, first_error)
+        })
+        .collect();
+    let mut scan = base;
+    let mut first_error = None;
+    for (part, error) in parts {
+        scan.merge(part);
+        if first_error.is_none() {
+            first_error = error;
         }
     }
     match first_error {

@@ -19,18 +19,22 @@ fn words(recs: &[(u16, Edge, u64)]) -> Vec<RecordWord> {
 }
 
 fn write_profile(dir: &std::path::Path) -> std::path::PathBuf {
-    write_profile_unfinished(dir, None)
+    write_profile_unfinished(dir, 3, &[])
 }
 
-/// Three CTAs; `unfinished` names one whose finalize never finished (its
-/// shape and end stamp left 0).
-fn write_profile_unfinished(dir: &std::path::Path, unfinished: Option<u32>) -> std::path::PathBuf {
+/// `ctas` CTAs; `unfinished` names those whose finalize never finished
+/// (their shape and end stamp left 0).
+fn write_profile_unfinished(
+    dir: &std::path::Path,
+    ctas: u32,
+    unfinished: &[u32],
+) -> std::path::PathBuf {
     let mut info = cycle_info(&[reg(0, "load"), reg(1, "mma")]);
     info.record_cost_ticks = Some(2.0);
     let layout = Layout { units: 2, slots: 8 };
     info.meta.kernels[0].layout = layout;
     let mut buffer = Vec::new();
-    for cta in 0..3u32 {
+    for cta in 0..ctas {
         let header = CtaHeader {
             cta_id: cta,
             hw_id: 10 + cta % 2,
@@ -63,7 +67,7 @@ fn write_profile_unfinished(dir: &std::path::Path, unfinished: Option<u32>) -> s
         let u1 = words(&all[2..]);
         let mut block =
             kperf_runtime::encode_block(&header, &[(0, 4, &u0), (1, 10, &u1)], Counter::Clock64);
-        if unfinished == Some(cta) {
+        if unfinished.contains(&cta) {
             block[cta_header::UNITS..cta_header::UNITS + 16].fill(0);
         }
         buffer.extend(block);
@@ -134,7 +138,7 @@ fn replay_file_reads_a_kprof_and_streams_the_trace() {
 #[test]
 fn an_unfinished_block_is_left_out_with_a_caveat() {
     let dir = tempfile::tempdir().unwrap();
-    let path = write_profile_unfinished(dir.path(), Some(1));
+    let path = write_profile_unfinished(dir.path(), 3, &[1]);
     let r = replay_file(&path, &ReplayOptions::default(), None).unwrap();
     assert_eq!(r.totals.ctas, 2);
     assert_eq!(r.ctas.iter().map(|c| c.cta_id).collect::<Vec<_>>(), [0, 2]);
@@ -149,6 +153,26 @@ fn an_unfinished_block_is_left_out_with_a_caveat() {
     );
     let p = Profile::load(&path).unwrap();
     assert_eq!(p.report(), &r);
+}
+
+/// The scan runs over chunks of blocks in parallel: counts add up and the
+/// first unfinished block is still the earliest, across chunk boundaries.
+#[test]
+fn the_parallel_scan_merges_chunks_in_block_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_profile_unfinished(dir.path(), 200, &[70, 150, 199]);
+    let r = replay_file(&path, &ReplayOptions::default(), None).unwrap();
+    assert_eq!((r.totals.ctas, r.totals.records), (197, 197 * 12));
+    let caveat = r
+        .caveats
+        .iter()
+        .find(|c| c.contains("finalize never finished"))
+        .unwrap_or_else(|| panic!("no unfinished caveat in {:?}", r.caveats));
+    assert!(
+        caveat.starts_with("3 CTA block(s) left out, the first at block index 70"),
+        "{caveat}"
+    );
+    assert_eq!(r.ctas.first().map(|c| c.start_ns), Some(0.0));
 }
 
 #[test]
