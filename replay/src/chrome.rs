@@ -59,7 +59,7 @@
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use kperf_dialects::abi::RegionId;
 use kperf_dialects::meta::Granularity;
@@ -69,6 +69,7 @@ use crate::analyze::ReplayReport;
 use crate::layout::UnitLayout;
 use crate::pair::CtaReplay;
 use crate::regions::RegionTable;
+use crate::trace::TraceOut;
 use crate::{ReplayError, TraceGrouping};
 
 /// Time steps per microsecond in the trace: 2^12.
@@ -117,8 +118,7 @@ impl ZeroLength {
 /// Streams a Chrome trace: [`ChromeTraceWriter::new`] writes the opening,
 /// [`ChromeTraceWriter::write_cta`] one CTA's events, [`ChromeTraceWriter::finish`] the end.
 pub struct ChromeTraceWriter<W: Write> {
-    out: W,
-    path: Option<PathBuf>,
+    out: TraceOut<W>,
     grouping: TraceGrouping,
     unit_word: &'static str,
     hw_word: &'static str,
@@ -127,7 +127,6 @@ pub struct ChromeTraceWriter<W: Write> {
     /// Per region id: the JSON-escaped name and its id in `name_ids`.
     names: Vec<Option<(String, u32)>>,
     name_ids: HashMap<String, u32>,
-    buf: Vec<u8>,
     first: bool,
     events: u64,
     /// Instances left out for zero quantised length.
@@ -142,24 +141,24 @@ impl ChromeTraceWriter<BufWriter<File>> {
         info: &RunInfo,
         grouping: TraceGrouping,
     ) -> Result<Self, ReplayError> {
-        let file = File::create(path).map_err(|source| ReplayError::TraceFile {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        let mut w = Self::new(BufWriter::with_capacity(1 << 18, file), info, grouping)?;
-        w.path = Some(path.to_path_buf());
-        Ok(w)
+        Self::with_output(TraceOut::create(path)?, info, grouping)
     }
 }
 
 impl<W: Write> ChromeTraceWriter<W> {
     /// Wrap `out` and write the opening of the trace.
-    pub fn new(mut out: W, info: &RunInfo, grouping: TraceGrouping) -> Result<Self, ReplayError> {
-        out.write_all(b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n")
-            .map_err(ReplayError::TraceWrite)?;
+    pub fn new(out: W, info: &RunInfo, grouping: TraceGrouping) -> Result<Self, ReplayError> {
+        Self::with_output(TraceOut::new(out), info, grouping)
+    }
+
+    fn with_output(
+        mut out: TraceOut<W>,
+        info: &RunInfo,
+        grouping: TraceGrouping,
+    ) -> Result<Self, ReplayError> {
+        out.write_now(b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n")?;
         Ok(ChromeTraceWriter {
             out,
-            path: None,
             grouping,
             unit_word: unit_word(info.granularity),
             hw_word: hw_word(&info.target),
@@ -167,22 +166,11 @@ impl<W: Write> ChromeTraceWriter<W> {
             next_tid: 1,
             names: Vec::new(),
             name_ids: HashMap::new(),
-            buf: Vec::with_capacity((1 << 18) + 4096),
             first: true,
             events: 0,
             zero_length: ZeroLength::default(),
             layout: UnitLayout::default(),
         })
-    }
-
-    fn io_err(&self, source: std::io::Error) -> ReplayError {
-        match &self.path {
-            Some(p) => ReplayError::TraceFile {
-                path: p.clone(),
-                source,
-            },
-            None => ReplayError::TraceWrite(source),
-        }
     }
 
     /// Events written so far (metadata included).
@@ -198,7 +186,7 @@ impl<W: Write> ChromeTraceWriter<W> {
 
     fn begin_event(&mut self) {
         if !self.first {
-            self.buf.extend_from_slice(b",\n");
+            self.out.buf.extend_from_slice(b",\n");
         }
         self.first = false;
         self.events += 1;
@@ -206,7 +194,7 @@ impl<W: Write> ChromeTraceWriter<W> {
 
     fn meta_event(&mut self, name: &str, pid: u64, tid: u64, key: &str, value: MetaValue<'_>) {
         self.begin_event();
-        let b = &mut self.buf;
+        let b = &mut self.out.buf;
         b.extend_from_slice(b"{\"name\":\"");
         b.extend_from_slice(name.as_bytes());
         b.extend_from_slice(b"\",\"ph\":\"M\",\"pid\":");
@@ -311,7 +299,7 @@ impl<W: Write> ChromeTraceWriter<W> {
             for span in &layout.spans {
                 let inst = &unit.instances[span.index];
                 self.begin_event();
-                let b = &mut self.buf;
+                let b = &mut self.out.buf;
                 b.extend_from_slice(b"{\"name\":");
                 if let Some((n, _)) = &self.names[usize::from(inst.region.0)] {
                     b.extend_from_slice(n.as_bytes());
@@ -337,12 +325,9 @@ impl<W: Write> ChromeTraceWriter<W> {
                 b.extend_from_slice(b",\"unit\":");
                 push_u64(b, u64::from(inst.unit));
                 b.extend_from_slice(b"}}");
-                // Chunks of at least the BufWriter's capacity go straight through it.
-                if self.buf.len() >= 1 << 18 {
-                    if let Err(e) = self.flush_buf() {
-                        self.layout = layout;
-                        return Err(e);
-                    }
+                if let Err(e) = self.out.flush_if_full() {
+                    self.layout = layout;
+                    return Err(e);
                 }
             }
         }
@@ -350,18 +335,12 @@ impl<W: Write> ChromeTraceWriter<W> {
         Ok(())
     }
 
-    fn flush_buf(&mut self) -> Result<(), ReplayError> {
-        let r = self.out.write_all(&self.buf);
-        self.buf.clear();
-        r.map_err(|e| self.io_err(e))
-    }
-
     /// Close the event list, add `otherData` (the time step, the zero-length
     /// instances left out, and kernel, clock, corrections and caveats from
     /// `report` if given, with the zero-length caveat added when the report
     /// lacks it), flush, and hand back the writer.
     pub fn finish(mut self, report: Option<&ReplayReport>) -> Result<W, ReplayError> {
-        self.buf.extend_from_slice(b"\n]");
+        self.out.buf.extend_from_slice(b"\n]");
         let mut other = serde_json::json!({
             "tool": "kperf replay",
             "time_quantum_us": TIME_QUANTUM_US,
@@ -382,17 +361,14 @@ impl<W: Write> ChromeTraceWriter<W> {
             o.insert("corrections".into(), r.corrections_applied.clone().into());
             o.insert("caveats".into(), caveats.into());
         }
-        self.buf.extend_from_slice(b",\"otherData\":");
+        self.out.buf.extend_from_slice(b",\"otherData\":");
         let s = serde_json::to_string(&other).map_err(|source| ReplayError::Json {
             what: "trace metadata",
             source,
         })?;
-        self.buf.extend_from_slice(s.as_bytes());
-        self.buf.extend_from_slice(b"}\n");
-        self.flush_buf()?;
-        let r = self.out.flush();
-        r.map_err(|e| self.io_err(e))?;
-        Ok(self.out)
+        self.out.buf.extend_from_slice(s.as_bytes());
+        self.out.buf.extend_from_slice(b"}\n");
+        self.out.finish()
     }
 }
 

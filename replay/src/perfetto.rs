@@ -40,7 +40,7 @@
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use kperf_runtime::profile::RunInfo;
 
@@ -49,6 +49,7 @@ use crate::chrome::{hw_word, unit_word, ZeroLength};
 use crate::layout::UnitLayout;
 use crate::pair::{AsyncWaitInstance, CtaReplay, RegionInstance};
 use crate::regions::RegionTable;
+use crate::trace::TraceOut;
 use crate::{ReplayError, TraceGrouping};
 
 /// The generated Perfetto trace types (a subset of `perfetto_trace.proto`).
@@ -79,8 +80,7 @@ struct ProcessTracks {
 /// Streams a Perfetto protobuf trace: [`PerfettoTraceWriter::new`],
 /// [`PerfettoTraceWriter::write_cta`] per CTA, [`PerfettoTraceWriter::finish`].
 pub struct PerfettoTraceWriter<W: Write> {
-    out: W,
-    path: Option<PathBuf>,
+    out: TraceOut<W>,
     grouping: TraceGrouping,
     unit_word: &'static str,
     hw_word: &'static str,
@@ -88,7 +88,6 @@ pub struct PerfettoTraceWriter<W: Write> {
     processes: HashMap<u32, ProcessTracks>,
     next_uuid: u64,
     next_flow: u64,
-    buf: Vec<u8>,
     packets: u64,
     first_packet: bool,
     zero_length: ZeroLength,
@@ -111,13 +110,7 @@ impl PerfettoTraceWriter<BufWriter<File>> {
         info: &RunInfo,
         grouping: TraceGrouping,
     ) -> Result<Self, ReplayError> {
-        let file = File::create(path).map_err(|source| ReplayError::TraceFile {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        let mut w = Self::new(BufWriter::with_capacity(1 << 18, file), info, grouping);
-        w.path = Some(path.to_path_buf());
-        Ok(w)
+        Ok(Self::with_output(TraceOut::create(path)?, info, grouping))
     }
 }
 
@@ -146,9 +139,12 @@ fn split_location(loc: &str) -> Option<(&str, u32)> {
 impl<W: Write> PerfettoTraceWriter<W> {
     /// Wrap `out`; nothing is written until the first CTA.
     pub fn new(out: W, info: &RunInfo, grouping: TraceGrouping) -> Self {
+        Self::with_output(TraceOut::new(out), info, grouping)
+    }
+
+    fn with_output(out: TraceOut<W>, info: &RunInfo, grouping: TraceGrouping) -> Self {
         PerfettoTraceWriter {
             out,
-            path: None,
             grouping,
             unit_word: unit_word(info.granularity),
             hw_word: hw_word(&info.target),
@@ -156,7 +152,6 @@ impl<W: Write> PerfettoTraceWriter<W> {
             processes: HashMap::new(),
             next_uuid: 1,
             next_flow: 1,
-            buf: Vec::with_capacity((1 << 18) + 4096),
             packets: 0,
             first_packet: true,
             zero_length: ZeroLength::default(),
@@ -186,16 +181,6 @@ impl<W: Write> PerfettoTraceWriter<W> {
         )
     }
 
-    fn io_err(&self, source: std::io::Error) -> ReplayError {
-        match &self.path {
-            Some(p) => ReplayError::TraceFile {
-                path: p.clone(),
-                source,
-            },
-            None => ReplayError::TraceWrite(source),
-        }
-    }
-
     fn uuid(&mut self) -> u64 {
         let u = self.next_uuid;
         self.next_uuid += 1;
@@ -211,7 +196,7 @@ impl<W: Write> PerfettoTraceWriter<W> {
             packet.first_packet_on_sequence = Some(true);
             self.first_packet = false;
         }
-        prost::encoding::message::encode(1, &packet, &mut self.buf);
+        prost::encoding::message::encode(1, &packet, &mut self.out.buf);
         self.packets += 1;
     }
 
@@ -233,7 +218,7 @@ impl<W: Write> PerfettoTraceWriter<W> {
     fn slice_end(&mut self, ts: i64, track: u64) {
         let kind = Type::SliceEnd as u64;
         wire::slice(
-            &mut self.buf,
+            &mut self.out.buf,
             SEQUENCE,
             ts.max(0) as u64,
             track,
@@ -511,7 +496,7 @@ impl<W: Write> PerfettoTraceWriter<W> {
                     None => {
                         let ts = span.start.max(0) as u64;
                         let kind = Type::SliceBegin as u64;
-                        wire::slice(&mut self.buf, SEQUENCE, ts, track, kind, iid, located);
+                        wire::slice(&mut self.out.buf, SEQUENCE, ts, track, kind, iid, located);
                         self.packets += 1;
                     }
                     Some(ids) => {
@@ -534,23 +519,15 @@ impl<W: Write> PerfettoTraceWriter<W> {
                     self.slice_end(end, track);
                 }
             }
-            if self.buf.len() >= 1 << 18 {
-                if let Err(e) = self.flush_buf() {
-                    self.layout = layout;
-                    self.open = open;
-                    return Err(e);
-                }
+            if let Err(e) = self.out.flush_if_full() {
+                self.layout = layout;
+                self.open = open;
+                return Err(e);
             }
         }
         self.layout = layout;
         self.open = open;
         Ok(())
-    }
-
-    fn flush_buf(&mut self) -> Result<(), ReplayError> {
-        let r = self.out.write_all(&self.buf);
-        self.buf.clear();
-        r.map_err(|e| self.io_err(e))
     }
 
     /// Write the run's metadata (kernel, target, clock, corrections,
@@ -599,10 +576,7 @@ impl<W: Write> PerfettoTraceWriter<W> {
                 ..TrackEvent::default()
             },
         );
-        self.flush_buf()?;
-        let r = self.out.flush();
-        r.map_err(|e| self.io_err(e))?;
-        Ok(self.out)
+        self.out.finish()
     }
 }
 

@@ -1,8 +1,8 @@
 //! The trace file a replay writes: Chrome JSON or Perfetto protobuf.
 
 use std::fs::File;
-use std::io::BufWriter;
-use std::path::Path;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
 
 use kperf_runtime::profile::RunInfo;
 use serde::{Deserialize, Serialize};
@@ -38,6 +38,82 @@ impl TraceFormat {
         } else {
             TraceFormat::Chrome
         }
+    }
+}
+
+/// Bytes a trace writer gathers before handing them to its output: at least
+/// the `BufWriter`'s capacity, so full chunks go straight through it.
+const CHUNK: usize = 1 << 18;
+
+/// Where a trace writer's bytes go: an output (a file, named in errors,
+/// or any writer) behind one chunk buffer the writer appends to.
+pub(crate) struct TraceOut<W: Write> {
+    out: W,
+    path: Option<PathBuf>,
+    /// What the writer has encoded and not yet written.
+    pub buf: Vec<u8>,
+}
+
+impl TraceOut<BufWriter<File>> {
+    /// Create `path`.
+    pub fn create(path: &Path) -> Result<Self, ReplayError> {
+        let file = File::create(path).map_err(|source| ReplayError::TraceFile {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let mut t = TraceOut::new(BufWriter::with_capacity(CHUNK, file));
+        t.path = Some(path.to_path_buf());
+        Ok(t)
+    }
+}
+
+impl<W: Write> TraceOut<W> {
+    pub fn new(out: W) -> Self {
+        TraceOut {
+            out,
+            path: None,
+            buf: Vec::with_capacity(CHUNK + 4096),
+        }
+    }
+
+    fn err(&self, source: std::io::Error) -> ReplayError {
+        match &self.path {
+            Some(p) => ReplayError::TraceFile {
+                path: p.clone(),
+                source,
+            },
+            None => ReplayError::TraceWrite(source),
+        }
+    }
+
+    /// Write `bytes` directly (ahead of the buffer, which must be empty).
+    pub fn write_now(&mut self, bytes: &[u8]) -> Result<(), ReplayError> {
+        debug_assert!(self.buf.is_empty());
+        let r = self.out.write_all(bytes);
+        r.map_err(|e| self.err(e))
+    }
+
+    /// Write the buffer out once it holds a chunk.
+    pub fn flush_if_full(&mut self) -> Result<(), ReplayError> {
+        if self.buf.len() >= CHUNK {
+            self.flush_buf()
+        } else {
+            Ok(())
+        }
+    }
+
+    fn flush_buf(&mut self) -> Result<(), ReplayError> {
+        let r = self.out.write_all(&self.buf);
+        self.buf.clear();
+        r.map_err(|e| self.err(e))
+    }
+
+    /// Write what is buffered, flush the output and hand it back.
+    pub fn finish(mut self) -> Result<W, ReplayError> {
+        self.flush_buf()?;
+        let r = self.out.flush();
+        r.map_err(|e| self.err(e))?;
+        Ok(self.out)
     }
 }
 
