@@ -4,7 +4,7 @@
 //! paths produce the same buffer for the same kernel.
 
 use crate::error::{InstrumentError, Result};
-use crate::options::InstrumentOptions;
+use crate::options::{InstrumentOptions, Target};
 use kperf_dialects::abi::{RegionId, Strategy, MAX_REGION_ID};
 use kperf_dialects::meta::{BufferKind, RegionKind, RegionMeta};
 use std::collections::HashMap;
@@ -57,7 +57,15 @@ pub fn plan_segments(
     // the kernel uses statically and the dynamic shared memory it launches with.
     let capacity = opts.target.shared_capacity(opts.shared_capacity) as u64;
     let used = static_shared + opts.dynamic_shared as u64;
-    let available = capacity.saturating_sub(used);
+    // The rings are static shared memory, which ptxas caps at 48 KiB per
+    // kernel whatever the launch opts in to.
+    let static_room = match opts.target {
+        Target::Nvptx { simt: false, .. } => {
+            PTXAS_STATIC_SHARED_LIMIT.saturating_sub(static_shared)
+        }
+        _ => u64::MAX,
+    };
+    let available = capacity.saturating_sub(used).min(static_room);
     let on_device_shared = opts.buffer == BufferKind::Shared && !opts.target.is_host();
     // The init stamp slot sits after the rings (templates::INIT_STAMP_BYTES),
     // and a trash ring after it where records store unpredicated.
@@ -94,6 +102,11 @@ pub fn plan_segments(
                 "{units} units{trash_note} × {slots} slots × 8 bytes + {stamp} bytes of init stamps for kernel `{kernel}`; the device has {capacity}, the kernel uses {static_shared} statically and {} dynamically (--dynamic-shared)",
                 opts.dynamic_shared
             );
+            if static_room < capacity.saturating_sub(used) {
+                detail.push_str(&format!(
+                    "; ptxas allows {PTXAS_STATIC_SHARED_LIMIT} bytes of static shared memory per kernel, the rings included"
+                ));
+            }
             if !not_sized.is_empty() {
                 detail.push_str(&format!("; not counted: {}", not_sized.join(", ")));
             }
@@ -113,6 +126,9 @@ pub fn plan_segments(
         global_slots,
     })
 }
+
+/// Static shared memory ptxas accepts in one kernel (bytes).
+const PTXAS_STATIC_SHARED_LIMIT: u64 = 48 * 1024;
 
 /// Pick the slot count: the user's, or the largest power of two whose
 /// segments fit `budget` bytes (at least 8, at most 1024).

@@ -71,28 +71,62 @@ class Driver:
         self._call("cuDevicePrimaryCtxRetain", ctypes.byref(ctx), dev)
         self._call("cuCtxSetCurrent", ctx)
 
+    def current_context(self) -> int:
+        ctx = _ptr()
+        self._call("cuCtxGetCurrent", ctypes.byref(ctx))
+        if not ctx.value:
+            raise KperfError("CUDA driver: no context is current on this thread")
+        return ctx.value
+
     def alloc(self, size: int, stream: Optional[int]) -> int:
         """`size` bytes, stream-ordered on `stream` (0/None: the default
         stream), zeroed before anything later on that stream runs."""
         ptr = _u64()
         s = _ptr(stream or None)
         self._call("cuMemAllocAsync", ctypes.byref(ptr), ctypes.c_size_t(max(size, 1)), s)
-        self._call("cuMemsetD8Async", ptr, ctypes.c_ubyte(0), ctypes.c_size_t(size), s)
+        try:
+            self._call("cuMemsetD8Async", ptr, ctypes.c_ubyte(0), ctypes.c_size_t(size), s)
+        except KperfError:
+            self.lib.cuMemFreeAsync(ptr, s)
+            raise
         return ptr.value
 
-    def free(self, ptr: int, stream: Optional[int]) -> None:
+    def stream_capturing(self, stream: Optional[int]) -> bool:
+        """Is `stream` being captured into a CUDA graph?"""
+        status = ctypes.c_int()
+        self._call("cuStreamIsCapturing", _ptr(stream or None), ctypes.byref(status))
+        return status.value != 0
+
+    def free(self, ptr: int, stream: Optional[int], context: Optional[int] = None) -> None:
         """Stream-ordered: freed once the work queued on `stream` is done."""
-        self._call("cuMemFreeAsync", _u64(ptr), _ptr(stream or None))
+        if context:
+            self._call("cuCtxPushCurrent_v2", _ptr(context))
+        try:
+            self._call("cuMemFreeAsync", _u64(ptr), _ptr(stream or None))
+        finally:
+            if context:
+                popped = _ptr()
+                self.lib.cuCtxPopCurrent_v2(ctypes.byref(popped))
 
     def copy_to_device(self, ptr: int, data: bytes) -> None:
         self._call("cuMemcpyHtoD_v2", _u64(ptr), ctypes.c_char_p(data), ctypes.c_size_t(len(data)))
 
-    def copy_to_host(self, ptr: int, size: int) -> bytes:
-        """`size` bytes at `ptr`, after everything queued on the context."""
-        self.synchronize()
-        out = ctypes.create_string_buffer(size)
-        self._call("cuMemcpyDtoH_v2", out, _u64(ptr), ctypes.c_size_t(size))
-        return out.raw
+    def copy_to_host(self, ptr: int, size: int, stream: Optional[int] = None,
+                     context: Optional[int] = None) -> bytes:
+        """`size` bytes at `ptr`, once the work queued on `stream` (which
+        wrote them) is done; in `context` (the allocation's; default: the
+        current one), so any thread may read any device's buffer."""
+        if context:
+            self._call("cuCtxPushCurrent_v2", _ptr(context))
+        try:
+            self._call("cuStreamSynchronize", _ptr(stream or None))
+            out = ctypes.create_string_buffer(size)
+            self._call("cuMemcpyDtoH_v2", out, _u64(ptr), ctypes.c_size_t(size))
+            return out.raw
+        finally:
+            if context:
+                popped = _ptr()
+                self.lib.cuCtxPopCurrent_v2(ctypes.byref(popped))
 
     def synchronize(self) -> None:
         self._call("cuCtxSynchronize")
@@ -132,33 +166,33 @@ def driver() -> Driver:
         return _driver
 
 
-def shared_opt_in(static_bytes: int, dynamic_bytes: int, opt_in_limit: int) -> Optional[int]:
-    """The dynamic shared memory a kernel must opt in to, or None if its
-    launch fits without (static + dynamic within 48 KiB).
+def shared_opt_in(static_bytes: int, dynamic_bytes: int, allowed_dynamic: int, opt_in_limit: int) -> Optional[int]:
+    """The dynamic shared-memory limit a kernel must be given, or None if
+    the one it has (`allowed_dynamic`, the function's attribute) suffices.
+    Refuses a kernel whose static + dynamic shared memory exceeds the
+    device's `opt_in_limit` per block, which no opt-in can launch.
 
     Triton's launcher opts in only when its own dynamic size exceeds 48 KiB
     (driver.c, loadBinary), so a kernel at or just under 48 KiB to which
     kperf adds its rings (static shared memory) would fail to launch.
     """
-    if static_bytes + dynamic_bytes <= DEFAULT_SHARED_PER_BLOCK:
-        return None
     if static_bytes + dynamic_bytes > opt_in_limit:
         raise KperfError(f"the kernel needs {static_bytes} B of static shared memory (kperf's rings included) "
                          f"+ {dynamic_bytes} B dynamic, over the device's {opt_in_limit} B per block: "
                          "instrument with fewer --slots or --buffer global")
-    return dynamic_bytes
+    return dynamic_bytes if dynamic_bytes > allowed_dynamic else None
 
 
 def opt_in_shared(function: int, dynamic_bytes: int, drv: Optional[Driver] = None) -> Optional[int]:
     """Let `function` launch with `dynamic_bytes` of dynamic shared memory
-    beside its static shared memory; returns the opt-in set, if one was
-    needed. Triton's own, larger opt-in (dynamic > 48 KiB) is left alone."""
-    if dynamic_bytes > DEFAULT_SHARED_PER_BLOCK:
-        return None
+    beside its static shared memory (kperf's rings); returns the limit set,
+    if the function's own was too small. A larger limit (Triton's opt-in
+    for its kernels over 48 KiB) is left alone."""
     drv = drv or driver()
     static = drv.function_attribute(function, FUNC_SHARED_SIZE_BYTES)
+    allowed = drv.function_attribute(function, FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES)
     limit = drv.current_device_attribute(DEVICE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
-    need = shared_opt_in(static, dynamic_bytes, max(limit, DEFAULT_SHARED_PER_BLOCK))
+    need = shared_opt_in(static, dynamic_bytes, allowed, max(limit, DEFAULT_SHARED_PER_BLOCK))
     if need is not None:
         drv.set_function_attribute(function, FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES, need)
     return need
@@ -173,20 +207,23 @@ class DeviceBuffer:
         self.size = size
         self.stream = stream
         self._driver = drv or driver()
+        self.context = self._driver.current_context()
         self.ptr = self._driver.alloc(size, stream)
 
     def data_ptr(self) -> int:
         return self.ptr
 
     def to_bytes(self) -> bytes:
+        """The contents, once the work queued on the buffer's stream is done
+        (from any thread: the allocation's context is made current)."""
         if not self.ptr:
             raise KperfError("the device buffer was released")
-        return self._driver.copy_to_host(self.ptr, self.size)
+        return self._driver.copy_to_host(self.ptr, self.size, self.stream, self.context)
 
     def release(self) -> None:
         if self.ptr:
             ptr, self.ptr = self.ptr, 0
-            self._driver.free(ptr, self.stream)
+            self._driver.free(ptr, self.stream, self.context)
 
     def __del__(self):
         try:

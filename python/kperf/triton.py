@@ -230,7 +230,10 @@ class KperfHook:
     def on_load(self, module, function, name, metadata_group, hash) -> None:
         """kernel_load_end_hook: remember which kperf metadata the loaded
         kernel (this variant, from this hook or Triton's cache) was built with."""
-        path = (metadata_group or {}).get(f"{name}.json")
+        # Triton files the metadata under the JITFunction's name (which a
+        # repr= or a long name makes differ from the IR's): take the one
+        # .json in the group, as CompiledKernel does.
+        path = next((p for k, p in (metadata_group or {}).items() if k.endswith(".json")), None)
         if function is None or not path:
             return
         try:
@@ -244,11 +247,12 @@ class KperfHook:
         if not Path(meta).exists():
             raise KperfError(f"{name}: Triton's cached kernel names kperf metadata {meta}, which is gone; "
                              "clear Triton's cache (TRITON_CACHE_DIR) or keep the hook's out directory")
-        _VARIANTS[function] = Instrumented.from_meta(name, Path(meta), int(md.get("num_warps", 4)),
-                                                     self.profile_align)
+        variant = Instrumented.from_meta(name, Path(meta), int(md.get("num_warps", 4)), self.profile_align)
         # kperf's rings may push the kernel past the 48 KiB a block gets
         # without an opt-in, which Triton makes only above 48 KiB of its own.
+        # First: a kernel that cannot launch is not registered.
         opt_in_shared(function, int(md.get("shared", 0)), self._driver())
+        _VARIANTS[function] = variant
 
     def _driver(self) -> Driver:
         if self.driver is None:
@@ -258,6 +262,9 @@ class KperfHook:
     def allocate(self, size: int, alignment: int, stream: Optional[int]):
         """Profile allocator (triton.runtime._allocation.set_profile_allocator):
         a zeroed device buffer, stream-ordered on the launch's stream."""
+        if self._driver().stream_capturing(stream):
+            raise KperfError("kperf.triton cannot profile a launch captured into a CUDA graph (torch.compile's "
+                             "reduce-overhead mode, CUDA graphs): its profile buffer would belong to the graph")
         buf = DeviceBuffer(size, stream, self._driver())
         if buf.data_ptr() % max(alignment, 1):
             buf.release()

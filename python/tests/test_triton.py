@@ -80,12 +80,18 @@ class HostDriver(kperf.cuda.Driver):
         self.memory[ptr] = bytearray(size)
         return ptr
 
-    def free(self, ptr, stream):
+    def free(self, ptr, stream, context=None):
         del self.memory[ptr]
         self.freed.append(ptr)
 
-    def copy_to_host(self, ptr, size):
+    def copy_to_host(self, ptr, size, stream=None, context=None):
         return bytes(self.memory[ptr][:size])
+
+    def current_context(self):
+        return 0xC0
+
+    def stream_capturing(self, stream):
+        return stream == "capturing"
 
     def copy_to_device(self, ptr, data):
         self.memory[ptr][:len(data)] = data
@@ -97,6 +103,8 @@ class HostDriver(kperf.cuda.Driver):
         pass
 
     def function_attribute(self, function, attribute):
+        if attribute == kperf.cuda.FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES:  # the driver's default
+            return self.attributes.get((function, attribute), 48 * 1024 - self.static_shared)
         assert attribute == kperf.cuda.FUNC_SHARED_SIZE_BYTES
         return self.static_shared
 
@@ -158,13 +166,18 @@ def test_kernels_from_triton_cache_find_their_metadata(tmp_path):
 @pytest.mark.parametrize("own_shared, static, opted_in", [
     (48 * 1024, 736, 48 * 1024),  # at 48 KiB: the rings push it over, kperf opts in
     (40 * 1024, 736, None),  # fits the default 48 KiB with the rings
-    (64 * 1024, 736, None),  # over 48 KiB: Triton opted in itself
+    (64 * 1024, 736, None),  # over 48 KiB: Triton opted in itself (simulated below)
 ])
-def test_loading_opts_kernels_in_to_the_shared_memory_the_rings_need(tmp_path, own_shared, static, opted_in):
+def test_loading_opts_kernels_in_to_the_shared_memory_the_rings_need(tmp_path, monkeypatch, own_shared, static,
+                                                                     opted_in):
+    monkeypatch.setattr(kt, "_VARIANTS", {})
     hook = kt.install("kernel", tmp_path / "prof", profile_allocator=False)
     k = compile_scale_rows()
     kt.uninstall()
     device = fake_device(hook, static_shared=static)
+    if own_shared > 48 * 1024:  # what Triton's loadBinary sets: the opt-in limit less static
+        for fn in (0xF00, 0xF01):
+            device.attributes[(fn, kperf.cuda.FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES)] = 227 * 1024 - static
     group = dict(k.metadata_group)
     name = "scale_rows.json"
     md = json.loads(open(group[name]).read())
@@ -173,11 +186,20 @@ def test_loading_opts_kernels_in_to_the_shared_memory_the_rings_need(tmp_path, o
     group[name] = str(tmp_path / name)
     hook.on_load(None, 0xF00, "scale_rows", group, k.hash)
     got = device.attributes.get((0xF00, kperf.cuda.FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES))
-    assert got == opted_in
-    device.opt_in_limit = own_shared + static - 1  # a device with less shared memory per block
-    if opted_in:
+    assert got == (opted_in or (227 * 1024 - static if own_shared > 48 * 1024 else None))
+    assert 0xF00 in kt._VARIANTS
+    if own_shared + static > 48 * 1024:
+        device.opt_in_limit = own_shared + static - 1  # a device with less shared memory per block
         with pytest.raises(kperf.KperfError, match="--buffer global"):
             hook.on_load(None, 0xF01, "scale_rows", group, k.hash)
+        assert 0xF01 not in kt._VARIANTS, "a kernel that cannot launch is not registered"
+
+
+def test_launches_captured_into_a_cuda_graph_are_refused(tmp_path):
+    hook = kt.install("kernel", tmp_path, profile_allocator=False)
+    fake_device(hook)
+    with pytest.raises(kperf.KperfError, match="CUDA graph"):
+        hook.allocate(64, 128, "capturing")
 
 
 def test_the_hook_tells_kperf_it_opts_kernels_in(tmp_path):

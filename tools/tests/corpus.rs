@@ -435,4 +435,17 @@ fn triton_kernel_at_48_kib_of_shared_memory_instruments_when_the_launcher_opts_i
         serde_json::from_str(&std::fs::read_to_string(format!("{out}.kperf.json")).expect("meta"))
             .expect("json");
     assert_eq!(meta["buffer"], "shared", "{meta}");
+
+    // Opted in or not, ptxas caps static shared memory (the rings) at 48 KiB.
+    let (ok, _, err) = kperf(
+        &[
+            &base[..],
+            &["--shared-opt-in", "--slots", "2048", "-o", &out],
+        ]
+        .concat(),
+    );
+    assert!(
+        !ok && err.contains("ptxas allows 49152 bytes of static shared memory"),
+        "{err}"
+    );
 }
