@@ -26,7 +26,7 @@ fn launch(msg: impl Into<String>) -> RuntimeError {
 }
 
 /// The host runner's view of an LLVM parameter type.
-fn param_of(t: &BasicMetadataTypeEnum) -> Option<Param> {
+pub(crate) fn param_of(t: &BasicMetadataTypeEnum) -> Option<Param> {
     Some(match t {
         BasicMetadataTypeEnum::PointerType(_) => Param::Pointer,
         BasicMetadataTypeEnum::IntType(i) if i.get_bit_width() == 32 => Param::Scalar(DType::I32),

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct RunArgs {
-    /// Kernel (.mlir, or host-ABI LLVM IR .ll/.bc; `--target simt`: .mlir GPU kernels); instrumented on the fly unless --no-instrument
+    /// Kernel (.mlir, or host-ABI LLVM IR .ll/.bc; `--target simt`: .mlir GPU kernels or NVPTX LLVM IR); instrumented on the fly unless --no-instrument
     pub input: PathBuf,
     /// Launch spec (TOML): kernel, grid, block, args
     #[arg(long)]

@@ -40,6 +40,37 @@ struct Argv(Vec<*mut c_void>);
 unsafe impl Sync for Argv {}
 unsafe impl Send for Argv {}
 
+/// The kernels of NVPTX LLVM IR (clang's `.ll`/`.bc`: functions with the
+/// PTX kernel calling convention) and their parameters as the SIMT runner
+/// passes them: pointers take a spec buffer, integers and floats a value.
+pub fn nvptx_kernels(ir: &[u8], file: &str) -> Result<Vec<(String, Vec<Param>)>, LaunchError> {
+    let ctx = Context::create();
+    let module = parse_for_jit(&ctx, ir, file)?;
+    rewrite::kernel_names(&module)
+        .into_iter()
+        .map(|name| {
+            let f = module
+                .get_function(&name)
+                .expect("a kernel the module lists");
+            let params = f
+                .get_type()
+                .get_param_types()
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    crate::host_llvm::param_of(t).ok_or_else(|| {
+                        launch(format!(
+                            "{file}: kernel `{name}` parameter {i} has type {t}, which the SIMT \
+                             runner cannot pass (pointers, i32, i64, float, double)"
+                        ))
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok((name, params))
+        })
+        .collect()
+}
+
 /// JIT `ir` (NVPTX LLVM IR text or bitcode) for the host and run `kernel`
 /// over the spec's grid with every thread of each block. `params` are the
 /// kernel's original parameters; `meta` is present when it is instrumented

@@ -222,6 +222,12 @@ pub fn rewrite_for_host<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Vec
             define(ctx, module, f, &name, l, &entries)?;
         } else if name.starts_with("llvm.nvvm.") || name.starts_with("__nv_") {
             refused.push(refusal(&name));
+        } else if !name.starts_with("llvm.") {
+            // On a GPU this fails to link; JITted, the call would jump to
+            // whatever (or nothing) the host has under that name.
+            refused.push(format!(
+                "`{name}` is declared but not defined in the module (a device function from another file, or kperf's region markers in a kernel run with --no-instrument)"
+            ));
         }
     }
     if !refused.is_empty() {
@@ -277,7 +283,7 @@ fn refuse_inline_asm(module: &Module) -> Result<(), String> {
 
 /// Kernels: functions with the PTX kernel calling convention (71), which
 /// is how LLVM 22 (clang, MLIR's NVVM translation) marks them.
-fn kernel_names(module: &Module) -> Vec<String> {
+pub(crate) fn kernel_names(module: &Module) -> Vec<String> {
     module
         .get_functions()
         .filter(|f| f.count_basic_blocks() > 0 && f.get_call_conventions() == PTX_KERNEL)
