@@ -352,6 +352,10 @@ pub struct InstrumentOptions {
     pub counter: Counter,
     pub granularity: Granularity,
     pub buffer: BufferKind,
+    /// `--buffer auto`: with `buffer` shared, record into global memory
+    /// instead when the rings do not fit the shared memory the kernel leaves
+    /// ([`crate::plan::with_buffer_choice`]).
+    pub buffer_auto: bool,
     pub strategy: Strategy,
     /// Record slots per unit segment (a power of two); None: fit the budget.
     pub slots: Option<u32>,
@@ -404,6 +408,7 @@ impl Default for InstrumentOptions {
             counter: Counter::Clock32,
             granularity: Granularity::Warp,
             buffer: BufferKind::Shared,
+            buffer_auto: false,
             strategy: Strategy::Circular,
             slots: None,
             flush_slots: None,

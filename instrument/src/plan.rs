@@ -127,6 +127,28 @@ pub fn plan_segments(
     })
 }
 
+/// Run `instrument` with `opts`; under `--buffer auto` (shared rings
+/// asked for, `buffer_auto` set), a module whose rings do not fit the shared
+/// memory a kernel leaves is instrumented again recording straight into
+/// global memory. The choice is the output metadata's `buffer`.
+pub fn with_buffer_choice<T>(
+    opts: &InstrumentOptions,
+    mut instrument: impl FnMut(&InstrumentOptions) -> Result<T>,
+) -> Result<T> {
+    if !opts.buffer_auto || opts.buffer != BufferKind::Shared {
+        return instrument(opts);
+    }
+    match instrument(opts) {
+        Err(InstrumentError::SharedMemory { .. }) => {
+            let mut global = opts.clone();
+            global.buffer = BufferKind::Global;
+            global.buffer_auto = false;
+            instrument(&global)
+        }
+        done => done,
+    }
+}
+
 /// Static shared memory ptxas accepts in one kernel (bytes).
 const PTXAS_STATIC_SHARED_LIMIT: u64 = 48 * 1024;
 

@@ -1,5 +1,5 @@
 // ERROR: and 230000 dynamically (--dynamic-shared)
-// RUN: kperf instrument %s --regions kernel --slots 256 --dynamic-shared 230000
+// RUN: kperf instrument %s --regions kernel --slots 256 --dynamic-shared 230000 --buffer shared
 module attributes {gpu.container_module} {
   gpu.module @m {
     gpu.func @k(%buf: memref<1024xf32>, %n: index) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {

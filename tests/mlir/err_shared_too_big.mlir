@@ -1,5 +1,5 @@
-// ERROR: need 264352 bytes of shared memory but only 232448 are allowed
-// RUN: kperf instrument %s --regions kernel --granularity thread --slots 256
+// ERROR: need 264352 bytes of shared memory but only 49152 are allowed
+// RUN: kperf instrument %s --regions kernel --granularity thread --slots 256 --buffer shared
 module attributes {gpu.container_module} {
   gpu.module @m {
     gpu.func @k(%buf: memref<1024xf32>, %n: index) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {

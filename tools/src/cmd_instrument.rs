@@ -26,8 +26,10 @@ pub struct LoweringArgs {
     /// Which threads own one buffer segment: thread | warp | warpgroup | cta
     #[arg(long, default_value = "warp")]
     pub granularity: String,
-    /// shared (ring in shared memory, copied out at the end) | global
-    #[arg(long, default_value = "shared")]
+    /// auto (shared when the rings fit the shared memory the kernel
+    /// leaves, else global) | shared (rings in shared memory, copied out at
+    /// the end) | global (records stored straight to global memory)
+    #[arg(long, default_value = "auto")]
     pub buffer: String,
     /// circular (keep the newest records) | flush (write full segments through, keep the oldest)
     #[arg(long, default_value = "circular")]
@@ -113,10 +115,11 @@ impl LoweringArgs {
                 self.granularity
             )
         })?;
-        o.buffer = match self.buffer.as_str() {
-            "shared" => BufferKind::Shared,
-            "global" => BufferKind::Global,
-            b => anyhow::bail!("unknown --buffer `{b}` (shared, global)"),
+        (o.buffer, o.buffer_auto) = match self.buffer.as_str() {
+            "auto" => (BufferKind::Shared, true),
+            "shared" => (BufferKind::Shared, false),
+            "global" => (BufferKind::Global, false),
+            b => anyhow::bail!("unknown --buffer `{b}` (auto, shared, global)"),
         };
         o.strategy = Strategy::from_name(&self.strategy)
             .with_context(|| format!("unknown --strategy `{}` (circular, flush)", self.strategy))?;
@@ -379,7 +382,27 @@ pub fn run(a: InstrumentArgs) -> Result<()> {
         );
         return Ok(());
     }
+    report_buffer(&opts, &out.meta);
     write_with_meta(&path, &out.bytes, &out.meta)
+}
+
+/// Say where the records go on a GPU target, and why when `--buffer auto`
+/// chose global memory.
+pub fn report_buffer(opts: &InstrumentOptions, meta: &InstrumentMeta) {
+    if opts.target.is_host() || meta.kernels.is_empty() {
+        return;
+    }
+    match meta.buffer {
+        BufferKind::Global if opts.buffer_auto => eprintln!(
+            "kperf: profile buffer: global memory (records stored straight to it): the shared-memory \
+             rings do not fit what the kernel leaves (--buffer auto; --buffer shared says why)"
+        ),
+        BufferKind::Global => eprintln!("kperf: profile buffer: global memory (--buffer global)"),
+        BufferKind::Shared => eprintln!(
+            "kperf: profile buffer: rings in shared memory, copied out at the end{}",
+            if opts.buffer_auto { " (--buffer auto)" } else { "" }
+        ),
+    }
 }
 
 /// Write the instrumented kernel and `<path>.kperf.json`. Both are produced
@@ -462,6 +485,7 @@ fn run_llvm(
         eprintln!("kperf: wrote {} (not instrumented)", path.display());
         return Ok(());
     };
+    report_buffer(opts, &meta);
     write_with_meta(&path, &out.bytes, &meta)?;
     for k in meta.kernels.iter().filter(|k| k.profile_param.is_some()) {
         eprintln!(

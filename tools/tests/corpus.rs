@@ -393,9 +393,10 @@ fn plain_triton_builds_match_tritons_own_ptx() {
 
 /// Issue 16 §9: a Triton kernel with exactly 48 KiB of its own dynamic
 /// shared memory. Triton's launcher opts in to more only above 48 KiB, so
-/// by default kperf refuses to add its rings (naming the way out); with
-/// --shared-opt-in (kperf.triton opts the kernel in when it loads) the
-/// rings fit the device's capacity and the metadata says where they are.
+/// the rings cannot go in shared memory: `--buffer auto` (the default)
+/// records straight to global memory and says so; `--buffer shared` refuses,
+/// naming the way out; with --shared-opt-in (kperf.triton opts the kernel in
+/// when it loads) the rings fit the device's capacity.
 #[test]
 fn triton_kernel_at_48_kib_of_shared_memory_instruments_when_the_launcher_opts_in() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -418,8 +419,20 @@ fn triton_kernel_at_48_kib_of_shared_memory_instruments_when_the_launcher_opts_i
         "--emit",
         "llvm",
     ];
+    let buffer = || -> serde_json::Value {
+        let meta = std::fs::read_to_string(format!("{out}.kperf.json")).expect("meta");
+        serde_json::from_str::<serde_json::Value>(&meta).expect("json")["buffer"].clone()
+    };
 
     let (ok, _, err) = kperf(&[&base[..], &["-o", &out]].concat());
+    assert!(ok, "{err}");
+    assert_eq!(buffer(), "global");
+    assert!(
+        err.contains("profile buffer: global memory") && err.contains("--buffer auto"),
+        "{err}"
+    );
+
+    let (ok, _, err) = kperf(&[&base[..], &["--buffer", "shared", "-o", &out]].concat());
     assert!(
         !ok,
         "48 KiB of Triton's own + kperf's rings cannot fit Triton's default 48 KiB"
@@ -431,16 +444,25 @@ fn triton_kernel_at_48_kib_of_shared_memory_instruments_when_the_launcher_opts_i
 
     let (ok, _, err) = kperf(&[&base[..], &["--shared-opt-in", "-o", &out]].concat());
     assert!(ok, "{err}");
-    let meta: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(format!("{out}.kperf.json")).expect("meta"))
-            .expect("json");
-    assert_eq!(meta["buffer"], "shared", "{meta}");
+    assert_eq!(buffer(), "shared");
+    assert!(
+        err.contains("profile buffer: rings in shared memory"),
+        "{err}"
+    );
 
     // Opted in or not, ptxas caps static shared memory (the rings) at 48 KiB.
     let (ok, _, err) = kperf(
         &[
             &base[..],
-            &["--shared-opt-in", "--slots", "2048", "-o", &out],
+            &[
+                "--buffer",
+                "shared",
+                "--shared-opt-in",
+                "--slots",
+                "2048",
+                "-o",
+                &out,
+            ],
         ]
         .concat(),
     );

@@ -612,6 +612,20 @@ pub fn instrument_llvm(
     plain: bool,
     triton_hint: bool,
 ) -> Result<LlvmOutput> {
+    crate::plan::with_buffer_choice(opts, |opts| {
+        instrument_llvm_with(kctx, bytes, file, opts, emit, plain, triton_hint)
+    })
+}
+
+fn instrument_llvm_with(
+    kctx: &KperfContext,
+    bytes: &[u8],
+    file: &str,
+    opts: &InstrumentOptions,
+    emit: Emit,
+    plain: bool,
+    triton_hint: bool,
+) -> Result<LlvmOutput> {
     opts.validate()?;
     let opts = opts.normalized();
     match emit {

@@ -49,10 +49,12 @@ pub fn instrument(
     opts: &InstrumentOptions,
     emit: Emit,
 ) -> Result<Output> {
-    let mut module = kctx.parse(source, file)?;
-    let meta = instrument_module(kctx, &mut module, file, opts, emit)?;
-    let bytes = emit_module(kctx, &mut module, opts, emit)?;
-    Ok(Output { bytes, meta })
+    crate::plan::with_buffer_choice(opts, |opts| {
+        let mut module = kctx.parse(source, file)?;
+        let meta = instrument_module(kctx, &mut module, file, opts, emit)?;
+        let bytes = emit_module(kctx, &mut module, opts, emit)?;
+        Ok(Output { bytes, meta })
+    })
 }
 
 /// Run the kperf passes in place, stopping after the stage `emit` asks for.
