@@ -133,6 +133,13 @@ fn replay_file_reads_a_kprof_and_streams_the_trace() {
     );
 }
 
+fn unfinished_caveat(r: &kperf_replay::ReplayReport) -> &str {
+    r.caveats
+        .iter()
+        .find(|c| c.contains("finalize never finished"))
+        .unwrap_or_else(|| panic!("no unfinished caveat in {:?}", r.caveats))
+}
+
 /// A CTA whose finalize never finished is left out of the report with a
 /// caveat naming it; the other CTAs replay as usual.
 #[test]
@@ -142,11 +149,7 @@ fn an_unfinished_block_is_left_out_with_a_caveat() {
     let r = replay_file(&path, &ReplayOptions::default(), None).unwrap();
     assert_eq!(r.totals.ctas, 2);
     assert_eq!(r.ctas.iter().map(|c| c.cta_id).collect::<Vec<_>>(), [0, 2]);
-    let caveat = r
-        .caveats
-        .iter()
-        .find(|c| c.contains("finalize never finished"))
-        .unwrap_or_else(|| panic!("no unfinished caveat in {:?}", r.caveats));
+    let caveat = unfinished_caveat(&r);
     assert!(
         caveat.starts_with("1 CTA block(s) left out, the first at block index 1"),
         "{caveat}"
@@ -163,11 +166,7 @@ fn the_parallel_scan_merges_chunks_in_block_order() {
     let path = write_profile_unfinished(dir.path(), 200, &[70, 150, 199]);
     let r = replay_file(&path, &ReplayOptions::default(), None).unwrap();
     assert_eq!((r.totals.ctas, r.totals.records), (197, 197 * 12));
-    let caveat = r
-        .caveats
-        .iter()
-        .find(|c| c.contains("finalize never finished"))
-        .unwrap_or_else(|| panic!("no unfinished caveat in {:?}", r.caveats));
+    let caveat = unfinished_caveat(&r);
     assert!(
         caveat.starts_with("3 CTA block(s) left out, the first at block index 70"),
         "{caveat}"

@@ -54,20 +54,7 @@ fn build_nvptx_llvm_kernel(
     let mut opts = opts.clone();
     opts.block.get_or_insert(spec.block);
     let kctx = KperfContext::new()?;
-    let (code, meta) = if a.no_instrument {
-        // Through the LLVM path all the same: the plain build drops kperf's
-        // region markers, as for the GPU.
-        let out = kperf_instrument::llvm::instrument_llvm(
-            &kctx,
-            bytes,
-            file,
-            &opts,
-            Emit::Llvm,
-            true,
-            false,
-        )?;
-        (out.bytes, None)
-    } else {
+    if !a.no_instrument {
         crate::registers::hold_occupancy(
             &kctx,
             bytes,
@@ -76,17 +63,19 @@ fn build_nvptx_llvm_kernel(
             a.lowering.registers()?,
             false,
         )?;
-        let out = kperf_instrument::llvm::instrument_llvm(
-            &kctx,
-            bytes,
-            file,
-            &opts,
-            Emit::Llvm,
-            false,
-            false,
-        )?;
-        (out.bytes, out.meta)
-    };
+    }
+    // Plain or not, through the LLVM path: the plain build drops kperf's
+    // region markers, as for the GPU.
+    let out = kperf_instrument::llvm::instrument_llvm(
+        &kctx,
+        bytes,
+        file,
+        &opts,
+        Emit::Llvm,
+        a.no_instrument,
+        false,
+    )?;
+    let (code, meta) = (out.bytes, out.meta);
     Ok(DeviceBuild {
         code,
         meta,
