@@ -150,11 +150,7 @@ fn launch_block_size(f: Op) -> Option<[u32; 3]> {
             if i >= launch.num_operands() {
                 return None;
             }
-            let c = launch.operand(i).defining_op()?;
-            if c.name() != "arith.constant" {
-                return None;
-            }
-            *slot = u32::try_from(c.int_attr("value")?)
+            *slot = u32::try_from(constant_index(launch.operand(i))?)
                 .ok()
                 .filter(|v| *v > 0)?;
         }
@@ -164,6 +160,47 @@ fn launch_block_size(f: Op) -> Option<[u32; 3]> {
         }
     }
     found
+}
+
+/// The value of an index the host code fixes: an `arith.constant`, an
+/// `arith.index_cast` of one, or the `memref.dim` of a static dimension
+/// (through `memref.cast`s, which upstream tests use to size their blocks
+/// by a buffer: `memref.dim` of a cast of `memref<13xf32>` is 13).
+fn constant_index(v: Value) -> Option<i64> {
+    let op = v.defining_op()?;
+    match op.name().as_str() {
+        "arith.constant" => op.int_attr("value"),
+        "arith.index_cast" | "arith.index_castui" => constant_index(op.operand(0)),
+        "memref.dim" => {
+            let dim = usize::try_from(constant_index(op.operand(1))?).ok()?;
+            let mut source = op.operand(0);
+            loop {
+                let ty = type_string(source.ty());
+                if let Some(size) = static_dims(&ty).and_then(|d| d.get(dim).copied().flatten()) {
+                    return Some(size);
+                }
+                let cast = source.defining_op().filter(|c| c.name() == "memref.cast")?;
+                source = cast.operand(0);
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The dimensions of a ranked `memref<4x?x8xf32...>` (None for `?`).
+fn static_dims(ty: &str) -> Option<Vec<Option<i64>>> {
+    let inner = ty.strip_prefix("memref<")?;
+    let shape = inner.split([',', '>']).next()?;
+    let parts: Vec<&str> = shape.split('x').collect();
+    if parts.len() < 2 {
+        return Some(Vec::new()); // rank 0 or unranked (`*xf32` has no dims to read)
+    }
+    Some(
+        parts[..parts.len() - 1]
+            .iter()
+            .map(|d| d.trim().parse::<i64>().ok())
+            .collect(),
+    )
 }
 
 /// Bytes of one element of an MLIR element type, when known.
