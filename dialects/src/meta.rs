@@ -228,6 +228,29 @@ impl InstrumentMeta {
 }
 
 impl KernelMeta {
+    /// An entry for `name` with `regions`, recorded by every unit and CTA
+    /// into kperf's own appended parameter: what synthetic profiles, tests
+    /// and benchmarks describe (the lowerings fill in the rest).
+    pub fn new(
+        name: &str,
+        block: [u32; 3],
+        layout: Layout,
+        regions: Vec<RegionMeta>,
+    ) -> KernelMeta {
+        KernelMeta {
+            name: name.into(),
+            original_arg_count: 0,
+            block,
+            layout,
+            sampled_units: Vec::new(),
+            cta_sampling: CtaSampling::All,
+            profile_param: None,
+            profile_bytes_per_cta: layout.cta_stride() as u64,
+            max_registers: None,
+            regions,
+        }
+    }
+
     pub fn region(&self, id: RegionId) -> Option<&RegionMeta> {
         self.regions.iter().find(|r| r.id == id)
     }

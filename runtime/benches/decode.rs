@@ -16,7 +16,7 @@
 use kperf_dialects::abi::{
     ClockDomain, Counter, CtaHeader, Edge, HeaderFlags, Layout, RecordWord, RegionId, Strategy,
 };
-use kperf_dialects::meta::{BufferKind, CtaSampling, Granularity, InstrumentMeta, KernelMeta};
+use kperf_dialects::meta::{BufferKind, Granularity, InstrumentMeta, KernelMeta};
 use kperf_runtime::profile::{CtaTrace, RunInfo};
 use kperf_runtime::{encode_block, write_kprof, ProfileReader};
 use std::hint::black_box;
@@ -54,18 +54,12 @@ fn run_info(layout: Layout) -> RunInfo {
         Strategy::Circular,
     );
     meta.shared_slots = layout.slots;
-    meta.kernels.push(KernelMeta {
-        name: "bench".into(),
-        original_arg_count: 0,
-        block: [UNITS * 32, 1, 1],
+    meta.kernels.push(KernelMeta::new(
+        "bench",
+        [UNITS * 32, 1, 1],
         layout,
-        sampled_units: Vec::new(),
-        cta_sampling: CtaSampling::All,
-        profile_param: None,
-        profile_bytes_per_cta: 0,
-        max_registers: None,
-        regions: Vec::new(),
-    });
+        Vec::new(),
+    ));
     RunInfo {
         target: "host".into(),
         kernel: "bench".into(),

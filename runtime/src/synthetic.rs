@@ -9,7 +9,7 @@ use kperf_dialects::abi::{
     Counter, CtaHeader, Edge, HeaderFlags, Layout, RecordWord, RegionId, Strategy,
 };
 use kperf_dialects::meta::{
-    BufferKind, CtaSampling, Granularity, InstrumentMeta, KernelMeta, RegionKind, RegionMeta,
+    BufferKind, Granularity, InstrumentMeta, KernelMeta, RegionKind, RegionMeta,
 };
 
 use crate::profile::{CtaTrace, Record, RunInfo, UnitTrace};
@@ -45,27 +45,22 @@ pub fn run_info(ctas: u32) -> RunInfo {
         RegionKind::Op,
         RegionKind::Explicit,
     ];
-    meta.kernels.push(KernelMeta {
-        name: "bench".into(),
-        original_arg_count: 0,
-        block: [UNITS * 32, 1, 1],
+    let regions = (0..4)
+        .map(|i| RegionMeta {
+            id: RegionId(i as u16),
+            name: names[i].into(),
+            kind: kinds[i],
+            parent: (i > 0).then_some(RegionId(0)),
+            location: format!("bench.mlir:{}:5", 10 + i),
+            pairs_with: None,
+        })
+        .collect();
+    meta.kernels.push(KernelMeta::new(
+        "bench",
+        [UNITS * 32, 1, 1],
         layout,
-        sampled_units: Vec::new(),
-        cta_sampling: CtaSampling::All,
-        profile_param: None,
-        profile_bytes_per_cta: 0,
-        max_registers: None,
-        regions: (0..4)
-            .map(|i| RegionMeta {
-                id: RegionId(i as u16),
-                name: names[i].into(),
-                kind: kinds[i],
-                parent: (i > 0).then_some(RegionId(0)),
-                location: format!("bench.mlir:{}:5", 10 + i),
-                pairs_with: None,
-            })
-            .collect(),
-    });
+        regions,
+    ));
     RunInfo {
         target: "nvptx:sm_90a".into(),
         kernel: "bench".into(),

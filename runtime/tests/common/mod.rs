@@ -5,7 +5,7 @@
 use kperf_dialects::abi::{
     Counter, CtaHeader, Edge, HeaderFlags, Layout, RecordWord, RegionId, Strategy,
 };
-use kperf_dialects::meta::{BufferKind, CtaSampling, Granularity, InstrumentMeta, KernelMeta};
+use kperf_dialects::meta::{BufferKind, Granularity, InstrumentMeta, KernelMeta};
 use kperf_runtime::profile::RunInfo;
 
 pub const PROTON_FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/proton/");
@@ -25,18 +25,9 @@ pub fn run_info(counter: Counter, strategy: Strategy, layout: Option<Layout>) ->
     );
     if let Some(layout) = layout {
         meta.shared_slots = layout.slots;
-        meta.kernels.push(KernelMeta {
-            name: "k".into(),
-            original_arg_count: 1,
-            block: [layout.units * 32, 1, 1],
-            layout,
-            sampled_units: Vec::new(),
-            cta_sampling: CtaSampling::All,
-            profile_param: None,
-            profile_bytes_per_cta: 0,
-            max_registers: None,
-            regions: Vec::new(),
-        });
+        let mut k = KernelMeta::new("k", [layout.units * 32, 1, 1], layout, Vec::new());
+        k.original_arg_count = 1;
+        meta.kernels.push(k);
     }
     RunInfo {
         target: "host".into(),
