@@ -5,6 +5,7 @@
 pub mod annotate;
 pub mod ir;
 pub mod lower;
+pub mod outline;
 pub mod pin;
 pub mod pipeline;
 pub mod regions;

@@ -3,6 +3,7 @@
 
 use super::ir::{self, Op};
 use super::lower::{self, HOST_GRID_ARG_COUNT};
+use super::outline::outline_launches;
 use super::regions;
 use super::{module_op, print_module, KperfContext};
 use crate::error::{InstrumentError, Result};
@@ -37,10 +38,6 @@ pub fn amdgpu_lowering(chip: &str, format: &str) -> String {
     format!("rocdl-attach-target{{chip={chip} O=3}},gpu.module(convert-scf-to-cf,convert-gpu-to-rocdl{{chipset={chip}}}),gpu-module-to-binary{{format={format}}}")
 }
 
-fn has_op(module: Op, name: &str) -> bool {
-    module.nested_ops().iter().any(|o| o.name() == name)
-}
-
 /// Instrument `source` (named `file` in diagnostics) up to `emit`.
 pub fn instrument(
     kctx: &KperfContext,
@@ -67,9 +64,8 @@ pub fn instrument_module(
 ) -> Result<InstrumentMeta> {
     opts.validate()?;
     let opts = &opts.normalized();
-    let top = module_op(module);
-    if !opts.target.is_host() && has_op(top, "gpu.launch") {
-        kctx.run_pipeline(module, "gpu-kernel-outlining")?;
+    if !opts.target.is_host() {
+        outline_launches(kctx, module)?;
     }
     let top = module_op(module);
     unique_kernel_names(kctx, top);
@@ -621,9 +617,7 @@ pub fn device_kernel_params(
     target: &Target,
 ) -> Result<Vec<(String, Vec<String>)>> {
     let mut module = kctx.parse(source, file)?;
-    if has_op(module_op(&module), "gpu.launch") {
-        kctx.run_pipeline(&mut module, "gpu-kernel-outlining")?;
-    }
+    outline_launches(kctx, &mut module)?;
     unique_kernel_names(kctx, module_op(&module));
     let kernels = regions::find_kernels(module_op(&module), target);
     let mut out = Vec::new();
@@ -659,8 +653,8 @@ pub fn compile_plain(
     let mut module = kctx.parse(source, file)?;
     // Records the author placed would reach translation unlowered.
     regions::strip_user_regions(module_op(&module));
-    if !opts.target.is_host() && has_op(module_op(&module), "gpu.launch") {
-        kctx.run_pipeline(&mut module, "gpu-kernel-outlining")?;
+    if !opts.target.is_host() {
+        outline_launches(kctx, &mut module)?;
     }
     // The same names as the instrumented build (`kperf cost` pairs them).
     unique_kernel_names(kctx, module_op(&module));
@@ -746,8 +740,8 @@ pub fn run_opt(
         flush(module, &mut upstream)?;
         // As `kperf instrument` does: kernels written as `gpu.launch`
         // bodies become functions first.
-        if !opts.target.is_host() && has_op(module_op(module), "gpu.launch") {
-            kctx.run_pipeline(module, "gpu-kernel-outlining")?;
+        if !opts.target.is_host() {
+            outline_launches(kctx, module)?;
         }
         let mut o = opts.clone();
         // Options as in MLIR: space-separated `key=value`.

@@ -1,0 +1,127 @@
+//! `gpu.launch` bodies to `gpu.func` kernels, as the upstream NVVM pipeline
+//! would, but early enough for kperf's passes to see the kernel's own ops.
+//!
+//! Upstream (`gpu-lower-to-nvvm-pipeline`) converts nvgpu to NVVM *before*
+//! outlining, so a launch that captures a host-built
+//! `!nvgpu.tensormap.descriptor` (every sm_90 TMA kernel) outlines into a
+//! kernel taking an `!llvm.ptr`. kperf outlines first, to insert records
+//! around `nvgpu.*` ops, and the outlined `gpu.func` would then take the
+//! nvgpu type itself, which no later conversion legalizes ("failed to
+//! legalize gpu.func"). So before outlining, each captured descriptor
+//! crosses the launch boundary as a pointer: cast to `!llvm.ptr` on the
+//! host, cast back as the body's first op. Inside, every nvgpu op still
+//! sees its descriptor type; `convert-nvgpu-to-nvvm` later lowers the
+//! descriptor to the same pointer, and `reconcile-unrealized-casts` folds
+//! each cast pair away, leaving what the upstream order produces.
+
+use super::ir::{sref, type_string, Op, Value};
+use super::{module_op, KperfContext};
+use crate::error::Result;
+use melior::ir::Module;
+use mlir_sys::*;
+use std::collections::HashSet;
+
+/// Types that cross the launch boundary as `!llvm.ptr` (the type
+/// convert-nvgpu-to-nvvm gives them).
+const POINTER_LIKE_NVGPU_TYPES: &[&str] = &["!nvgpu.tensormap.descriptor"];
+
+/// Outline every `gpu.launch` of the module (`gpu-kernel-outlining`), with
+/// captured nvgpu descriptors passed as pointers.
+pub fn outline_launches(kctx: &KperfContext, module: &mut Module) -> Result<()> {
+    let launches: Vec<Op> = module_op(module)
+        .nested_ops()
+        .into_iter()
+        .filter(|o| o.name() == "gpu.launch")
+        .collect();
+    if launches.is_empty() {
+        return Ok(());
+    }
+    let ctx = kctx.ctx.to_raw();
+    for launch in launches {
+        pass_descriptors_as_pointers(ctx, launch);
+    }
+    kctx.run_pipeline(module, "gpu-kernel-outlining")
+}
+
+/// Values used inside `launch` and defined outside it whose type is one of
+/// [`POINTER_LIKE_NVGPU_TYPES`], in first-use order.
+fn captured_descriptors(launch: Op) -> Vec<Value> {
+    let inner = launch.nested_ops();
+    let mut defined: HashSet<*const std::ffi::c_void> = HashSet::new();
+    for op in &inner {
+        for i in 0..op.num_results() {
+            defined.insert(op.result(i).0.ptr);
+        }
+        for r in op.regions() {
+            for b in r.blocks() {
+                for i in 0..b.num_args() {
+                    defined.insert(b.arg(i).0.ptr);
+                }
+            }
+        }
+    }
+    for r in launch.regions() {
+        for b in r.blocks() {
+            for i in 0..b.num_args() {
+                defined.insert(b.arg(i).0.ptr);
+            }
+        }
+    }
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for op in &inner {
+        for i in 0..op.num_operands() {
+            let v = op.operand(i);
+            if defined.contains(&v.0.ptr) || !is_pointer_like(v) || !seen.insert(v.0.ptr) {
+                continue;
+            }
+            out.push(v);
+        }
+    }
+    out
+}
+
+fn is_pointer_like(v: Value) -> bool {
+    let t = type_string(v.ty());
+    POINTER_LIKE_NVGPU_TYPES.iter().any(|p| t.starts_with(p))
+}
+
+fn pass_descriptors_as_pointers(ctx: MlirContext, launch: Op) {
+    let Some(body) = launch.regions().first().and_then(|r| r.first_block()) else {
+        return;
+    };
+    let Some(first) = body.first_op() else { return };
+    let Some(host_block) = launch.block() else {
+        return;
+    };
+    let ptr = unsafe { mlirTypeParseGet(ctx, sref("!llvm.ptr")) };
+    let inner = launch.nested_ops();
+    for desc in captured_descriptors(launch) {
+        let at = launch.location();
+        let to_ptr = cast(at, desc, ptr);
+        host_block.insert_before(launch, to_ptr);
+        let back = cast(
+            at,
+            Value(unsafe { mlirOperationGetResult(to_ptr, 0) }),
+            desc.ty(),
+        );
+        body.insert_before(first, back);
+        let back = Value(unsafe { mlirOperationGetResult(back, 0) });
+        for op in &inner {
+            for i in 0..op.num_operands() {
+                if unsafe { mlirValueEqual(op.operand(i).0, desc.0) } {
+                    unsafe { mlirOperationSetOperand(op.0, i, back.0) };
+                }
+            }
+        }
+    }
+}
+
+fn cast(loc: MlirLocation, from: Value, to: MlirType) -> MlirOperation {
+    unsafe {
+        let mut st = mlirOperationStateGet(sref("builtin.unrealized_conversion_cast"), loc);
+        mlirOperationStateAddOperands(&mut st, 1, &from.0);
+        mlirOperationStateAddResults(&mut st, 1, &to);
+        mlirOperationCreate(&mut st)
+    }
+}
