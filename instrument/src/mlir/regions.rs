@@ -297,16 +297,23 @@ pub fn insert_regions(ctx: MlirContext, f: Op, modes: &[RegionMode]) -> Result<(
 /// The paper's pattern: START(issue) before the async issue, END(issue)
 /// right before the wait, START(wait) right after it. Replay measures the
 /// wait as CLK(START wait) − CLK(END issue), where the record costs cancel.
+///
+/// The wait may sit outside the branch that issues: upstream TMA kernels
+/// issue under `scf.if %tid == 0` and every thread waits after it. Then
+/// the three records go in the wait's block, START(issue) before the
+/// branch, so every thread records all three and the issue region spans
+/// the branch (see [`retiring_wait`]). Several issues that share both
+/// anchors (two loads under one branch, retired by one wait) are one region.
 fn insert_async(ctx: MlirContext, body: &[Op], counts: &mut HashMap<String, usize>) -> Result<()> {
-    for issue in body
-        .iter()
-        .filter(|o| ASYNC_ISSUE.contains(&o.name().as_str()))
-    {
-        // The first wait after the issue in the same block, or nested in an
-        // op that follows it (a wait loop).
-        let Some(wait) = following_wait(*issue) else {
+    let mut placed: Vec<(Op, Op)> = Vec::new();
+    for issue in body.iter().filter(|o| is_async_issue(o)) {
+        let Some((from, wait)) = retiring_wait(*issue) else {
             continue;
         };
+        if placed.contains(&(from, wait)) {
+            continue;
+        }
+        placed.push((from, wait));
         // The op name without its dialect: `nvgpu.tma.async.load` → `tma.async.load`.
         let full = issue.name();
         let short = full
@@ -316,7 +323,7 @@ fn insert_async(ctx: MlirContext, body: &[Op], counts: &mut HashMap<String, usiz
         let base = site_name(&format!("async:{short}"), counts);
         let wait_name = format!("wait:{}", base.trim_start_matches("async:"));
         insert_before(
-            *issue,
+            from,
             make_record(ctx, issue.location(), &base, true, RegionKind::AsyncIssue),
         );
         insert_before(
@@ -339,30 +346,78 @@ fn insert_async(ctx: MlirContext, body: &[Op], counts: &mut HashMap<String, usiz
     Ok(())
 }
 
-/// The first wait after `issue` in its block: the wait op itself, or an op
-/// that waits without issuing (a spin loop around `try_wait`), bracketed
-/// whole. An op that issues async work of its own (a software-pipelined
-/// loop whose body waits for the prologue's loads) ends the search: its
-/// waits belong to its own issues, and bracketing the whole op would count
-/// the loop as waiting.
-fn following_wait(issue: Op) -> Option<Op> {
-    let is_wait = |o: &Op| ASYNC_WAIT.contains(&o.name().as_str());
-    let is_issue = |o: &Op| ASYNC_ISSUE.contains(&o.name().as_str());
-    let mut cur = issue.next();
-    while let Some(op) = cur {
-        if is_wait(&op) {
-            return Some(op);
+fn is_async_wait(op: &Op) -> bool {
+    ASYNC_WAIT.contains(&op.name().as_str())
+}
+
+fn is_async_issue(op: &Op) -> bool {
+    ASYNC_ISSUE.contains(&op.name().as_str())
+}
+
+/// The mbarrier group an op arrives on or waits for (nvgpu's TMA loads and
+/// `mbarrier.try_wait`), which ties a wait to the issues it retires.
+fn mbarrier_operand(op: Op) -> Option<MlirValue> {
+    (0..op.num_operands())
+        .map(|i| op.operand(i))
+        .find(|v| super::ir::type_string(v.ty()).starts_with("!nvgpu.mbarrier.group"))
+        .map(|v| v.0)
+}
+
+/// Whether `wait` can retire an issue on `barrier`: a wait on another
+/// mbarrier cannot; without barriers on both sides (cp.async groups, wgmma
+/// groups) program order decides.
+fn can_retire(wait: Op, barrier: Option<MlirValue>) -> bool {
+    match (barrier, mbarrier_operand(wait)) {
+        (Some(b), Some(w)) => unsafe { mlirValueEqual(b, w) },
+        _ => true,
+    }
+}
+
+/// Where the records of `issue`'s async pair go: `(from, wait)`, with
+/// START(issue) before `from` and the wait pair around `wait`, both in one
+/// block. The wait is the first later op that can retire the issue: a wait
+/// op, or an op that waits without issuing (a spin loop around
+/// `try_wait`), bracketed whole. The search leaves the issue's block
+/// upwards through branches (`scf.if`, `scf.execute_region`,
+/// `scf.index_switch`), never out of a loop body or the kernel, and `from`
+/// is then the branch holding the issue. An op that issues async work of
+/// its own (a software-pipelined loop whose body waits for the prologue's
+/// loads) ends the search: its waits belong to its own issues, and
+/// bracketing the whole op would count the loop as waiting.
+fn retiring_wait(issue: Op) -> Option<(Op, Op)> {
+    let barrier = mbarrier_operand(issue);
+    let mut from = issue;
+    loop {
+        let mut cur = from.next();
+        while let Some(op) = cur {
+            if is_async_wait(&op) {
+                if can_retire(op, barrier) {
+                    return Some((from, op));
+                }
+            } else {
+                let nested = op.nested_ops();
+                if nested.iter().any(is_async_issue) {
+                    return None;
+                }
+                if nested
+                    .iter()
+                    .any(|w| is_async_wait(w) && can_retire(*w, barrier))
+                {
+                    return Some((from, op));
+                }
+            }
+            cur = op.next();
         }
-        let nested = op.nested_ops();
-        if nested.iter().any(is_issue) {
+        let parent = from.parent()?;
+        let is_branch = matches!(
+            parent.name().as_str(),
+            "scf.if" | "scf.execute_region" | "scf.index_switch"
+        );
+        if !is_branch {
             return None;
         }
-        if nested.iter().any(is_wait) {
-            return Some(op);
-        }
-        cur = op.next();
+        from = parent;
     }
-    None
 }
 
 fn is_terminator_like(op: Op) -> bool {
