@@ -382,7 +382,16 @@ pub(crate) fn replay_cta(
                     if is_issue {
                         s.last_end = Some((pos, rec.clock, at));
                     }
-                    match s.open.pop() {
+                    // An issue region's END closes its oldest open START: in
+                    // a software pipeline several stages are in flight and
+                    // the wait retires the oldest (first in, first out, as
+                    // the wait pairing). Other regions nest (last in, first out).
+                    let closed = if is_issue && !s.open.is_empty() {
+                        Some(s.open.remove(0))
+                    } else {
+                        s.open.pop()
+                    };
+                    match closed {
                         Some(o) => {
                             instances.push(mk(rec.region, o.instance, o, pos, rec.clock, at))
                         }
@@ -397,8 +406,14 @@ pub(crate) fn replay_cta(
         for &idx in &touched {
             let s = &mut scratch.slots[idx];
             let mut u = std::mem::take(&mut s.unmatched);
-            u.starts += s.open.len() as u64;
-            u.unwaited_issues += s.issues.len() as u64;
+            // An issue left open is an issue no recorded wait retired (a
+            // pipeline's last stages, drained after the loop): counted once,
+            // as unwaited, not also as a start without an end.
+            if table.is_issue(idx) {
+                u.unwaited_issues += s.issues.len() as u64;
+            } else {
+                u.starts += s.open.len() as u64;
+            }
             if u.starts + u.ends + u.unwaited_issues + u.ignored_wait_ends > 0 {
                 u.unit = unit.unit_id;
                 u.region = table.get(idx).map_or(RegionId(0), |r| r.id);

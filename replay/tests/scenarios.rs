@@ -808,6 +808,57 @@ fn pipelined_async_waits_pair_in_issue_order() {
     assert_eq!(exposed, vec![Some(70), Some(90)]);
 }
 
+/// kperf's records for a two-stage software pipeline (the async mode on a
+/// Triton loop): START(issue) per prologue stage, then per iteration
+/// END(issue) before the wait, START(wait) after it and START(issue) for
+/// the next stage. Each wait retires the oldest stage in flight, so both
+/// the wait and the issue instance pair first in, first out, and the two
+/// stages still in flight at the end are unwaited issues, not unclosed
+/// starts.
+#[test]
+fn two_start_pipeline_retires_the_oldest_stage() {
+    let regions = [
+        (1, "copy", RegionKind::AsyncIssue, None, None),
+        (2, "copy_wait", RegionKind::AsyncWait, None, Some(1)),
+    ];
+    let recs = vec![
+        s(1, 0),
+        s(1, 10),
+        e(1, 100),
+        s(2, 110),
+        s(1, 120),
+        e(1, 200),
+        s(2, 210),
+        s(1, 220),
+    ];
+    let p = Profile::from_parts_with(
+        ns_info(&regions),
+        vec![ns_cta(0, 0, 0, vec![unit(0, recs)])],
+        &raw(),
+    )
+    .unwrap();
+    let cta = &p.ctas()[0];
+    let issues: Vec<_> = cta.units[0]
+        .instances
+        .iter()
+        .filter(|i| i.region == RegionId(1))
+        .map(|i| (i.start_clock, i.end_clock))
+        .collect();
+    assert_eq!(issues, vec![(0, 100), (10, 200)]);
+    let waits: Vec<_> = cta
+        .async_waits
+        .iter()
+        .map(|w| (w.clk1, w.clk2, w.exposed_raw_ticks))
+        .collect();
+    assert_eq!(waits, vec![(0, 110, Some(10)), (10, 210, Some(10))]);
+    let left: Vec<_> = cta
+        .unmatched
+        .iter()
+        .map(|u| (u.region, u.starts, u.ends, u.unwaited_issues))
+        .collect();
+    assert_eq!(left, vec![(RegionId(1), 0, 0, 2)]);
+}
+
 #[test]
 fn data_problems_become_caveats() {
     // Duplicate metadata id, a clock that goes backwards, a CTA with no units.

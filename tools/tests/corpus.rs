@@ -261,6 +261,11 @@ const UNEXPLAINED_LIMIT: f64 = 0.02;
 /// - the layer norms' loop modes (2.1–3.2%), since finalize's ring copy is
 ///   a loop (2026-11): ptxas schedules and allocates the kernel's last
 ///   block differently (IADD3, MOV, LOP3 a few each).
+/// - the async mode on Triton's cp.async pipelines (2026-11) puts three
+///   records in every iteration of the pipelined loop (END before the
+///   wait, START after it, START before the next stage): the ring-index
+///   arithmetic of the loop modes, 2.7% in softmax_kernel and
+///   attention_fwd_causal.
 /// - the op modes put two records around every matched instruction; in
 ///   attention's and the matmuls' dense wgmma/cp.async code that costs
 ///   moves and address arithmetic.
@@ -275,6 +280,8 @@ const EXCEPTIONS: &[(&str, &str, f64)] = &[
     ("matmul_pipelined", "iterations", 0.07),
     ("matmul_pipelined", "async", 0.035),
     ("matmul_persistent", "async", 0.025),
+    ("softmax_kernel", "async", 0.03),
+    ("attention_fwd_causal", "async", 0.03),
     ("attention_fwd_causal", "asm=wgmma|cp\\.async", 0.05),
     ("matmul_pipelined", "asm=wgmma|cp\\.async", 0.05),
     ("matmul_persistent", "asm=wgmma|cp\\.async", 0.04),

@@ -20,7 +20,7 @@ use crate::options::RegionMode;
 use globset::Glob;
 use kperf_dialects::meta::RegionKind;
 use regex::Regex;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::OnceLock;
 
 /// The marker functions a front end declares (CUDA: `extern "C" __device__`).
@@ -88,6 +88,37 @@ fn async_wait() -> &'static Regex {
         ))
         .expect("valid regex")
     })
+}
+
+/// Which issues a wait can retire: `cp.async` groups, bulk/TMA copies
+/// (mbarrier waits, bulk wait_group), warpgroup MMAs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum AsyncFamily {
+    CpAsync,
+    Bulk,
+    Wgmma,
+}
+
+/// The family of a text [`async_issue`] matched.
+fn issue_family(text: &str) -> AsyncFamily {
+    if text.contains("wgmma") {
+        AsyncFamily::Wgmma
+    } else if text.contains("cp.async.bulk") {
+        AsyncFamily::Bulk
+    } else {
+        AsyncFamily::CpAsync
+    }
+}
+
+/// The family of a text [`async_wait`] matched.
+fn wait_family(text: &str) -> AsyncFamily {
+    if text.contains("wgmma") {
+        AsyncFamily::Wgmma
+    } else if text.contains("mbarrier") || text.contains("cp.async.bulk") {
+        AsyncFamily::Bulk
+    } else {
+        AsyncFamily::CpAsync
+    }
 }
 
 /// What an instruction does, as the async mode sees it: the text to match
@@ -482,6 +513,7 @@ impl<'a> Collector<'a> {
     /// the whole spin loop when the wait sits in one). Replay measures the
     /// wait as CLK(START wait) − CLK(END issue).
     pub fn async_pairs(&mut self, loops: &[Loop]) -> Result<()> {
+        let mut paired: HashSet<Inst> = HashSet::new();
         for b in self.cfg.blocks.clone() {
             for i in b.instructions() {
                 let Some(text) = call_text(i) else { continue };
@@ -491,10 +523,23 @@ impl<'a> Collector<'a> {
                 let Some(wait) = self.following_wait(i, loops) else {
                     continue;
                 };
+                paired.insert(i);
                 let token = matched_token(&text, m);
                 let base = self.site_name(&format!("async:{token}"));
-                let wait_name = format!("wait:{}", base.trim_start_matches("async:"));
                 self.push(i, &base, true, RegionKind::AsyncIssue, 1002);
+                self.wait_records(wait, &base, loops);
+            }
+        }
+        self.pipelined_pairs(loops, &paired);
+        Ok(())
+    }
+
+    /// END(issue) before the wait (or on the edges into its spin loop) and
+    /// START(wait) right after it (or on the spin loop's exits).
+    fn wait_records(&mut self, wait: Wait, base: &str, loops: &[Loop]) {
+        let wait_name = format!("wait:{}", base.trim_start_matches("async:"));
+        {
+            {
                 let (ends, after) = match wait {
                     Wait::At(w) => (vec![w], w.next().into_iter().collect::<Vec<_>>()),
                     Wait::Loop(l) => {
@@ -514,7 +559,7 @@ impl<'a> Collector<'a> {
                     }
                 };
                 for e in ends {
-                    self.push(e, &base, false, RegionKind::AsyncIssue, 1002);
+                    self.push(e, base, false, RegionKind::AsyncIssue, 1002);
                 }
                 for a in after {
                     let location = self.location(a);
@@ -525,12 +570,119 @@ impl<'a> Collector<'a> {
                         kind: RegionKind::AsyncWait,
                         location,
                         depth: 1002,
-                        pairs_with: Some(base.clone()),
+                        pairs_with: Some(base.to_string()),
                     });
                 }
             }
         }
-        Ok(())
+    }
+
+    /// Software pipelines: a loop whose body first waits (`cp.async.wait_group
+    /// N`, `mbarrier.try_wait`, `wgmma.wait_group`) and then issues the next
+    /// stage, after a prologue that issued the first stages, as Triton
+    /// pipelines `cp.async` and TMA loads. The wait of iteration i retires
+    /// the issue of an earlier iteration (or the prologue), so no wait
+    /// follows an issue in its own iteration and [`Self::async_pairs`]
+    /// finds none.
+    ///
+    /// One region per stage, the paper's two-START pattern: START(issue)
+    /// before each prologue stage and before the loop's first issue of the
+    /// family, END(issue) before the loop's wait and START(wait) after it.
+    /// Replay pairs the k-th START(wait) of a unit with its k-th
+    /// START(issue), first in first out, which is the stage the wait
+    /// retires when each wait retires one stage. A prologue stage is as
+    /// many issues as one loop iteration makes; a prologue that is not a
+    /// whole number of stages, or none at all (the first END would then
+    /// not be dominated by a START), leaves the loop unpaired.
+    fn pipelined_pairs(&mut self, loops: &[Loop], paired: &HashSet<Inst>) {
+        let cfg = self.cfg;
+        let innermost = |b: usize| -> Option<usize> {
+            loops
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| l.body.contains(&b))
+                .max_by_key(|(_, l)| l.depth)
+                .map(|(k, _)| k)
+        };
+        // Loops in program order, and issues taken by one loop's pipeline
+        // (its prologue) are no other loop's.
+        let mut order: Vec<usize> = (0..loops.len()).collect();
+        order.sort_by_key(|&k| loops[k].header);
+        let mut claimed: HashSet<Inst> = paired.clone();
+        for k in order {
+            let l = &loops[k];
+            for family in [AsyncFamily::CpAsync, AsyncFamily::Bulk, AsyncFamily::Wgmma] {
+                // The loop's own instructions in reverse post-order (a
+                // topological order of one iteration): the family's first
+                // wait must come before its first issue, and the issue's
+                // block must be dominated by the wait's, so every iteration
+                // that issues has waited first.
+                let own: Vec<Inst> = (0..cfg.blocks.len())
+                    .filter(|&b| innermost(b) == Some(k))
+                    .flat_map(|b| cfg.blocks[b].instructions())
+                    .collect();
+                let is_issue = |i: &Inst| {
+                    !claimed.contains(i)
+                        && call_text(*i).is_some_and(|t| {
+                            async_issue().is_match(&t) && issue_family(&t) == family
+                        })
+                };
+                let Some(wait_at) = own.iter().position(|i| {
+                    call_text(*i)
+                        .is_some_and(|t| async_wait().is_match(&t) && wait_family(&t) == family)
+                }) else {
+                    continue;
+                };
+                let wait = own[wait_at];
+                if own[..wait_at].iter().any(is_issue) {
+                    continue;
+                }
+                let wait_block = cfg.index[&wait.block()];
+                let Some(first_issue) = own[wait_at..]
+                    .iter()
+                    .copied()
+                    .find(|i| is_issue(i) && cfg.dominates(wait_block, cfg.index[&i.block()]))
+                else {
+                    continue;
+                };
+                // Issues of this iteration: the family's unpaired issues in
+                // blocks whose innermost loop is this one.
+                let per_iteration = own.iter().filter(|i| is_issue(i)).count();
+                // The prologue: the family's unpaired issues outside any
+                // loop, in blocks that dominate the header, in program order.
+                let prologue: Vec<Inst> = (0..cfg.blocks.len())
+                    .filter(|&b| {
+                        innermost(b).is_none() && cfg.dominates(b, l.header) && b != l.header
+                    })
+                    .flat_map(|b| cfg.blocks[b].instructions())
+                    .filter(is_issue)
+                    .collect();
+                if prologue.is_empty()
+                    || per_iteration == 0
+                    || !prologue.len().is_multiple_of(per_iteration)
+                {
+                    continue;
+                }
+                let text = call_text(first_issue).unwrap_or_default();
+                let Some(m) = async_issue().find(&text) else {
+                    continue;
+                };
+                let base = self.site_name(&format!("async:{}", matched_token(&text, m)));
+                let taken: Vec<Inst> = prologue
+                    .iter()
+                    .copied()
+                    .chain(own.iter().copied().filter(|i| is_issue(i)))
+                    .collect();
+                claimed.extend(taken);
+                for stage in prologue.chunks(per_iteration) {
+                    self.push(stage[0], &base, true, RegionKind::AsyncIssue, 1002);
+                }
+                self.push(first_issue, &base, true, RegionKind::AsyncIssue, 1002);
+                let home = cfg.index[&first_issue.block()];
+                let w = self.wait_unit(wait, cfg.index[&wait.block()], home, loops);
+                self.wait_records(w, &base, loops);
+            }
+        }
     }
 
     /// The first wait after `issue`, following the straight-line path (its
