@@ -53,6 +53,8 @@ class Region:
     # Absent from feedback files written before they were added.
     p50_ns: Optional[float] = None
     max_ns: Optional[float] = None
+    p50_cycles: Optional[float] = None
+    p95_cycles: Optional[float] = None
     critical_path_ns: Optional[float] = None
     critical_path_share: Optional[float] = None
     location: str = ""

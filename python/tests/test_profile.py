@@ -27,6 +27,7 @@ def test_regions_equal_the_cli_feedback(fixtures):
     k = p.region("kernel")
     assert k.count == 16 and k.kind == "kernel"  # 4 CTAs x 4 warps
     assert k.p50_ns is not None and k.p50_ns <= k.p95_ns <= k.max_ns
+    assert k.p50_cycles is not None and 0 < k.p50_cycles <= k.p95_cycles
     assert 0 < k.share <= 1 and 0 < k.critical_path_share <= 1 and k.critical_path_fraction == 1.0
 
 

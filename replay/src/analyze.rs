@@ -210,6 +210,12 @@ pub struct RegionStats {
     pub max_ns: f64,
     pub mean_raw_ticks: f64,
     pub mean_corrected_ticks: f64,
+    /// Percentiles of the corrected durations in ticks (cycles, or ns for
+    /// nanosecond counters), from the same exact-then-histogram store.
+    #[serde(default)]
+    pub p50_corrected_ticks: f64,
+    #[serde(default)]
+    pub p95_corrected_ticks: f64,
     /// `total_ns` / recorded unit-time.
     pub share: f64,
     /// Time at least one instance is active, per unit, summed (the overlap base).
@@ -733,6 +739,8 @@ struct RegionAcc {
     raw_ticks: f64,
     corrected_ticks: f64,
     durations: crate::quantiles::Durations,
+    /// Corrected durations in ticks, for percentiles in cycles.
+    ticks: crate::quantiles::Durations,
     unmatched_starts: u64,
     unmatched_ends: u64,
     covered_ns: f64,
@@ -858,6 +866,7 @@ impl Accumulator {
             r.raw_ticks += o.raw_ticks;
             r.corrected_ticks += o.corrected_ticks;
             r.durations.merge(o.durations);
+            r.ticks.merge(o.ticks);
             r.unmatched_starts += o.unmatched_starts;
             r.unmatched_ends += o.unmatched_ends;
             r.covered_ns += o.covered_ns;
@@ -1005,6 +1014,7 @@ impl Accumulator {
                 r.raw_ticks += i.raw_ticks as f64;
                 r.corrected_ticks += i.corrected_ticks;
                 r.durations.push(d);
+                r.ticks.push(i.corrected_ticks);
                 if idx >= self.unit_local.len() {
                     self.unit_local.resize_with(idx + 1, UnitAcc::default);
                 }
@@ -1187,6 +1197,8 @@ impl Accumulator {
                 max_ns: a.max_ns,
                 mean_raw_ticks: mean(a.raw_ticks),
                 mean_corrected_ticks: mean(a.corrected_ticks),
+                p50_corrected_ticks: a.ticks.percentile(50.0),
+                p95_corrected_ticks: a.ticks.percentile(95.0),
                 share: share(a.total_ns, unit_time_total),
                 covered_ns: a.covered_ns,
                 unmatched_starts: a.unmatched_starts,

@@ -87,6 +87,12 @@ pub struct FeedbackRegion {
     /// Mean corrected duration in ticks.
     pub mean_cycles: f64,
     pub mean_raw_cycles: f64,
+    /// Median and 95th percentile of the corrected duration in ticks
+    /// (absent in files written before them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p50_cycles: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p95_cycles: Option<f64>,
     pub mean_ns: f64,
     /// Median corrected duration (absent in files written before it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -197,6 +203,8 @@ impl ReplayReport {
                     count: r.count,
                     mean_cycles: r.mean_corrected_ticks,
                     mean_raw_cycles: r.mean_raw_ticks,
+                    p50_cycles: Some(r.p50_corrected_ticks),
+                    p95_cycles: Some(r.p95_corrected_ticks),
                     mean_ns: r.mean_ns,
                     p50_ns: Some(r.p50_ns),
                     p95_ns: r.p95_ns,

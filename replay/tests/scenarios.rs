@@ -542,6 +542,31 @@ fn clock_rate_conversion_at_1_5_ticks_per_ns() {
     assert_eq!(p.instances(RegionId(0)).next().unwrap().end_ns, 150.0);
 }
 
+/// p50/p95 come in ticks as well as ns: twenty instances of 30, 60, ...,
+/// 600 ticks at a measured 1.5 ticks/ns are 20, 40, ..., 400 ns, and the
+/// nearest ranks (10th, 19th) are 300 and 570 ticks, 200 and 380 ns.
+#[test]
+fn percentiles_in_ticks_and_ns() {
+    let mut recs = Vec::new();
+    let mut t = 0;
+    for k in 1..=20u64 {
+        recs.push(s(0, t));
+        recs.push(e(0, t + 30 * k));
+        t += 30 * k + 10;
+    }
+    let c = cta(0, 0, 10_000, 10_000, 1.5, vec![unit(0, recs)]);
+    let p = Profile::from_parts_with(cycle_info(&[reg(0, "r")]), vec![c], &raw()).unwrap();
+    let r = &p.report().regions[0];
+    assert_eq!(
+        (r.p50_corrected_ticks, r.p95_corrected_ticks),
+        (300.0, 570.0)
+    );
+    assert_eq!((r.p50_ns, r.p95_ns), (200.0, 380.0));
+    let f = p.feedback();
+    let fr = &f.regions[0];
+    assert_eq!((fr.p50_cycles, fr.p95_cycles), (Some(300.0), Some(570.0)));
+}
+
 #[test]
 fn ctas_share_one_time_axis() {
     let info = ns_info(&[reg(0, "work")]);
