@@ -90,8 +90,16 @@ fn same_inode(x: &std::fs::Metadata, y: &std::fs::Metadata) -> bool {
 pub fn same_file(a: &Path, b: &Path) -> bool {
     match (std::fs::metadata(a), std::fs::metadata(b)) {
         (Ok(x), Ok(y)) => same_inode(&x, &y),
-        _ => a == b,
+        // Not both there yet: the same name in the same directory
+        // (`y.kprof` and `./y.kprof`, or through a linked directory).
+        _ => a == b || resolved(a).is_some_and(|ra| resolved(b) == Some(ra)),
     }
+}
+
+/// A path's directory resolved (symlinks, `..`) and its file name.
+fn resolved(p: &Path) -> Option<PathBuf> {
+    let dir = std::fs::canonicalize(parent_dir(p)).ok()?;
+    Some(dir.join(p.file_name()?))
 }
 
 fn parent_dir(path: &Path) -> &Path {

@@ -122,9 +122,13 @@ impl RawRun {
                         format!("grid {d:?} has an empty dimension"),
                     ));
                 }
-                let sampled = kernel
-                    .cta_sampling
-                    .blocks(d.iter().map(|x| *x as u64).product());
+                let Some(ctas) = crate::spec::checked_ctas(&d) else {
+                    return Err(bad(
+                        buffer_path,
+                        format!("grid {d:?} has more CTAs than a 64-bit count holds"),
+                    ));
+                };
+                let sampled = kernel.cta_sampling.blocks(ctas);
                 if sampled != blocks {
                     return Err(RuntimeError::BadArgument {
                         path: buffer_path.to_path_buf(),

@@ -142,6 +142,12 @@ impl LaunchSpec {
         if self.grid.contains(&0) || self.block.contains(&0) {
             return Err("grid and block dimensions must be positive".into());
         }
+        if checked_ctas(&self.grid).is_none() {
+            return Err(format!(
+                "grid {:?} has more CTAs than a 64-bit count holds",
+                self.grid
+            ));
+        }
         for (i, a) in self.args.iter().enumerate() {
             let who = if a.name.is_empty() {
                 format!("argument {i}")
@@ -176,9 +182,17 @@ impl LaunchSpec {
         Ok(())
     }
 
+    /// The grid's CTA count; `validate` refuses grids whose count
+    /// overflows, and an unvalidated one saturates.
     pub fn grid_ctas(&self) -> u64 {
-        self.grid.iter().map(|g| *g as u64).product()
+        checked_ctas(&self.grid).unwrap_or(u64::MAX)
     }
+}
+
+/// CTAs in a grid, `None` when the count does not fit in 64 bits.
+pub fn checked_ctas(grid: &[u32]) -> Option<u64> {
+    grid.iter()
+        .try_fold(1u64, |n, &g| n.checked_mul(u64::from(g)))
 }
 
 /// A buffer argument's contents.

@@ -113,7 +113,12 @@ fn save_results(results: &Results, path: &Path) -> Result<()> {
 }
 
 pub fn run(a: BenchArgs) -> Result<()> {
-    kperf_runtime::output::check_output(&a.output, &[("the bench spec", &a.spec)])?;
+    let mut inputs = vec![("the bench spec", a.spec.as_path())];
+    if let Some(b) = &a.baseline {
+        // Results are saved before the baseline is read.
+        inputs.push(("the baseline", b.as_path()));
+    }
+    kperf_runtime::output::check_output(&a.output, &inputs)?;
     let spec = BenchSpec::load(&a.spec)?;
     let overrides: BTreeMap<String, kperf_bench::results::Param> = a
         .set

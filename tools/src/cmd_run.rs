@@ -182,6 +182,9 @@ fn check_outputs(a: &RunArgs) -> Result<()> {
     if let Some(c) = &a.calibration {
         inputs.push(("the calibration", c));
     }
+    // Already-instrumented IR is run with the metadata beside it.
+    let beside = crate::cmd_instrument::meta_path(&a.input);
+    inputs.push(("the kernel's metadata", &beside));
     if !a.no_instrument {
         check_output(&a.output, &inputs)?;
     }
