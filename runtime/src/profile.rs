@@ -145,3 +145,10 @@ impl CtaTrace {
         (dt > 0 && dc > 0).then(|| dc as f64 / dt as f64)
     }
 }
+
+/// CTAs in a grid, `None` when the count does not fit in 64 bits (three
+/// dimensions of 2^32 - 1 do not).
+pub fn checked_ctas(grid: &[u32]) -> Option<u64> {
+    grid.iter()
+        .try_fold(1u64, |n, &g| n.checked_mul(u64::from(g)))
+}

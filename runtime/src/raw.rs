@@ -122,7 +122,7 @@ impl RawRun {
                         format!("grid {d:?} has an empty dimension"),
                     ));
                 }
-                let Some(ctas) = crate::spec::checked_ctas(&d) else {
+                let Some(ctas) = crate::profile::checked_ctas(&d) else {
                     return Err(bad(
                         buffer_path,
                         format!("grid {d:?} has more CTAs than a 64-bit count holds"),

@@ -142,7 +142,7 @@ impl LaunchSpec {
         if self.grid.contains(&0) || self.block.contains(&0) {
             return Err("grid and block dimensions must be positive".into());
         }
-        if checked_ctas(&self.grid).is_none() {
+        if crate::profile::checked_ctas(&self.grid).is_none() {
             return Err(format!(
                 "grid {:?} has more CTAs than a 64-bit count holds",
                 self.grid
@@ -185,14 +185,8 @@ impl LaunchSpec {
     /// The grid's CTA count; `validate` refuses grids whose count
     /// overflows, and an unvalidated one saturates.
     pub fn grid_ctas(&self) -> u64 {
-        checked_ctas(&self.grid).unwrap_or(u64::MAX)
+        crate::profile::checked_ctas(&self.grid).unwrap_or(u64::MAX)
     }
-}
-
-/// CTAs in a grid, `None` when the count does not fit in 64 bits.
-pub fn checked_ctas(grid: &[u32]) -> Option<u64> {
-    grid.iter()
-        .try_fold(1u64, |n, &g| n.checked_mul(u64::from(g)))
 }
 
 /// A buffer argument's contents.

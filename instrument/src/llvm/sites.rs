@@ -538,42 +538,38 @@ impl<'a> Collector<'a> {
     /// START(wait) right after it (or on the spin loop's exits).
     fn wait_records(&mut self, wait: Wait, base: &str, loops: &[Loop]) {
         let wait_name = format!("wait:{}", base.trim_start_matches("async:"));
-        {
-            {
-                let (ends, after) = match wait {
-                    Wait::At(w) => (vec![w], w.next().into_iter().collect::<Vec<_>>()),
-                    Wait::Loop(l) => {
-                        let l = &loops[l];
-                        let entering: Vec<(usize, usize)> = self.cfg.preds[l.header]
-                            .iter()
-                            .filter(|p| !l.body.contains(p))
-                            .map(|&p| (p, l.header))
-                            .collect();
-                        let exits: Vec<(usize, usize)> = l
-                            .body
-                            .iter()
-                            .flat_map(|&u| self.cfg.succs[u].iter().map(move |&v| (u, v)))
-                            .filter(|(_, v)| !l.body.contains(v))
-                            .collect();
-                        (self.edges_anchors(&entering), self.edges_anchors(&exits))
-                    }
-                };
-                for e in ends {
-                    self.push(e, base, false, RegionKind::AsyncIssue, 1002);
-                }
-                for a in after {
-                    let location = self.location(a);
-                    self.sites.push(Site {
-                        before: a,
-                        name: wait_name.clone(),
-                        is_start: true,
-                        kind: RegionKind::AsyncWait,
-                        location,
-                        depth: 1002,
-                        pairs_with: Some(base.to_string()),
-                    });
-                }
+        let (ends, after) = match wait {
+            Wait::At(w) => (vec![w], w.next().into_iter().collect::<Vec<_>>()),
+            Wait::Loop(l) => {
+                let l = &loops[l];
+                let entering: Vec<(usize, usize)> = self.cfg.preds[l.header]
+                    .iter()
+                    .filter(|p| !l.body.contains(p))
+                    .map(|&p| (p, l.header))
+                    .collect();
+                let exits: Vec<(usize, usize)> = l
+                    .body
+                    .iter()
+                    .flat_map(|&u| self.cfg.succs[u].iter().map(move |&v| (u, v)))
+                    .filter(|(_, v)| !l.body.contains(v))
+                    .collect();
+                (self.edges_anchors(&entering), self.edges_anchors(&exits))
             }
+        };
+        for e in ends {
+            self.push(e, base, false, RegionKind::AsyncIssue, 1002);
+        }
+        for a in after {
+            let location = self.location(a);
+            self.sites.push(Site {
+                before: a,
+                name: wait_name.clone(),
+                is_start: true,
+                kind: RegionKind::AsyncWait,
+                location,
+                depth: 1002,
+                pairs_with: Some(base.to_string()),
+            });
         }
     }
 

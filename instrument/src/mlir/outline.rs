@@ -45,10 +45,9 @@ pub fn outline_launches(kctx: &KperfContext, module: &mut Module) -> Result<()> 
 
 /// Values used inside `launch` and defined outside it whose type is one of
 /// [`POINTER_LIKE_NVGPU_TYPES`], in first-use order.
-fn captured_descriptors(launch: Op) -> Vec<Value> {
-    let inner = launch.nested_ops();
+fn captured_descriptors(launch: Op, inner: &[Op]) -> Vec<Value> {
     let mut defined: HashSet<*const std::ffi::c_void> = HashSet::new();
-    for op in &inner {
+    for op in inner {
         for i in 0..op.num_results() {
             defined.insert(op.result(i).0.ptr);
         }
@@ -69,7 +68,7 @@ fn captured_descriptors(launch: Op) -> Vec<Value> {
     }
     let mut seen = HashSet::new();
     let mut out = Vec::new();
-    for op in &inner {
+    for op in inner {
         for i in 0..op.num_operands() {
             let v = op.operand(i);
             if defined.contains(&v.0.ptr) || !is_pointer_like(v) || !seen.insert(v.0.ptr) {
@@ -96,7 +95,7 @@ fn pass_descriptors_as_pointers(ctx: MlirContext, launch: Op) {
     };
     let ptr = unsafe { mlirTypeParseGet(ctx, sref("!llvm.ptr")) };
     let inner = launch.nested_ops();
-    for desc in captured_descriptors(launch) {
+    for desc in captured_descriptors(launch, &inner) {
         let at = launch.location();
         let to_ptr = cast(at, desc, ptr);
         host_block.insert_before(launch, to_ptr);
