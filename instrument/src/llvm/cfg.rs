@@ -88,6 +88,24 @@ impl Cfg {
         }
     }
 
+    /// Edges into `l`'s header from outside the loop (`u → header`).
+    pub fn entering_edges(&self, l: &Loop) -> Vec<(usize, usize)> {
+        self.preds[l.header]
+            .iter()
+            .filter(|p| !l.body.contains(p))
+            .map(|&p| (p, l.header))
+            .collect()
+    }
+
+    /// Edges that leave `l` (`u` in the loop, `v` outside).
+    pub fn exit_edges(&self, l: &Loop) -> Vec<(usize, usize)> {
+        l.body
+            .iter()
+            .flat_map(|&u| self.succs[u].iter().map(move |&v| (u, v)))
+            .filter(|(_, v)| !l.body.contains(v))
+            .collect()
+    }
+
     /// Natural loops, outer before inner (by depth, then header order).
     pub fn loops(&self) -> Vec<Loop> {
         let mut by_header: HashMap<usize, Loop> = HashMap::new();

@@ -350,17 +350,8 @@ impl<'a> Collector<'a> {
             let loop_name = self.site_name(&format!("loop@{at}"));
             let iter_name = self.site_name(&format!("iter@{at}"));
             let (ld, id) = (2 * l.depth, 2 * l.depth + 1);
-            let entering: Vec<(usize, usize)> = self.cfg.preds[l.header]
-                .iter()
-                .filter(|p| !l.body.contains(p))
-                .map(|&p| (p, l.header))
-                .collect();
-            let exits: Vec<(usize, usize)> = l
-                .body
-                .iter()
-                .flat_map(|&u| self.cfg.succs[u].iter().map(move |&v| (u, v)))
-                .filter(|(_, v)| !l.body.contains(v))
-                .collect();
+            let entering = self.cfg.entering_edges(l);
+            let exits = self.cfg.exit_edges(l);
             if whole {
                 for a in self.edges_anchors(&entering) {
                     self.push(a, &loop_name, true, RegionKind::Loop, ld);
@@ -541,18 +532,10 @@ impl<'a> Collector<'a> {
         let (ends, after) = match wait {
             Wait::At(w) => (vec![w], w.next().into_iter().collect::<Vec<_>>()),
             Wait::Loop(l) => {
-                let l = &loops[l];
-                let entering: Vec<(usize, usize)> = self.cfg.preds[l.header]
-                    .iter()
-                    .filter(|p| !l.body.contains(p))
-                    .map(|&p| (p, l.header))
-                    .collect();
-                let exits: Vec<(usize, usize)> = l
-                    .body
-                    .iter()
-                    .flat_map(|&u| self.cfg.succs[u].iter().map(move |&v| (u, v)))
-                    .filter(|(_, v)| !l.body.contains(v))
-                    .collect();
+                let (entering, exits) = (
+                    self.cfg.entering_edges(&loops[l]),
+                    self.cfg.exit_edges(&loops[l]),
+                );
                 (self.edges_anchors(&entering), self.edges_anchors(&exits))
             }
         };
@@ -592,14 +575,17 @@ impl<'a> Collector<'a> {
     /// not be dominated by a START), leaves the loop unpaired.
     fn pipelined_pairs(&mut self, loops: &[Loop], paired: &HashSet<Inst>) {
         let cfg = self.cfg;
-        let innermost = |b: usize| -> Option<usize> {
-            loops
-                .iter()
-                .enumerate()
-                .filter(|(_, l)| l.body.contains(&b))
-                .max_by_key(|(_, l)| l.depth)
-                .map(|(k, _)| k)
-        };
+        // Per block, the innermost loop holding it.
+        let innermost: Vec<Option<usize>> = (0..cfg.blocks.len())
+            .map(|b| {
+                loops
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, l)| l.body.contains(&b))
+                    .max_by_key(|(_, l)| l.depth)
+                    .map(|(k, _)| k)
+            })
+            .collect();
         // Loops in program order, and issues taken by one loop's pipeline
         // (its prologue) are no other loop's.
         let mut order: Vec<usize> = (0..loops.len()).collect();
@@ -607,16 +593,16 @@ impl<'a> Collector<'a> {
         let mut claimed: HashSet<Inst> = paired.clone();
         for k in order {
             let l = &loops[k];
+            // The loop's own instructions in reverse post-order (a
+            // topological order of one iteration): a family's first wait
+            // must come before its first issue, and the issue's block must
+            // be dominated by the wait's, so every iteration that issues
+            // has waited first.
+            let own: Vec<Inst> = (0..cfg.blocks.len())
+                .filter(|&b| innermost[b] == Some(k))
+                .flat_map(|b| cfg.blocks[b].instructions())
+                .collect();
             for family in [AsyncFamily::CpAsync, AsyncFamily::Bulk, AsyncFamily::Wgmma] {
-                // The loop's own instructions in reverse post-order (a
-                // topological order of one iteration): the family's first
-                // wait must come before its first issue, and the issue's
-                // block must be dominated by the wait's, so every iteration
-                // that issues has waited first.
-                let own: Vec<Inst> = (0..cfg.blocks.len())
-                    .filter(|&b| innermost(b) == Some(k))
-                    .flat_map(|b| cfg.blocks[b].instructions())
-                    .collect();
                 let is_issue = |i: &Inst| {
                     !claimed.contains(i)
                         && call_text(*i).is_some_and(|t| {
@@ -647,9 +633,7 @@ impl<'a> Collector<'a> {
                 // The prologue: the family's unpaired issues outside any
                 // loop, in blocks that dominate the header, in program order.
                 let prologue: Vec<Inst> = (0..cfg.blocks.len())
-                    .filter(|&b| {
-                        innermost(b).is_none() && cfg.dominates(b, l.header) && b != l.header
-                    })
+                    .filter(|&b| innermost[b].is_none() && cfg.dominates(b, l.header))
                     .flat_map(|b| cfg.blocks[b].instructions())
                     .filter(is_issue)
                     .collect();
