@@ -21,8 +21,12 @@ use std::sync::Once;
 const CANARY: u8 = 0xA5;
 /// Data is 64-byte aligned (vector stores, cache lines).
 const ALIGN: usize = 64;
-/// Smallest guard on each side: catches strides well past a small buffer.
+/// Smallest guard on each side, when the address space is limited
+/// (`ulimit -v`): catches strides well past a small buffer.
 const MIN_GUARD: usize = 16 << 20;
+/// Usual guard on each side: any 32-bit index of elements up to 8 bytes
+/// (2^31 × 8 = 16 GiB either way) lands in it, however small the buffer.
+const WIDE_GUARD: usize = 16 << 30;
 /// Largest guard on each side: 64 GiB of address space, none of it memory.
 const MAX_GUARD: usize = 64 << 30;
 /// Buffers the fault handler can name at once; more are still guarded,
@@ -55,6 +59,24 @@ fn page() -> usize {
     }
 }
 
+/// The guard each side of a buffer gets at least: [`WIDE_GUARD`], unless
+/// the process's address space is limited, where the guards of a few
+/// dozen buffers must still leave room for everything else: then 1/64 of
+/// the limit, never below [`MIN_GUARD`].
+fn guard_floor() -> usize {
+    let mut lim: libc::rlimit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the struct it is given.
+    let limited = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut lim) } == 0
+        && lim.rlim_cur != libc::RLIM_INFINITY;
+    if !limited {
+        return WIDE_GUARD;
+    }
+    ((lim.rlim_cur / 64) as usize).clamp(MIN_GUARD, WIDE_GUARD) / page() * page()
+}
+
 fn round_up(n: usize, to: usize) -> Option<usize> {
     n.checked_add(to - 1).map(|v| v / to * to)
 }
@@ -71,7 +93,7 @@ impl GuardedWords {
             .ok_or_else(|| format!("{name}: {bytes} bytes overflow the address space"))?;
         let data_pages = round_up(data_len, page)
             .ok_or_else(|| format!("{name}: {bytes} bytes overflow the address space"))?;
-        let guard = round_up(data_pages.clamp(MIN_GUARD, MAX_GUARD), page).unwrap_or(MAX_GUARD);
+        let guard = round_up(data_pages.clamp(guard_floor(), MAX_GUARD), page).unwrap_or(MAX_GUARD);
         let map_len = data_pages
             .checked_add(2 * guard)
             .ok_or_else(|| format!("{name}: {bytes} bytes overflow the address space"))?;
@@ -370,7 +392,51 @@ fn install_handler() {
 /// Exit status of a process ended by an out-of-bounds access.
 pub const OUT_OF_BOUNDS_EXIT: i32 = 3;
 
-extern "C" fn on_fault(sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut c_void) {
+/// Kernel launches in progress (host and SIMT targets). A fault outside
+/// every guarded mapping while one runs is the kernel's too: a wild
+/// pointer past the guards, reported with the nearest buffer.
+static KERNELS_RUNNING: AtomicUsize = AtomicUsize::new(0);
+
+/// Marks a kernel launch in progress for the fault handler, until dropped.
+pub struct KernelRunning(());
+
+impl KernelRunning {
+    pub fn start() -> KernelRunning {
+        INSTALL.call_once(install_handler);
+        KERNELS_RUNNING.fetch_add(1, Ordering::AcqRel);
+        KernelRunning(())
+    }
+}
+
+impl Drop for KernelRunning {
+    fn drop(&mut self) {
+        KERNELS_RUNNING.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Whether `addr` lies just below the faulting thread's stack pointer: a
+/// stack overflow, which Rust's own handler reports better than we could.
+fn near_stack_pointer(addr: usize, ctx: *mut c_void) -> bool {
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    {
+        if ctx.is_null() {
+            return false;
+        }
+        // SAFETY: an SA_SIGINFO handler's third argument is the ucontext
+        // of the interrupted thread.
+        let sp = unsafe {
+            (*(ctx as *const libc::ucontext_t)).uc_mcontext.gregs[libc::REG_RSP as usize]
+        } as usize;
+        addr <= sp.saturating_add(4096) && addr >= sp.saturating_sub(1 << 20)
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+    {
+        let _ = (addr, ctx);
+        false
+    }
+}
+
+extern "C" fn on_fault(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut c_void) {
     // SAFETY: the kernel hands a valid siginfo to an SA_SIGINFO handler.
     let addr = unsafe { (*info).si_addr() } as usize;
     for s in TABLE.iter() {
@@ -424,6 +490,9 @@ extern "C" fn on_fault(sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut 
         // SAFETY: _exit is async-signal-safe.
         unsafe { libc::_exit(OUT_OF_BOUNDS_EXIT) };
     }
+    if KERNELS_RUNNING.load(Ordering::Acquire) > 0 && !near_stack_pointer(addr, ctx) {
+        report_wild(addr);
+    }
     // Not one of ours: put the previous disposition back and return, so
     // the faulting instruction runs again under it (Rust's stack-overflow
     // report, or the default core dump).
@@ -440,6 +509,72 @@ extern "C" fn on_fault(sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut 
             }
         }
     }
+}
+
+/// Report a fault at `addr`, in no guarded mapping, during a kernel
+/// launch, naming the buffer whose data lies nearest; then exit.
+fn report_wild(addr: usize) -> ! {
+    if REPORTED.swap(true, Ordering::AcqRel) {
+        loop {
+            // SAFETY: pause is async-signal-safe.
+            unsafe { libc::pause() };
+        }
+    }
+    let mut nearest: Option<(usize, &Slot)> = None;
+    for s in TABLE.iter() {
+        let start = s.map_start.load(Ordering::Acquire);
+        if start == 0 || start == usize::MAX {
+            continue;
+        }
+        let data = s.data_start.load(Ordering::Relaxed);
+        let end = data + s.data_len.load(Ordering::Relaxed);
+        let distance = if addr < data {
+            data - addr
+        } else {
+            addr.saturating_sub(end)
+        };
+        if nearest.is_none_or(|(d, _)| distance < d) {
+            nearest = Some((distance, s));
+        }
+    }
+    let mut msg = Msg::new();
+    if addr == 0 {
+        // Null, or a non-canonical address the CPU reports without one.
+        msg.push(
+            b"kperf: error: the kernel accessed a null or non-canonical address, \
+                   far outside every buffer kperf gave it",
+        );
+        nearest = None;
+    } else {
+        msg.push(b"kperf: error: the kernel accessed address 0x");
+        msg.hex(addr as u64);
+        msg.push(b", outside every buffer kperf gave it and beyond their guard pages");
+    }
+    if let Some((distance, s)) = nearest {
+        let data = s.data_start.load(Ordering::Relaxed);
+        // SAFETY: the name was leaked at registration and never freed.
+        let name = unsafe {
+            std::slice::from_raw_parts(
+                s.name.load(Ordering::Relaxed),
+                s.name_len.load(Ordering::Relaxed),
+            )
+        };
+        msg.push(b" (the nearest is `");
+        msg.push(name);
+        msg.push(b"`, ");
+        msg.num(distance as u64);
+        msg.push(if addr < data {
+            b" bytes before its start)"
+        } else {
+            b" bytes past its end)"
+        });
+    }
+    msg.push(
+        b". Check the launch spec's shapes, scalars and grid against the kernel's indexing.\n",
+    );
+    msg.write_stderr();
+    // SAFETY: _exit is async-signal-safe.
+    unsafe { libc::_exit(OUT_OF_BOUNDS_EXIT) };
 }
 
 /// A fixed buffer a signal handler can format into without allocating.
@@ -481,6 +616,15 @@ impl Msg {
         }
         digits[..n].reverse();
         self.push(&digits[..n]);
+    }
+    fn hex(&mut self, v: u64) {
+        let mut digits = [0u8; 16];
+        for (i, d) in digits.iter_mut().enumerate() {
+            let nibble = (v >> (60 - 4 * i)) & 0xf;
+            *d = b"0123456789abcdef"[nibble as usize];
+        }
+        let first = digits.iter().position(|d| *d != b'0').unwrap_or(15);
+        self.push(&digits[first..]);
     }
     fn write_stderr(&self) {
         // SAFETY: write is async-signal-safe; the buffer is ours.

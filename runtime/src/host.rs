@@ -8,7 +8,7 @@
 //! offset, sizes, strides), then the profile buffer pointer when
 //! instrumented, then six `index` values: block x, y, z and grid x, y, z.
 
-use crate::guard::{check_memory, human, GuardedWords};
+use crate::guard::{check_memory, human, GuardedWords, KernelRunning};
 use crate::launch_error::LaunchError as RuntimeError;
 use crate::spec::{DType, HostBuffer, LaunchSpec};
 use kperf_dialects::meta::KernelMeta;
@@ -275,6 +275,7 @@ impl<'jit> GridLauncher<'jit> {
         let total = grid.iter().map(|g| *g as u64).product::<u64>();
         let f = self.f;
         let base = self.template.len();
+        let _running = KernelRunning::start();
         let start = Instant::now();
         if self.threads == 1 {
             for c in 0..total {
@@ -297,6 +298,7 @@ impl<'jit> GridLauncher<'jit> {
     /// profile is checked against. Returns the wall time in ns and each
     /// CTA's ticks (in no particular order).
     pub fn launch_timed(&mut self) -> (u64, Vec<u64>) {
+        let _running = KernelRunning::start();
         let start = Instant::now();
         let ticks = run_grid(self.f, &self.template, self.grid, self.threads, |call| {
             let t0 = host_ticks();
@@ -327,9 +329,11 @@ impl<'jit> GridLauncher<'jit> {
     /// one into the slack is found here.
     pub fn check_bounds(&self) -> Result<(), RuntimeError> {
         for b in &self.buffers {
-            b.data.check_canary().map_err(RuntimeError::Launch)?;
+            b.data.check_canary().map_err(RuntimeError::OutOfBounds)?;
         }
-        self.profile.check_canary().map_err(RuntimeError::Launch)
+        self.profile
+            .check_canary()
+            .map_err(RuntimeError::OutOfBounds)
     }
 }
 

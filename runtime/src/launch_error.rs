@@ -13,6 +13,11 @@ pub enum LaunchError {
     Spec { path: String, message: String },
     #[error("launch: {0}")]
     Launch(String),
+    /// The kernel wrote outside a buffer without reaching a guard page
+    /// (found by the canary after the launch); the process exits with
+    /// [`crate::guard::OUT_OF_BOUNDS_EXIT`], as for a guard-page fault.
+    #[error("{0}")]
+    OutOfBounds(String),
     #[error("no CUDA driver: {0}")]
     NoDriver(String),
     #[error("CUDA: {0}")]

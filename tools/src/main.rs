@@ -132,7 +132,23 @@ fn main() {
     kperf_runtime::jitdump::discard();
     if let Err(e) = r {
         eprintln!("kperf: error: {}", error_text(&e));
-        std::process::exit(1);
+        std::process::exit(exit_status(&e));
+    }
+}
+
+/// 3 when the kernel went out of bounds (as the guard-page handler exits),
+/// else 1.
+fn exit_status(e: &anyhow::Error) -> i32 {
+    let out_of_bounds = e.chain().any(|c| {
+        matches!(
+            c.downcast_ref::<kperf_runtime::LaunchError>(),
+            Some(kperf_runtime::LaunchError::OutOfBounds(_))
+        )
+    });
+    if out_of_bounds {
+        kperf_runtime::guard::OUT_OF_BOUNDS_EXIT
+    } else {
+        1
     }
 }
 

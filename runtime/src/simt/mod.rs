@@ -13,7 +13,7 @@ pub mod rewrite;
 pub mod threads;
 
 use crate::cuda::DeviceRun;
-use crate::guard::{check_memory, GuardedWords};
+use crate::guard::{check_memory, GuardedWords, KernelRunning};
 use crate::host::{pack_host_args, prepare_args, Packed, Param};
 use crate::host_llvm::{jit_packed, parse_for_jit};
 use crate::launch_error::LaunchError;
@@ -172,14 +172,16 @@ pub fn run_simt(
             .map(|w| w as *mut u64 as *mut c_void)
             .collect(),
     );
+    let running = KernelRunning::start();
     let start = Instant::now();
     run_grid(packed, &argv, spec.grid, spec.block)?;
     let kernel_ns = start.elapsed().as_nanos() as u64;
+    drop(running);
     drop(engine);
     for b in &buffers {
-        b.data.check_canary().map_err(launch)?;
+        b.data.check_canary().map_err(LaunchError::OutOfBounds)?;
     }
-    profile.check_canary().map_err(launch)?;
+    profile.check_canary().map_err(LaunchError::OutOfBounds)?;
     // SAFETY: the profile's words are initialised; little-endian host.
     let bytes = unsafe {
         std::slice::from_raw_parts(profile.as_ptr() as *const u8, profile_bytes as usize)
