@@ -11,9 +11,11 @@
 //! ```
 //!
 //! (`;` for LLVM IR), and `kperf run` refuses instrumented IR whose line is
-//! missing or does not match both files. Binary outputs (bitcode, cubin)
-//! carry no line; the guarded buffers of the host target still catch any
-//! access beyond them.
+//! missing or does not match both files. Bitcode has no comments: it
+//! carries the metadata's digest as named metadata (`!kperf.binding`),
+//! which binds the metadata to the module but cannot see later edits to
+//! the module itself. A cubin is not run on the host and carries nothing;
+//! the guarded buffers of the host target catch any access beyond them.
 
 use anyhow::{bail, Result};
 use sha2::{Digest, Sha256};
@@ -28,11 +30,29 @@ fn hex(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// The comment leader of a text output, or `None` for a binary one.
-fn comment(ir: &[u8]) -> Option<&'static str> {
-    if ir.starts_with(b"BC") || ir.starts_with(b"\x7fELF") || ir.contains(&0) {
-        return None;
+/// What an output is, as far as binding goes.
+enum Kind {
+    /// Text with this comment leader.
+    Text(&'static str),
+    Bitcode,
+    /// ELF (a cubin): nothing to bind into.
+    Elf,
+}
+
+fn kind(ir: &[u8]) -> Kind {
+    if kperf_instrument::llvm::is_bitcode(ir) {
+        Kind::Bitcode
+    } else if ir.starts_with(b"\x7fELF") {
+        Kind::Elf
+    } else {
+        // Text, even with stray NUL bytes: such a file is checked as text,
+        // and fails the check, rather than waved through as binary.
+        Kind::Text(comment(ir))
     }
+}
+
+/// The comment leader of a text output.
+fn comment(ir: &[u8]) -> &'static str {
     // LLVM IR: `; ModuleID`, `target triple`, `define`; MLIR and PTX use `//`.
     let text = String::from_utf8_lossy(&ir[..ir.len().min(4096)]);
     let llvm = text.starts_with("; ModuleID")
@@ -41,13 +61,23 @@ fn comment(ir: &[u8]) -> Option<&'static str> {
                 || l.starts_with("target datalayout")
                 || l.starts_with("source_filename")
         });
-    Some(if llvm { ";" } else { "//" })
+    if llvm {
+        ";"
+    } else {
+        "//"
+    }
 }
 
-/// `ir` with the binding line for `meta_bytes` appended (text outputs).
-pub fn bind(ir: &[u8], meta_bytes: &[u8]) -> Vec<u8> {
-    let Some(lead) = comment(ir) else {
-        return ir.to_vec();
+/// `ir` bound to `meta_bytes`: the binding line appended to text, the
+/// named metadata added to bitcode; a cubin unchanged.
+pub fn bind(ir: &[u8], meta_bytes: &[u8], file: &str) -> Result<Vec<u8>> {
+    let lead = match kind(ir) {
+        Kind::Text(lead) => lead,
+        Kind::Bitcode => {
+            let binding = format!("{KEY}{}", hex(meta_bytes));
+            return Ok(kperf_instrument::llvm::bind_bitcode(ir, &binding, file)?);
+        }
+        Kind::Elf => return Ok(ir.to_vec()),
     };
     let mut out = ir.to_vec();
     if !out.ends_with(b"\n") {
@@ -55,19 +85,34 @@ pub fn bind(ir: &[u8], meta_bytes: &[u8]) -> Vec<u8> {
     }
     let line = format!("{lead} {KEY}{} ir-sha256={}\n", hex(meta_bytes), hex(&out));
     out.extend_from_slice(line.as_bytes());
-    out
+    Ok(out)
 }
 
 /// Check that `meta_bytes` (read from `meta_path`) is the metadata
 /// `kperf instrument` wrote with `ir` (read from `ir_path`).
 pub fn check(ir_path: &Path, ir: &[u8], meta_path: &Path, meta_bytes: &[u8]) -> Result<()> {
     let (ip, mp) = (ir_path.display(), meta_path.display());
-    if comment(ir).is_none() {
-        eprintln!(
-            "kperf: warning: {ip} is binary: kperf cannot check that {mp} describes it; \
-             the profile buffer is guarded either way"
-        );
-        return Ok(());
+    match kind(ir) {
+        Kind::Text(_) => {}
+        Kind::Elf => {
+            eprintln!(
+                "kperf: warning: {ip} is a binary kperf cannot bind: it cannot check that \
+                 {mp} describes it"
+            );
+            return Ok(());
+        }
+        Kind::Bitcode => {
+            let binding =
+                kperf_instrument::llvm::bitcode_binding(ir, &ip.to_string())?.unwrap_or_default();
+            let Some(meta_digest) = binding.strip_prefix(KEY) else {
+                bail!(
+                    "{mp} lies beside {ip}, but {ip} carries no kperf binding (!kperf.binding): \
+                     it was not written with this metadata by `kperf instrument` (stale or \
+                     foreign metadata?). Remove {mp} to instrument {ip} afresh, or instrument again"
+                );
+            };
+            return check_meta_digest(meta_digest, meta_bytes, &ip.to_string(), &mp.to_string());
+        }
     }
     let body_end = ir[..ir.len().saturating_sub(1)]
         .iter()
@@ -89,7 +134,11 @@ pub fn check(ir_path: &Path, ir: &[u8], meta_path: &Path, meta_bytes: &[u8]) -> 
     if ir_digest != hex(&ir[..body_end]) {
         bail!("{ip} was changed after `kperf instrument` wrote it: instrument the source again");
     }
-    if meta_digest != hex(meta_bytes) {
+    check_meta_digest(meta_digest, meta_bytes, &ip.to_string(), &mp.to_string())
+}
+
+fn check_meta_digest(digest: &str, meta_bytes: &[u8], ip: &str, mp: &str) -> Result<()> {
+    if digest.trim() != hex(meta_bytes) {
         bail!(
             "{mp} is not the metadata `kperf instrument` wrote with {ip} (edited, or from \
              another run): the layout it describes may not be the one compiled into the \
@@ -113,7 +162,7 @@ mod tests {
                 ";",
             ),
         ] {
-            let bound = bind(ir, meta);
+            let bound = bind(ir, meta, "k").expect("binds");
             let text = String::from_utf8_lossy(&bound);
             assert!(
                 text.lines().last().unwrap_or("").starts_with(lead),

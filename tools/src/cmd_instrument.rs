@@ -411,7 +411,7 @@ pub fn report_buffer(opts: &InstrumentOptions, meta: &InstrumentMeta) {
 /// (crate::binding), so a torn or mixed pair is refused when loaded.
 pub fn write_with_meta(path: &Path, bytes: &[u8], meta: &InstrumentMeta) -> Result<()> {
     let meta_bytes = serde_json::to_vec_pretty(meta)?;
-    let bytes = crate::binding::bind(bytes, &meta_bytes);
+    let bytes = crate::binding::bind(bytes, &meta_bytes, &path.display().to_string())?;
     write_pair(path, &bytes, &meta_path(path), &meta_bytes)?;
     let regions: usize = meta.kernels.iter().map(|k| k.regions.len()).sum();
     for k in &meta.uninstrumented {

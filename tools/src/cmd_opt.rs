@@ -41,7 +41,7 @@ pub fn run(a: OptArgs) -> Result<()> {
         .transpose()?;
     match meta_bytes {
         Some(m) => {
-            let text = crate::binding::bind(text.as_bytes(), &m);
+            let text = crate::binding::bind(text.as_bytes(), &m, &file)?;
             write_pair(&a.output, &text, &meta_path(&a.output), &m)?
         }
         None => write_atomically(&a.output, text.as_bytes())?,

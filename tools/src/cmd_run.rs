@@ -53,17 +53,6 @@ pub fn run(a: RunArgs) -> Result<()> {
         }
         Target::Amdgpu { .. } => bail!("running on AMD GPUs is not supported; instrument with --target amdgpu and run with your own launcher"),
     }
-    // A calibration given, or one measured now: without it replay could
-    // only guess the record's cost.
-    let calibration = match a.calibration.as_deref() {
-        Some(p) => Some((DeviceProfile::load(p)?, p.display().to_string())),
-        None if !a.no_instrument => {
-            let c = crate::host_job::calibrate_host(&opts, 256, 4)?;
-            eprintln!("kperf: calibrated the host: {}", c.summary());
-            Some((c, "calibrated on the fly by kperf run".to_string()))
-        }
-        None => None,
-    };
     let file = a.input.display().to_string();
     let bytes = std::fs::read(&a.input).with_context(|| format!("cannot read {file}"))?;
     let is_llvm = kperf_instrument::llvm::is_llvm_input(&file, &bytes);
@@ -83,6 +72,17 @@ pub fn run(a: RunArgs) -> Result<()> {
             Some(meta)
         }
         Err(_) => None,
+    };
+    // A calibration given, or one measured now: without it replay could
+    // only guess the record's cost.
+    let calibration = match a.calibration.as_deref() {
+        Some(p) => Some((DeviceProfile::load(p)?, p.display().to_string())),
+        None if !a.no_instrument => {
+            let c = crate::host_job::calibrate_host(&opts, 256, 4)?;
+            eprintln!("kperf: calibrated the host: {}", c.summary());
+            Some((c, "calibrated on the fly by kperf run".to_string()))
+        }
+        None => None,
     };
     // The uninstrumented truth first, on a CPU the calibration warmed, so
     // that the profiled launch is not the only one that ran cold.

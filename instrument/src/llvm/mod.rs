@@ -102,6 +102,43 @@ fn init_targets() {
     });
 }
 
+/// Named metadata that binds a bitcode output to its `.kperf.json`: one
+/// string, `<key>=<digest>` (see the binary's `binding` module).
+const BINDING_METADATA: &str = "kperf.binding";
+
+/// `bitcode` with [`BINDING_METADATA`] set to `binding`: bitcode has no
+/// comment to append, so the binding travels inside the module.
+pub fn bind_bitcode(bitcode: &[u8], binding: &str, file: &str) -> Result<Vec<u8>> {
+    let ctx = Context::create();
+    let module = parse(&ctx, bitcode, file)?;
+    let text = ctx.metadata_string(binding);
+    let node = ctx.metadata_node(&[text.into()]);
+    module
+        .add_global_metadata(BINDING_METADATA, &node)
+        .map_err(|e| InstrumentError::Tool {
+            tool: "LLVM".into(),
+            message: format!("cannot add {BINDING_METADATA}: {e}"),
+        })?;
+    Ok(module.write_bitcode_to_memory().as_slice().to_vec())
+}
+
+/// The binding string [`bind_bitcode`] stored in `bitcode`, if any.
+pub fn bitcode_binding(bitcode: &[u8], file: &str) -> Result<Option<String>> {
+    let ctx = Context::create();
+    let module = parse(&ctx, bitcode, file)?;
+    let node = module.get_global_metadata(BINDING_METADATA);
+    Ok(node.first().and_then(|n| {
+        n.get_node_values()?
+            .first()
+            .filter(|v| v.is_metadata_value())
+            .and_then(|v| {
+                let md = v.into_metadata_value();
+                md.get_string_value()
+                    .map(|c| String::from_utf8_lossy(c).into_owned())
+            })
+    }))
+}
+
 /// Parse LLVM IR text or bitcode; errors carry LLVM's `file:line:col`.
 pub fn parse<'c>(ctx: &'c Context, bytes: &[u8], file: &str) -> Result<Module<'c>> {
     let buf = MemoryBuffer::create_from_memory_range_copy(bytes, file);
