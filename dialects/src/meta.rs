@@ -266,3 +266,57 @@ impl KernelMeta {
             .checked_mul(self.layout.checked_cta_stride()? as u64)
     }
 }
+
+/// `text` made fit to show as one line of a terminal, a table or a trace:
+/// control characters (newline and tab included, C1 too) written as
+/// `\x1b`-style escapes, and the result cut to at most `max_bytes` bytes
+/// at a character boundary with `…` appended. `None` when `text` needs
+/// neither. Names come from IR and profiles kperf did not write; one with
+/// an escape sequence must not drive the terminal, one with a newline must
+/// not forge a line of a report.
+pub fn displayable_name(text: &str, max_bytes: usize) -> Option<String> {
+    let has_control = text.chars().any(char::is_control);
+    if !has_control && text.len() <= max_bytes {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len().min(max_bytes) + 4);
+    let mut buf = [0u8; 4];
+    for c in text.chars() {
+        let escaped;
+        let piece: &str = if c.is_control() {
+            escaped = format!("\\x{:02x}", c as u32);
+            &escaped
+        } else {
+            c.encode_utf8(&mut buf)
+        };
+        if out.len() + piece.len() > max_bytes {
+            out.push('…');
+            return Some(out);
+        }
+        out.push_str(piece);
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod displayable_name_tests {
+    use super::displayable_name;
+
+    #[test]
+    fn control_characters_are_escaped_and_long_names_cut() {
+        let cases: [(&str, usize, Option<&str>); 5] = [
+            ("matmul", 256, None),
+            ("ev\u{1b}[31mIL\u{7}", 256, Some("ev\\x1b[31mIL\\x07")),
+            (
+                "a\nFAKE LINE\t\u{9b}2J",
+                256,
+                Some("a\\x0aFAKE LINE\\x09\\x9b2J"),
+            ),
+            ("abcdef", 4, Some("abcd…")),
+            ("é\u{1b}", 3, Some("é…")),
+        ];
+        for (text, max, want) in cases {
+            assert_eq!(displayable_name(text, max).as_deref(), want, "{text:?}");
+        }
+    }
+}

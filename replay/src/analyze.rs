@@ -1455,7 +1455,7 @@ impl Accumulator {
         }
 
         ReplayReport {
-            kernel: info.kernel.clone(),
+            kernel: crate::regions::capped(&info.kernel).unwrap_or_else(|| info.kernel.clone()),
             target: info.target.clone(),
             grid: info.grid,
             block: info.block,

@@ -5,7 +5,7 @@
 //! synthetic name (`region_<id>`) and counted, so nothing is dropped.
 
 use kperf_dialects::abi::RegionId;
-use kperf_dialects::meta::{KernelMeta, RegionKind};
+use kperf_dialects::meta::{displayable_name, KernelMeta, RegionKind};
 use kperf_runtime::profile::RunInfo;
 use serde::{Deserialize, Serialize};
 
@@ -16,17 +16,10 @@ const NO_INDEX: u32 = u32::MAX;
 /// would make a trace out of proportion to its records.
 pub const MAX_NAME_BYTES: usize = 256;
 
-/// `text` cut to at most `MAX_NAME_BYTES` bytes at a character boundary,
-/// with `…` appended; `None` when it fits.
-fn capped(text: &str) -> Option<String> {
-    if text.len() <= MAX_NAME_BYTES {
-        return None;
-    }
-    let mut end = MAX_NAME_BYTES;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    Some(format!("{}…", &text[..end]))
+/// `text` fit to show ([`displayable_name`]): control characters
+/// escaped, cut to `MAX_NAME_BYTES`; `None` when it needs neither.
+pub fn capped(text: &str) -> Option<String> {
+    displayable_name(text, MAX_NAME_BYTES)
 }
 
 /// One region as replay knows it.
@@ -85,11 +78,18 @@ impl RegionTable {
                 for r in &k.regions {
                     let mut name = r.name.clone();
                     if let Some(cut) = capped(&name) {
-                        t.notes.push(format!(
-                            "region id {}'s name is {} bytes long: cut to {MAX_NAME_BYTES}",
-                            r.id.0,
-                            name.len()
-                        ));
+                        t.notes.push(if name.len() > MAX_NAME_BYTES {
+                            format!(
+                                "region id {}'s name is {} bytes long: cut to {MAX_NAME_BYTES}",
+                                r.id.0,
+                                name.len()
+                            )
+                        } else {
+                            format!(
+                                "region id {}'s name holds control characters: shown escaped",
+                                r.id.0
+                            )
+                        });
                         name = cut;
                     }
                     if t.index[r.id.0 as usize] != NO_INDEX {
@@ -114,7 +114,7 @@ impl RegionTable {
             }
             None => t.notes.push(format!(
                 "no instrumentation metadata for kernel `{}`: regions are named by id",
-                info.kernel
+                capped(&info.kernel).unwrap_or_else(|| info.kernel.clone())
             )),
         }
         for i in 0..t.regions.len() {

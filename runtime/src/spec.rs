@@ -149,6 +149,14 @@ impl LaunchSpec {
             ));
         }
         for (i, a) in self.args.iter().enumerate() {
+            if a.name.chars().any(char::is_control) {
+                let shown =
+                    kperf_dialects::meta::displayable_name(&a.name, 256).unwrap_or_default();
+                return Err(format!(
+                    "argument {i}: name `{shown}` holds control characters (escape sequences, \
+                     newlines, tabs): names are printed on the terminal, use printable text"
+                ));
+            }
             let who = if a.name.is_empty() {
                 format!("argument {i}")
             } else {

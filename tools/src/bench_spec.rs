@@ -206,6 +206,20 @@ pub struct Point {
 /// measured, so even this many runs for hours.
 const MAX_POINTS: u64 = 100_000;
 
+/// Refuse `text` (`what`, from the spec at `path`) if it holds control
+/// characters, showing it escaped.
+fn printable(path: &Path, what: &str, text: &str) -> Result<()> {
+    if text.chars().any(char::is_control) {
+        let shown = kperf_dialects::meta::displayable_name(text, 256).unwrap_or_default();
+        bail!(
+            "{}: {what} `{shown}` holds control characters (escape sequences, newlines, tabs): \
+             names are printed in tables and on the terminal, use printable text",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
 impl BenchSpec {
     pub fn load(path: &Path) -> Result<BenchSpec> {
         let text = std::fs::read_to_string(path)
@@ -233,6 +247,26 @@ impl BenchSpec {
             if vals.is_empty() {
                 bail!("{}: sweep `{k}` has no values", path.display());
             }
+        }
+        // Names and sweep values are printed in tables and progress lines:
+        // one with an escape sequence or a newline would drive the terminal
+        // or forge a row.
+        if let Some(n) = &spec.name {
+            printable(path, "the bench name", n)?;
+        }
+        for imp in &spec.impls {
+            printable(path, "an [[impl]] name", &imp.name)?;
+        }
+        for (k, vals) in &spec.sweep {
+            printable(path, "a sweep key", k)?;
+            for v in vals {
+                if let toml::Value::String(text) = v {
+                    printable(path, &format!("a value of sweep `{k}`"), text)?;
+                }
+            }
+        }
+        for a in &spec.launch.args {
+            printable(path, "a launch argument name", &a.name)?;
         }
         let mut names = std::collections::BTreeSet::new();
         for imp in &spec.impls {
