@@ -202,6 +202,38 @@ pub struct Point {
     pub work: Option<(Work, Option<String>)>,
 }
 
+/// The points of a bench spec's sweep, resolved on demand.
+pub struct Sweep<'s> {
+    spec: &'s BenchSpec,
+    axes: Vec<(String, Vec<Param>)>,
+    len: usize,
+}
+
+impl Sweep<'_> {
+    #[allow(clippy::len_without_is_empty)] // a sweep has at least one point
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Point `index` (the last axis varies fastest), resolved.
+    pub fn point(&self, index: usize) -> Result<Point> {
+        let mut params = BTreeMap::new();
+        let mut rest = index;
+        for (k, vals) in self.axes.iter().rev() {
+            params.insert(k.clone(), vals[rest % vals.len()].clone());
+            rest /= vals.len();
+        }
+        let label = kperf_bench::results::point_label(&params);
+        self.spec
+            .resolve(params)
+            .with_context(|| format!("point {label}"))
+    }
+}
+
+/// Longest string a sweep value may be, in bytes: values are substituted
+/// into file names, dtypes and fills, and repeated in every result's label.
+const MAX_SWEEP_STRING: usize = 4096;
+
 /// Most sweep points one `kperf bench` run takes: each is compiled and
 /// measured, so even this many runs for hours.
 const MAX_POINTS: u64 = 100_000;
@@ -262,6 +294,14 @@ impl BenchSpec {
             for v in vals {
                 if let toml::Value::String(text) = v {
                     printable(path, &format!("a value of sweep `{k}`"), text)?;
+                    if text.len() > MAX_SWEEP_STRING {
+                        bail!(
+                            "{}: a value of sweep `{k}` is {} bytes long, over {MAX_SWEEP_STRING}: \
+                             sweep strings name files and types and label every result",
+                            path.display(),
+                            text.len()
+                        );
+                    }
                 }
             }
         }
@@ -286,10 +326,12 @@ impl BenchSpec {
         Ok(spec)
     }
 
-    /// Every combination of the sweep (keys in alphabetical order, the last
-    /// varying fastest; values in the order given), with `overrides` (from
-    /// `--set`) replacing a key's values.
-    pub fn points(&self, overrides: &BTreeMap<String, Param>) -> Result<Vec<Point>> {
+    /// The sweep's points (keys in alphabetical order, the last varying
+    /// fastest; values in the order given), with `overrides` (from `--set`)
+    /// replacing a key's values. Points are resolved one at a time
+    /// ([`Sweep::point`]): a sweep of many points with long values must not
+    /// hold them all at once.
+    pub fn sweep(&self, overrides: &BTreeMap<String, Param>) -> Result<Sweep<'_>> {
         let mut axes: Vec<(String, Vec<Param>)> = Vec::new();
         for (k, vals) in &self.sweep {
             let vals = match overrides.get(k) {
@@ -311,39 +353,33 @@ impl BenchSpec {
         let count = axes
             .iter()
             .try_fold(1u64, |n, (_, vals)| n.checked_mul(vals.len() as u64));
-        if count.is_none_or(|n| n > MAX_POINTS) {
-            let sizes: Vec<String> = axes
-                .iter()
-                .map(|(k, vals)| format!("{} {k}", vals.len()))
-                .collect();
-            bail!(
-                "the sweep has {} points ({}); one bench run measures at most {MAX_POINTS}: \
-                 narrow the sweep, or pick values with --set",
-                count.map_or("more than 2^64".to_string(), |n| n.to_string()),
-                sizes.join(" × ")
-            );
-        }
-        let mut combos: Vec<BTreeMap<String, Param>> = vec![BTreeMap::new()];
-        for (k, vals) in &axes {
-            combos = combos
-                .into_iter()
-                .flat_map(|c| {
-                    vals.iter().map(move |v| {
-                        let mut c = c.clone();
-                        c.insert(k.clone(), v.clone());
-                        c
-                    })
-                })
-                .collect();
-        }
-        combos
-            .into_iter()
-            .map(|params| {
-                let label = kperf_bench::results::point_label(&params);
-                self.resolve(params)
-                    .with_context(|| format!("point {label}"))
-            })
-            .collect()
+        let len = match count {
+            Some(n) if n <= MAX_POINTS => n as usize,
+            _ => {
+                let sizes: Vec<String> = axes
+                    .iter()
+                    .map(|(k, vals)| format!("{} {k}", vals.len()))
+                    .collect();
+                bail!(
+                    "the sweep has {} points ({}); one bench run measures at most {MAX_POINTS}: \
+                     narrow the sweep, or pick values with --set",
+                    count.map_or("more than 2^64".to_string(), |n| n.to_string()),
+                    sizes.join(" × ")
+                );
+            }
+        };
+        Ok(Sweep {
+            spec: self,
+            axes,
+            len,
+        })
+    }
+
+    /// Every point of [`BenchSpec::sweep`], resolved (for small sweeps).
+    #[cfg(test)]
+    pub fn points(&self, overrides: &BTreeMap<String, Param>) -> Result<Vec<Point>> {
+        let sweep = self.sweep(overrides)?;
+        (0..sweep.len()).map(|i| sweep.point(i)).collect()
     }
 
     fn resolve(&self, params: BTreeMap<String, Param>) -> Result<Point> {
@@ -700,6 +736,43 @@ compute = "fp32"
             .source_path(Path::new("dir/spec.toml"), &s.impls[0], &p.params)
             .unwrap();
         assert_eq!(path, Path::new("dir/k_f32.mlir"));
+    }
+
+    #[test]
+    fn points_come_in_key_order_the_last_key_fastest() {
+        let s = spec(&SPEC.replace("dtype = [\"f32\"]", "dtype = [\"f32\", \"f64\"]"));
+        let labels: Vec<String> = s
+            .points(&BTreeMap::new())
+            .unwrap()
+            .iter()
+            .map(|p| kperf_bench::results::point_label(&p.params))
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                "dtype=f32 n=127",
+                "dtype=f32 n=513",
+                "dtype=f64 n=127",
+                "dtype=f64 n=513"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_sweep_string_past_4_kib_is_refused() {
+        let long = "x".repeat(MAX_SWEEP_STRING + 1);
+        let text = SPEC.replace(
+            "dtype = [\"f32\"]",
+            &format!("dtype = [\"f32\", \"{long}\"]"),
+        );
+        let e = format!(
+            "{:#}",
+            BenchSpec::parse(&text, Path::new("s.toml")).unwrap_err()
+        );
+        assert!(
+            e.contains("a value of sweep `dtype` is 4097 bytes long"),
+            "{e}"
+        );
     }
 
     #[test]

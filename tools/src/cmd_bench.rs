@@ -3,7 +3,7 @@
 //! flushes and (on CUDA) events, graphs and throttle checks; write JSON
 //! results, print a table, and compare against a baseline.
 
-use crate::bench_spec::{parse_override, BenchSpec, Point};
+use crate::bench_spec::{parse_override, BenchSpec, Point, Sweep};
 use crate::host_job::{parse_params, pick_kernel};
 use anyhow::{bail, Context, Result};
 use kperf_bench::compare::CompareConfig;
@@ -126,11 +126,19 @@ pub fn run(a: BenchArgs) -> Result<()> {
         .map(|s| parse_override(s))
         .collect::<Result<_>>()?;
     let settings = settings(&spec, &a)?;
-    let points = spec.points(&overrides)?;
-    for p in &points {
+    // Every point resolved once before anything runs, so a bad one fails
+    // now, not hours in; then dropped: points are resolved again as they
+    // run, one at a time.
+    let points = spec.sweep(&overrides)?;
+    let mut compute_kinds = std::collections::BTreeSet::new();
+    for i in 0..points.len() {
+        let p = points.point(i)?;
         for imp in &spec.impls {
             let source = spec.source_path(&a.spec, imp, &p.params)?;
             kperf_runtime::output::check_output(&a.output, &[("a kernel source", &source)])?;
+        }
+        if let Some((_, kind)) = &p.work {
+            compute_kinds.insert(kind.clone());
         }
     }
     let peaks = a.peaks.as_deref().map(DevicePeaks::load).transpose()?;
@@ -185,12 +193,8 @@ pub fn run(a: BenchArgs) -> Result<()> {
     };
     if let Some(p) = &peaks {
         // An unknown compute roof fails now, not after the first point ran.
-        let kinds: std::collections::BTreeSet<Option<&str>> = points
-            .iter()
-            .filter_map(|pt| pt.work.as_ref().map(|(_, k)| k.as_deref()))
-            .collect();
-        for k in kinds {
-            p.compute(k)
+        for k in &compute_kinds {
+            p.compute(k.as_deref())
                 .with_context(|| format!("{}: [work] compute", a.spec.display()))?;
         }
     }
@@ -255,7 +259,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
 fn run_points(
     a: &BenchArgs,
     spec: &BenchSpec,
-    points: &[Point],
+    points: &Sweep,
     settings: &Settings,
     peaks: Option<&DevicePeaks>,
     runner: &mut Runner,
@@ -267,7 +271,8 @@ fn run_points(
     } else {
         Progress::new(total, spec.name.as_deref().unwrap_or("bench"))
     };
-    for (pi, p) in points.iter().enumerate() {
+    for pi in 0..points.len() {
+        let p = &points.point(pi)?;
         for imp in &spec.impls {
             let label = kperf_bench::results::point_label(&p.params);
             progress.set_message(format!("{} {label}", imp.name));
