@@ -573,17 +573,13 @@ pub fn table(results: &Results) -> String {
         }
         let dash = || "-".to_string();
         let (tflops, gbps, bound) = match (&p.metrics, &p.work) {
-            (Some(m), _) => (
-                format!("{:.2}", m.tflops()),
-                format!("{:.1}", m.gbps()),
-                m.bound.to_string(),
-            ),
+            (Some(m), _) => (rate(m.tflops(), 2), rate(m.gbps(), 1), m.bound.to_string()),
             (None, Some(w)) => {
                 let t = s.center_value() * 1e-9;
                 if t > 0.0 {
                     (
-                        format!("{:.2}", w.flops / t * 1e-12),
-                        format!("{:.1}", w.bytes / t * 1e-9),
+                        rate(w.flops / t * 1e-12, 2),
+                        rate(w.bytes / t * 1e-9, 1),
                         dash(),
                     )
                 } else {
@@ -756,6 +752,17 @@ pub fn comparison_table(comparisons: &[PointComparison]) -> String {
     out
 }
 
+/// A rate for a table cell: `decimals` places, or `1.29e296` once it
+/// would take more than a dozen digits (a declared work count of 1e300
+/// printed three hundred).
+fn rate(v: f64, decimals: usize) -> String {
+    if v.is_finite() && v.abs() >= 1e12 {
+        format!("{v:.2e}")
+    } else {
+        format!("{v:.decimals$}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -769,6 +776,18 @@ mod tests {
         ]
         .into_iter()
         .collect()
+    }
+
+    #[test]
+    fn rates_stay_short_in_table_cells() {
+        for (v, d, want) in [
+            (1.2345, 2, "1.23"),
+            (812.34, 1, "812.3"),
+            (1.2949578e296, 2, "1.29e296"),
+            (f64::INFINITY, 2, "inf"),
+        ] {
+            assert_eq!(rate(v, d), want);
+        }
     }
 
     fn device() -> DeviceInfo {

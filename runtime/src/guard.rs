@@ -256,19 +256,23 @@ impl Drop for GuardedWords {
 /// Bytes one launch may allocate for its buffers and profile: the
 /// `KPERF_MEMORY_LIMIT` environment variable (bytes, or with a K/M/G/T
 /// suffix), else three quarters of physical memory.
-pub fn memory_limit() -> u64 {
-    if let Some(v) = std::env::var("KPERF_MEMORY_LIMIT")
-        .ok()
-        .and_then(|s| parse_size(&s))
-    {
-        return v;
+/// A value that does not parse is an error, not silently the default.
+pub fn memory_limit() -> Result<u64, String> {
+    if let Some(text) = std::env::var_os("KPERF_MEMORY_LIMIT") {
+        let text = text.to_string_lossy();
+        return parse_size(&text).ok_or_else(|| {
+            format!(
+                "KPERF_MEMORY_LIMIT=`{}` is not a size (bytes, or a number with K, M, G or T)",
+                kperf_dialects::meta::displayable_name(&text, 64).unwrap_or(text.to_string())
+            )
+        });
     }
     // SAFETY: sysconf has no preconditions.
     let pages = unsafe { libc::sysconf(libc::_SC_PHYS_PAGES) };
     if pages <= 0 {
-        return u64::MAX;
+        return Ok(u64::MAX);
     }
-    (pages as u64).saturating_mul(page() as u64) / 4 * 3
+    Ok((pages as u64).saturating_mul(page() as u64) / 4 * 3)
 }
 
 /// `123`, `64K`, `1.5G` (powers of 1024).
@@ -288,7 +292,7 @@ pub fn parse_size(s: &str) -> Option<u64> {
 
 /// Refuse an allocation of `bytes` for `what` over [`memory_limit`].
 pub fn check_memory(bytes: u64, what: &str) -> Result<(), String> {
-    let limit = memory_limit();
+    let limit = memory_limit()?;
     if bytes > limit {
         return Err(format!(
             "{what} needs {} bytes ({}), over the memory limit of {} bytes ({}; \

@@ -416,7 +416,7 @@ pub fn prepare_args(
     spec: &LaunchSpec,
 ) -> Result<(Vec<HostBuffer>, Vec<u64>), RuntimeError> {
     if params.len() != spec.args.len() {
-        return Err(RuntimeError::Launch(format!(
+        return Err(spec.error(format!(
             "kernel `{kernel}` takes {} arguments, the spec gives {}",
             params.len(),
             spec.args.len()
@@ -425,25 +425,23 @@ pub fn prepare_args(
     let mut buffers = Vec::new();
     let mut scalars: Vec<u64> = Vec::new();
     for (i, (p, a)) in params.iter().zip(&spec.args).enumerate() {
-        let dt = DType::parse(&a.dtype)
-            .ok_or_else(|| RuntimeError::Launch(format!("argument {i}: bad dtype")))?;
+        let dt =
+            DType::parse(&a.dtype).ok_or_else(|| spec.error(format!("argument {i}: bad dtype")))?;
         match p {
             Param::Pointer => {
                 if a.shape.is_none() {
-                    return Err(RuntimeError::Launch(format!(
+                    return Err(spec.error(format!(
                         "argument {i} is a pointer; the spec gives a scalar"
                     )));
                 }
-                buffers.push(HostBuffer::from_spec(a, i).map_err(RuntimeError::Launch)?);
+                buffers.push(HostBuffer::from_spec(a, i).map_err(|m| spec.error(m))?);
             }
             Param::MemRef { rank, dtype, dims } => {
                 let shape = a.shape.as_ref().ok_or_else(|| {
-                    RuntimeError::Launch(format!(
-                        "argument {i} is a memref; the spec gives a scalar"
-                    ))
+                    spec.error(format!("argument {i} is a memref; the spec gives a scalar"))
                 })?;
                 if shape.len() != *rank || dt != *dtype {
-                    return Err(RuntimeError::Launch(format!(
+                    return Err(spec.error(format!(
                         "argument {i} ({}) is memref of rank {rank} of {}, the spec says shape {shape:?} of {}",
                         a.name,
                         dtype.mlir_name(),
@@ -453,7 +451,7 @@ pub fn prepare_args(
                 for (d, (want, got)) in dims.iter().zip(shape).enumerate() {
                     if let Some(want) = want {
                         if want != got {
-                            return Err(RuntimeError::Launch(format!(
+                            return Err(spec.error(format!(
                                 "argument {i} ({}) is {}: dimension {d} is {want}, the spec's shape {shape:?} gives {got}",
                                 a.name,
                                 memref_name(dims, *dtype),
@@ -461,11 +459,11 @@ pub fn prepare_args(
                         }
                     }
                 }
-                buffers.push(HostBuffer::from_spec(a, i).map_err(RuntimeError::Launch)?);
+                buffers.push(HostBuffer::from_spec(a, i).map_err(|m| spec.error(m))?);
             }
             Param::Scalar(t) => {
                 let v = a.value.ok_or_else(|| {
-                    RuntimeError::Launch(format!(
+                    spec.error(format!(
                         "argument {i} ({}) is a scalar {}; the spec gives a buffer",
                         a.name,
                         t.mlir_name()
@@ -475,7 +473,7 @@ pub fn prepare_args(
                 // spec fits an MLIR kernel and its LLVM IR.
                 let word64 = |d: DType| matches!(d, DType::I64 | DType::Index);
                 if dt != *t && !(word64(dt) && word64(*t)) {
-                    return Err(RuntimeError::Launch(format!(
+                    return Err(spec.error(format!(
                         "argument {i} ({}) is {}, the spec says {}",
                         a.name,
                         t.mlir_name(),
@@ -483,7 +481,7 @@ pub fn prepare_args(
                     )));
                 }
                 scalars.push(scalar_bits(*t, v).map_err(|why| {
-                    RuntimeError::Launch(format!(
+                    spec.error(format!(
                         "argument {i} ({}) is {}: the spec's value {v} {why}",
                         a.name,
                         t.mlir_name()

@@ -37,6 +37,10 @@ pub struct LaunchSpec {
     pub shared_bytes: u32,
     #[serde(default)]
     pub args: Vec<ArgSpec>,
+    /// The file the spec was read from, for errors found after loading
+    /// (arguments that disagree with the kernel).
+    #[serde(skip)]
+    pub origin: Option<String>,
 }
 
 fn one3() -> [u32; 3] {
@@ -121,13 +125,16 @@ impl DType {
     }
 }
 
+/// Most threads one CTA may have on the GPUs kperf targets.
+const MAX_BLOCK_THREADS: u64 = 1024;
+
 impl LaunchSpec {
     pub fn load(path: &Path) -> Result<LaunchSpec, RuntimeError> {
         let text = std::fs::read_to_string(path).map_err(|e| RuntimeError::Io {
             path: path.display().to_string(),
             source: e,
         })?;
-        let spec: LaunchSpec = toml::from_str(&text).map_err(|e| RuntimeError::Spec {
+        let mut spec: LaunchSpec = toml::from_str(&text).map_err(|e| RuntimeError::Spec {
             path: path.display().to_string(),
             message: e.to_string(),
         })?;
@@ -135,12 +142,35 @@ impl LaunchSpec {
             path: path.display().to_string(),
             message: m,
         })?;
+        spec.origin = Some(path.display().to_string());
         Ok(spec)
+    }
+
+    /// An error in this spec found after loading: names the spec's file
+    /// when it came from one.
+    pub fn error(&self, message: String) -> RuntimeError {
+        match &self.origin {
+            Some(path) => RuntimeError::Spec {
+                path: path.clone(),
+                message,
+            },
+            None => RuntimeError::Launch(message),
+        }
     }
 
     pub fn validate(&self) -> Result<(), String> {
         if self.grid.contains(&0) || self.block.contains(&0) {
             return Err("grid and block dimensions must be positive".into());
+        }
+        // What every NVIDIA and AMD GPU allows: the host target would run
+        // anything, but a profile of a block no GPU launches is fiction.
+        let threads: u64 = self.block.iter().map(|b| *b as u64).product();
+        if threads > MAX_BLOCK_THREADS || self.block[2] > 64 {
+            return Err(format!(
+                "block {:?} has {threads} threads: a CTA holds at most {MAX_BLOCK_THREADS}, \
+                 with z at most 64",
+                self.block
+            ));
         }
         if crate::profile::checked_ctas(&self.grid).is_none() {
             return Err(format!(
@@ -355,6 +385,14 @@ impl HostBuffer {
 /// must not be read until memory runs out.
 fn read_at_most(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
+    use std::os::unix::fs::FileTypeExt;
+    // Opening a FIFO blocks until someone writes to it: refuse it first.
+    let kind = std::fs::metadata(path)?.file_type();
+    if kind.is_fifo() || kind.is_socket() {
+        return Err(std::io::Error::other(
+            "is a FIFO or socket, which kperf would wait on: give a file",
+        ));
+    }
     let f = std::fs::File::open(path)?;
     if f.metadata()?.is_dir() {
         return Err(std::io::Error::other("is a directory"));

@@ -451,6 +451,7 @@ impl BenchSpec {
             block,
             shared_bytes,
             args,
+            origin: None,
         };
         launch.validate().map_err(anyhow::Error::msg)?;
         let work = match &self.work {

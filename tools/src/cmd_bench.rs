@@ -698,6 +698,7 @@ mod tests {
                 values: None,
                 value: None,
             }],
+            origin: None,
         };
         let (name, params) = ptx_kernel("k.ptx", ptx, &launch).unwrap();
         assert_eq!((name.as_str(), params), ("axpy", vec![Param::Pointer]));
@@ -730,6 +731,7 @@ mod tests {
             block: [1, 1, 1],
             shared_bytes: 0,
             args: vec![],
+            origin: None,
         };
         // Without a parameter list, a kernel that takes nothing.
         let (name, params) = ptx_kernel("k.ptx", ".visible .entry k {\n ret;\n}", &launch).unwrap();
@@ -771,6 +773,7 @@ mod tests {
                 arg(None, "f32"),
                 arg(None, "i64"),
             ],
+            origin: None,
         };
         let (name, params) = ptx_kernel("k.ptx", ptx, &launch).unwrap();
         assert_eq!(name, "axpy");

@@ -76,6 +76,7 @@ pub fn run(a: CalibrateArgs) -> Result<()> {
                 block: [32, 1, 1],
                 shared_bytes: 0,
                 args: vec![],
+                origin: None,
             };
             let ptx = String::from_utf8(out.bytes).context("PTX is not UTF-8")?;
             let run = run_cuda(DeviceCode::Ptx(ptx), KERNEL, &[], Some(&km), &spec, 0)?;

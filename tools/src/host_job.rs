@@ -229,6 +229,7 @@ pub fn calibrate_host(opts: &InstrumentOptions, pairs: usize, ctas: u32) -> Resu
         block: [1, 1, 1],
         shared_bytes: 0,
         args: vec![],
+        origin: None,
     };
     let job = run_host_job(
         &source,

@@ -19,6 +19,7 @@
 //! block = 3                                  # CTA block index
 //! byte = 0                                   # offset in the block
 //! u32 = 3735928559                           # little-endian value written
+//! fifos = ["pipe"]                           # named pipes made before the command
 //! args = ["run", "i.mlir", ...]              # the command under test
 //! exit = 1                                   # its exit status
 //! stderr = ["words the error must say"]
@@ -69,6 +70,9 @@ struct Case {
     absent: Vec<String>,
     #[serde(default)]
     env: BTreeMap<String, String>,
+    /// Named pipes made in the case's directory before the command runs.
+    #[serde(default)]
+    fifos: Vec<String>,
 }
 
 /// One change to a file after setup: a text replacement, new contents, or
@@ -157,7 +161,11 @@ fn repo() -> PathBuf {
 /// Runs kperf in `dir`; `{dir}` in an environment value stands for `dir`.
 fn kperf(dir: &Path, args: &[String], env: &BTreeMap<String, String>) -> std::process::Output {
     let dir_text = dir.to_string_lossy();
-    Command::new(env!("CARGO_BIN_EXE_kperf"))
+    // A case that hangs (a FIFO opened for reading) fails with 124
+    // instead of stalling the suite.
+    Command::new("timeout")
+        .arg("300")
+        .arg(env!("CARGO_BIN_EXE_kperf"))
         .args(args)
         .current_dir(dir)
         .envs(env.iter().map(|(k, v)| (k, v.replace("{dir}", &dir_text))))
@@ -230,6 +238,15 @@ fn run_case(case_dir: &Path) -> Result<(), String> {
     for e in &case.edit {
         apply(dir, e)?;
     }
+    for f in &case.fifos {
+        let made = Command::new("mkfifo")
+            .arg(dir.join(f))
+            .status()
+            .map_err(|e| format!("mkfifo: {e}"))?;
+        if !made.success() {
+            return Err(format!("mkfifo {f} failed"));
+        }
+    }
     let before: Vec<(String, Vec<u8>)> = case
         .unchanged
         .iter()
@@ -245,8 +262,12 @@ fn run_case(case_dir: &Path) -> Result<(), String> {
             out.status
         )
     };
-    let Some(code) = out.status.code() else {
-        return Err(say("killed by a signal".into()));
+    // `timeout` passes a signal on as 128 + its number; 124 is its own.
+    let code = match out.status.code() {
+        Some(124) => return Err(say("still running after 300 s (hung?)".into())),
+        Some(c) if c > 128 => return Err(say(format!("killed by signal {}", c - 128))),
+        Some(c) => c,
+        None => return Err(say("killed by a signal".into())),
     };
     if code != case.exit {
         return Err(say(format!("exit {code}, expected {}", case.exit)));
