@@ -267,6 +267,14 @@ impl KernelMeta {
     }
 }
 
+/// Characters a name must not carry to a terminal: control characters,
+/// and the bidirectional overrides and isolates that make text display in
+/// an order other than the one it is stored in.
+pub fn is_unsafe_char(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
 /// `text` made fit to show as one line of a terminal, a table or a trace:
 /// control characters (newline and tab included, C1 too) written as
 /// `\x1b`-style escapes, and the result cut to at most `max_bytes` bytes
@@ -275,7 +283,7 @@ impl KernelMeta {
 /// an escape sequence must not drive the terminal, one with a newline must
 /// not forge a line of a report.
 pub fn displayable_name(text: &str, max_bytes: usize) -> Option<String> {
-    let has_control = text.chars().any(char::is_control);
+    let has_control = text.chars().any(is_unsafe_char);
     if !has_control && text.len() <= max_bytes {
         return None;
     }
@@ -285,6 +293,9 @@ pub fn displayable_name(text: &str, max_bytes: usize) -> Option<String> {
         let escaped;
         let piece: &str = if c.is_control() {
             escaped = format!("\\x{:02x}", c as u32);
+            &escaped
+        } else if is_unsafe_char(c) {
+            escaped = format!("\\u{{{:04x}}}", c as u32);
             &escaped
         } else {
             c.encode_utf8(&mut buf)
@@ -304,7 +315,7 @@ mod displayable_name_tests {
 
     #[test]
     fn control_characters_are_escaped_and_long_names_cut() {
-        let cases: [(&str, usize, Option<&str>); 5] = [
+        let cases: [(&str, usize, Option<&str>); 6] = [
             ("matmul", 256, None),
             ("ev\u{1b}[31mIL\u{7}", 256, Some("ev\\x1b[31mIL\\x07")),
             (
@@ -313,6 +324,7 @@ mod displayable_name_tests {
                 Some("a\\x0aFAKE LINE\\x09\\x9b2J"),
             ),
             ("abcdef", 4, Some("abcd…")),
+            ("ab\u{202e}cd", 256, Some("ab\\u{202e}cd")),
             ("é\u{1b}", 3, Some("é…")),
         ];
         for (text, max, want) in cases {

@@ -133,7 +133,7 @@ impl CheckReport {
             measured_ticks: measured,
             truth_ticks: truth,
             error: measured / truth - 1.0,
-            method: run.method.clone(),
+            method: crate::regions::shown(&run.method),
             fitted: report.correction.source == crate::correct::CostSource::FittedToCheck,
             calibrated_error: report.correction.fit.as_ref().map(|f| f.calibrated_error),
         })
@@ -1455,8 +1455,8 @@ impl Accumulator {
         }
 
         ReplayReport {
-            kernel: crate::regions::capped(&info.kernel).unwrap_or_else(|| info.kernel.clone()),
-            target: info.target.clone(),
+            kernel: crate::regions::shown(&info.kernel),
+            target: crate::regions::shown(&info.target),
             grid: info.grid,
             block: info.block,
             counter: info.counter,

@@ -187,7 +187,10 @@ impl Correction {
             cost_ticks,
             source,
             min_gap_ticks,
-            origin: info.record_cost_origin.clone(),
+            origin: info
+                .record_cost_origin
+                .as_deref()
+                .map(crate::regions::shown),
             back_to_back_ticks,
             fit,
         }

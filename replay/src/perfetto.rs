@@ -148,7 +148,7 @@ impl<W: Write> PerfettoTraceWriter<W> {
             grouping,
             unit_word: unit_word(info.granularity),
             hw_word: hw_word(&info.target),
-            kernel: crate::regions::capped(&info.kernel).unwrap_or_else(|| info.kernel.clone()),
+            kernel: crate::regions::shown(&info.kernel),
             processes: HashMap::new(),
             next_uuid: 1,
             next_flow: 1,

@@ -22,6 +22,11 @@ pub fn capped(text: &str) -> Option<String> {
     displayable_name(text, MAX_NAME_BYTES)
 }
 
+/// `text` as [`capped`] shows it, or as it is.
+pub fn shown(text: &str) -> String {
+    capped(text).unwrap_or_else(|| text.to_string())
+}
+
 /// One region as replay knows it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RegionInfo {

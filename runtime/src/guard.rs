@@ -77,6 +77,22 @@ fn guard_floor() -> usize {
     ((lim.rlim_cur / 64) as usize).clamp(MIN_GUARD, WIDE_GUARD) / page() * page()
 }
 
+/// A random address for the next mapping (a hint; the kernel places the
+/// mapping elsewhere if it is taken). Left to itself, mmap packs mappings
+/// next to each other, so a buffer's neighbour lies exactly two guards
+/// away and an index just past the guard hits it every time; at random
+/// places across 64 TiB a wild index almost always lands on nothing
+/// mapped, and faults.
+fn placement_hint() -> *mut c_void {
+    if !cfg!(target_pointer_width = "64") {
+        return std::ptr::null_mut();
+    }
+    const LOW: u64 = 1 << 40;
+    const HIGH: u64 = 1 << 46;
+    let at = LOW + rand::random::<u64>() % (HIGH - LOW);
+    (at & !((2u64 << 20) - 1)) as usize as *mut c_void
+}
+
 fn round_up(n: usize, to: usize) -> Option<usize> {
     n.checked_add(to - 1).map(|v| v / to * to)
 }
@@ -100,7 +116,7 @@ impl GuardedWords {
         // SAFETY: a fresh anonymous mapping; nothing else refers to it.
         let map = unsafe {
             libc::mmap(
-                std::ptr::null_mut(),
+                placement_hint(),
                 map_len,
                 libc::PROT_NONE,
                 libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
@@ -143,7 +159,12 @@ impl GuardedWords {
             slot: None,
         };
         g.fill_slack();
-        g.slot = register(&g, guard, data_pages);
+        // An empty buffer (no profile without instrumentation) is never
+        // passed to the kernel: a fault near it is better reported as
+        // outside every buffer than as an access to it.
+        if words > 0 {
+            g.slot = register(&g, guard, data_pages);
+        }
         Ok(g)
     }
 
@@ -278,6 +299,10 @@ pub fn memory_limit() -> Result<u64, String> {
 /// `123`, `64K`, `1.5G` (powers of 1024).
 pub fn parse_size(s: &str) -> Option<u64> {
     let s = s.trim();
+    // Plain integers exactly: u64::MAX does not survive the f64 below.
+    if let Ok(v) = s.parse::<u64>() {
+        return Some(v);
+    }
     let (num, mult) = match s.char_indices().last()? {
         (i, 'k' | 'K') => (&s[..i], 1u64 << 10),
         (i, 'm' | 'M') => (&s[..i], 1 << 20),
@@ -667,6 +692,7 @@ mod tests {
         assert_eq!(parse_size("64K"), Some(65536));
         assert_eq!(parse_size("1.5G"), Some(3 << 29));
         assert_eq!(parse_size("12"), Some(12));
+        assert_eq!(parse_size("18446744073709551615"), Some(u64::MAX));
         assert_eq!(parse_size("-1"), None);
         assert_eq!(parse_size("x"), None);
     }

@@ -179,12 +179,12 @@ impl LaunchSpec {
             ));
         }
         for (i, a) in self.args.iter().enumerate() {
-            if a.name.chars().any(char::is_control) {
+            if a.name.chars().any(kperf_dialects::meta::is_unsafe_char) {
                 let shown =
                     kperf_dialects::meta::displayable_name(&a.name, 256).unwrap_or_default();
                 return Err(format!(
                     "argument {i}: name `{shown}` holds control characters (escape sequences, \
-                     newlines, tabs): names are printed on the terminal, use printable text"
+                     newlines, tabs) or bidirectional overrides: names are printed on the terminal, use printable text"
                 ));
             }
             let who = if a.name.is_empty() {
@@ -393,7 +393,13 @@ fn read_at_most(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
             "is a FIFO or socket, which kperf would wait on: give a file",
         ));
     }
-    let f = std::fs::File::open(path)?;
+    // Non-blocking, so a terminal or another device with nothing to read
+    // fails at once instead of waiting forever.
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
     if f.metadata()?.is_dir() {
         return Err(std::io::Error::other("is a directory"));
     }

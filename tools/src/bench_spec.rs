@@ -232,7 +232,12 @@ impl Sweep<'_> {
 
 /// Longest string a sweep value may be, in bytes: values are substituted
 /// into file names, dtypes and fills, and repeated in every result's label.
-const MAX_SWEEP_STRING: usize = 4096;
+const MAX_SWEEP_STRING: usize = 1024;
+/// Most sweep keys, and the longest key: with [`MAX_SWEEP_STRING`] they
+/// bound every point's label (5,000 keys of 4 KB each made a 20 MB label
+/// and 414 MB of RSS for a single point).
+const MAX_SWEEP_KEYS: usize = 32;
+const MAX_SWEEP_KEY: usize = 64;
 
 /// Most sweep points one `kperf bench` run takes: each is compiled and
 /// measured, so even this many runs for hours.
@@ -241,11 +246,11 @@ const MAX_POINTS: u64 = 100_000;
 /// Refuse `text` (`what`, from the spec at `path`) if it holds control
 /// characters, showing it escaped.
 fn printable(path: &Path, what: &str, text: &str) -> Result<()> {
-    if text.chars().any(char::is_control) {
+    if text.chars().any(kperf_dialects::meta::is_unsafe_char) {
         let shown = kperf_dialects::meta::displayable_name(text, 256).unwrap_or_default();
         bail!(
-            "{}: {what} `{shown}` holds control characters (escape sequences, newlines, tabs): \
-             names are printed in tables and on the terminal, use printable text",
+            "{}: {what} `{shown}` holds control characters (escape sequences, newlines, tabs) or \
+             bidirectional overrides: names are printed in tables and on the terminal, use printable text",
             path.display()
         );
     }
@@ -275,9 +280,24 @@ impl BenchSpec {
                 path.display()
             );
         }
+        if spec.sweep.len() > MAX_SWEEP_KEYS {
+            bail!(
+                "{}: the sweep has {} keys, over {MAX_SWEEP_KEYS}: every key is part of every \
+                 result's label",
+                path.display(),
+                spec.sweep.len()
+            );
+        }
         for (k, vals) in &spec.sweep {
             if vals.is_empty() {
                 bail!("{}: sweep `{k}` has no values", path.display());
+            }
+            if k.len() > MAX_SWEEP_KEY {
+                bail!(
+                    "{}: a sweep key is {} bytes long, over {MAX_SWEEP_KEY}",
+                    path.display(),
+                    k.len()
+                );
             }
         }
         // Names and sweep values are printed in tables and progress lines:
@@ -760,7 +780,7 @@ compute = "fp32"
     }
 
     #[test]
-    fn a_sweep_string_past_4_kib_is_refused() {
+    fn a_sweep_string_past_1_kib_is_refused() {
         let long = "x".repeat(MAX_SWEEP_STRING + 1);
         let text = SPEC.replace(
             "dtype = [\"f32\"]",
@@ -771,7 +791,7 @@ compute = "fp32"
             BenchSpec::parse(&text, Path::new("s.toml")).unwrap_err()
         );
         assert!(
-            e.contains("a value of sweep `dtype` is 4097 bytes long"),
+            e.contains("a value of sweep `dtype` is 1025 bytes long"),
             "{e}"
         );
     }

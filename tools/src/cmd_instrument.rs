@@ -418,7 +418,7 @@ pub fn write_with_meta(path: &Path, bytes: &[u8], meta: &InstrumentMeta) -> Resu
         eprintln!(
             "kperf: warning: the region modes found nothing to record in kernel `{}`: \
              it is left exactly as it was",
-            crate::escape_controls(k)
+            crate::shown(k)
         );
     }
     eprintln!(

@@ -125,7 +125,7 @@ pub fn run(a: RunArgs) -> Result<()> {
     let run = &job.run;
     eprintln!(
         "kperf: ran `{}` on the host: grid {:?}, {} CTA(s) on {} thread(s) in {:.3} ms",
-        job.kernel,
+        crate::shown(&job.kernel),
         spec.grid,
         spec.grid_ctas(),
         run.threads,

@@ -84,7 +84,8 @@ pub fn run(a: &RunArgs, opts: &InstrumentOptions, spec: &LaunchSpec) -> Result<(
 /// took (the CUDA and SIMT targets share it).
 pub fn report_device_run(name: &str, spec: &LaunchSpec, run: &DeviceRun) {
     eprintln!(
-        "kperf: ran `{name}` on {}: grid {:?}, block {:?} in {:.3} ms",
+        "kperf: ran `{}` on {}: grid {:?}, block {:?} in {:.3} ms",
+        crate::shown(name),
         run.device_name,
         spec.grid,
         spec.block,

@@ -167,16 +167,28 @@ fn error_text(e: &anyhow::Error) -> String {
         }
         text.push_str(&part);
     }
-    escape_controls(&text)
+    // Continuation lines (diagnostics, or a newline smuggled in through a
+    // spec or profile value echoed in the message) are indented, so no
+    // line of an error can pass for a line kperf printed.
+    escape_controls(&text).replace('\n', "\n  ")
+}
+
+/// A name from IR, a spec or a profile, fit for one line of output:
+/// control characters (newline included) escaped, cut to 256 bytes.
+pub fn shown(name: &str) -> String {
+    kperf_dialects::meta::displayable_name(name, 256).unwrap_or_else(|| name.to_string())
 }
 
 /// Terminal control characters (ESC, BEL, CR...) from names in profiles
-/// and IR shown as `\x1b`, so output cannot drive the terminal.
+/// and IR shown as `\x1b`, bidirectional overrides as `\u{202e}`, so
+/// output cannot drive the terminal or reorder what it shows.
 pub fn escape_controls(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         if c.is_control() && c != '\n' && c != '\t' {
             out.push_str(&format!("\\x{:02x}", c as u32));
+        } else if !c.is_control() && kperf_dialects::meta::is_unsafe_char(c) {
+            out.push_str(&format!("\\u{{{:04x}}}", c as u32));
         } else {
             out.push(c);
         }

@@ -24,6 +24,7 @@
 //! exit = 1                                   # its exit status
 //! stderr = ["words the error must say"]
 //! stderr_once = ["text that must not repeat"]
+//! stderr_absent = ["text that must not appear"]
 //! stdout = ["words the output must say"]
 //! unchanged = ["i.mlir"]                     # files that must keep their bytes
 //! absent = ["x.kprof"]                       # files that must not appear
@@ -58,6 +59,8 @@ struct Case {
     stderr: Vec<String>,
     #[serde(default)]
     stderr_once: Vec<String>,
+    #[serde(default)]
+    stderr_absent: Vec<String>,
     #[serde(default)]
     stdout: Vec<String>,
     #[serde(default)]
@@ -277,6 +280,11 @@ fn run_case(case_dir: &Path) -> Result<(), String> {
             return Err(say(format!("stderr does not say `{words}`")));
         }
     }
+    for words in &case.stderr_absent {
+        if stderr.contains(words.as_str()) {
+            return Err(say(format!("stderr says `{words}`")));
+        }
+    }
     for words in &case.stderr_once {
         if stderr.matches(words.as_str()).count() != 1 {
             return Err(say(format!("stderr does not say `{words}` exactly once")));
@@ -309,7 +317,10 @@ fn run_case(case_dir: &Path) -> Result<(), String> {
     for (stream, text) in [("stderr", &stderr), ("stdout", &stdout)] {
         if let Some(c) = text
             .chars()
-            .find(|c| c.is_control() && *c != '\n' && *c != '\t')
+            .find(|c| {
+                (c.is_control() && *c != '\n' && *c != '\t')
+                    || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+            })
         {
             return Err(say(format!("raw control character {c:?} on {stream}")));
         }
