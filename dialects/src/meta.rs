@@ -275,6 +275,21 @@ pub fn is_unsafe_char(c: char) -> bool {
         || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
+/// Refuse a name (`what`) that holds [`is_unsafe_char`]s, showing it
+/// escaped: for names kperf's own inputs introduce, where nothing but a
+/// printable name makes sense.
+pub fn refuse_unsafe_name(what: &str, text: &str) -> Result<(), String> {
+    if !text.chars().any(is_unsafe_char) {
+        return Ok(());
+    }
+    Err(format!(
+        "{what} `{}` holds control characters (escape sequences, newlines, tabs) or \
+         bidirectional overrides: names are printed in tables and on the terminal, use \
+         printable text",
+        displayable_name(text, 256).unwrap_or_default()
+    ))
+}
+
 /// `text` made fit to show as one line of a terminal, a table or a trace:
 /// control characters (newline and tab included, C1 too) written as
 /// `\x1b`-style escapes, and the result cut to at most `max_bytes` bytes

@@ -361,6 +361,25 @@ struct Slot {
     name_len: AtomicUsize,
 }
 
+impl Slot {
+    /// Registered and published (not free, not being written).
+    fn live(&self) -> bool {
+        let start = self.map_start.load(Ordering::Acquire);
+        start != 0 && start != usize::MAX
+    }
+
+    /// The buffer's name.
+    fn name(&self) -> &'static [u8] {
+        // SAFETY: the name was leaked at registration and never freed.
+        unsafe {
+            std::slice::from_raw_parts(
+                self.name.load(Ordering::Relaxed),
+                self.name_len.load(Ordering::Relaxed),
+            )
+        }
+    }
+}
+
 #[allow(clippy::declare_interior_mutable_const)]
 const FREE: Slot = Slot {
     map_start: AtomicUsize::new(0),
@@ -469,29 +488,16 @@ extern "C" fn on_fault(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut c
     // SAFETY: the kernel hands a valid siginfo to an SA_SIGINFO handler.
     let addr = unsafe { (*info).si_addr() } as usize;
     for s in TABLE.iter() {
-        let start = s.map_start.load(Ordering::Acquire);
-        if start == 0 || start == usize::MAX {
+        if !s.live()
+            || addr < s.map_start.load(Ordering::Relaxed)
+            || addr >= s.map_end.load(Ordering::Relaxed)
+        {
             continue;
         }
-        if addr < start || addr >= s.map_end.load(Ordering::Relaxed) {
-            continue;
-        }
-        // One report: other threads faulting meanwhile wait for the exit.
-        if REPORTED.swap(true, Ordering::AcqRel) {
-            loop {
-                // SAFETY: pause is async-signal-safe.
-                unsafe { libc::pause() };
-            }
-        }
+        claim_report();
         let data = s.data_start.load(Ordering::Relaxed);
         let len = s.data_len.load(Ordering::Relaxed);
-        // SAFETY: the name was leaked at registration and never freed.
-        let name = unsafe {
-            std::slice::from_raw_parts(
-                s.name.load(Ordering::Relaxed),
-                s.name_len.load(Ordering::Relaxed),
-            )
-        };
+        let name = s.name();
         let mut msg = Msg::new();
         msg.push(b"kperf: error: the kernel accessed `");
         msg.push(name);
@@ -540,19 +546,23 @@ extern "C" fn on_fault(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut c
     }
 }
 
-/// Report a fault at `addr`, in no guarded mapping, during a kernel
-/// launch, naming the buffer whose data lies nearest; then exit.
-fn report_wild(addr: usize) -> ! {
+/// Let one faulting thread report; any other waits for its exit.
+fn claim_report() {
     if REPORTED.swap(true, Ordering::AcqRel) {
         loop {
             // SAFETY: pause is async-signal-safe.
             unsafe { libc::pause() };
         }
     }
+}
+
+/// Report a fault at `addr`, in no guarded mapping, during a kernel
+/// launch, naming the buffer whose data lies nearest; then exit.
+fn report_wild(addr: usize) -> ! {
+    claim_report();
     let mut nearest: Option<(usize, &Slot)> = None;
     for s in TABLE.iter() {
-        let start = s.map_start.load(Ordering::Acquire);
-        if start == 0 || start == usize::MAX {
+        if !s.live() {
             continue;
         }
         let data = s.data_start.load(Ordering::Relaxed);
@@ -581,13 +591,7 @@ fn report_wild(addr: usize) -> ! {
     }
     if let Some((distance, s)) = nearest {
         let data = s.data_start.load(Ordering::Relaxed);
-        // SAFETY: the name was leaked at registration and never freed.
-        let name = unsafe {
-            std::slice::from_raw_parts(
-                s.name.load(Ordering::Relaxed),
-                s.name_len.load(Ordering::Relaxed),
-            )
-        };
+        let name = s.name();
         msg.push(b" (the nearest is `");
         msg.push(name);
         msg.push(b"`, ");

@@ -179,14 +179,7 @@ impl LaunchSpec {
             ));
         }
         for (i, a) in self.args.iter().enumerate() {
-            if a.name.chars().any(kperf_dialects::meta::is_unsafe_char) {
-                let shown =
-                    kperf_dialects::meta::displayable_name(&a.name, 256).unwrap_or_default();
-                return Err(format!(
-                    "argument {i}: name `{shown}` holds control characters (escape sequences, \
-                     newlines, tabs) or bidirectional overrides: names are printed on the terminal, use printable text"
-                ));
-            }
+            kperf_dialects::meta::refuse_unsafe_name(&format!("argument {i}: name"), &a.name)?;
             let who = if a.name.is_empty() {
                 format!("argument {i}")
             } else {

@@ -246,15 +246,8 @@ const MAX_POINTS: u64 = 100_000;
 /// Refuse `text` (`what`, from the spec at `path`) if it holds control
 /// characters, showing it escaped.
 fn printable(path: &Path, what: &str, text: &str) -> Result<()> {
-    if text.chars().any(kperf_dialects::meta::is_unsafe_char) {
-        let shown = kperf_dialects::meta::displayable_name(text, 256).unwrap_or_default();
-        bail!(
-            "{}: {what} `{shown}` holds control characters (escape sequences, newlines, tabs) or \
-             bidirectional overrides: names are printed in tables and on the terminal, use printable text",
-            path.display()
-        );
-    }
-    Ok(())
+    kperf_dialects::meta::refuse_unsafe_name(what, text)
+        .map_err(|m| anyhow::anyhow!("{}: {m}", path.display()))
 }
 
 impl BenchSpec {

@@ -317,10 +317,7 @@ fn run_case(case_dir: &Path) -> Result<(), String> {
     for (stream, text) in [("stderr", &stderr), ("stdout", &stdout)] {
         if let Some(c) = text
             .chars()
-            .find(|c| {
-                (c.is_control() && *c != '\n' && *c != '\t')
-                    || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-            })
+            .find(|c| kperf_dialects::meta::is_unsafe_char(*c) && *c != '\n' && *c != '\t')
         {
             return Err(say(format!("raw control character {c:?} on {stream}")));
         }
