@@ -606,6 +606,23 @@ pub fn register_counts(ptx: &[u8], arch: &str) -> Result<BTreeMap<String, u32>> 
         .collect())
 }
 
+/// How far the kernel's own code in a line-tagged instrumented build strays
+/// from the plain build: the sum over kinds of work of |the kernel's
+/// instructions (not kperf's, by the line table) − the plain kernel's|,
+/// in-line code only; 0 when the records changed nothing around them. For
+/// choosing between builds of one kernel (`registers::hold_occupancy`):
+/// `kperf cost`'s `unexplained` is the reported figure.
+pub fn kernel_drift(plain: &Compiled, instrumented: &Compiled) -> u64 {
+    let mut by_work: BTreeMap<&str, i64> = BTreeMap::new();
+    for i in plain.in_line() {
+        *by_work.entry(i.work()).or_default() -= 1;
+    }
+    for i in instrumented.in_line().iter().filter(|i| !is_kperf(i)) {
+        *by_work.entry(i.work()).or_default() += 1;
+    }
+    by_work.values().map(|d| d.unsigned_abs()).sum()
+}
+
 pub fn compile_ptx(ptx: &[u8], arch: &str, function: &str) -> Result<Compiled> {
     assemble(ptx, arch)?.kernel(function)
 }
@@ -1317,6 +1334,57 @@ mod tests {
         };
         assert_eq!(c.count(), 7);
         assert_eq!(c.out_of_line(), 3);
+    }
+
+    /// The kernel's own instructions (not kperf's, by the line table)
+    /// against the plain build's, kind of work by kind of work: the free
+    /// build of Triton's add kernel recomputes an offset from a second
+    /// thread-id read (S2R, SHF, LOP3, IMAD) where the plain one keeps it.
+    #[test]
+    fn kernel_drift_counts_the_kernels_own_changes_only() {
+        let sass = |dump: &str| parse_sass(dump, Some("k"));
+        let plain = Compiled {
+            ptxas: PtxasInfo::default(),
+            sass: sass(
+                r#"
+		Function : k
+        /*0000*/                   S2R R0, SR_TID.X ;
+        /*0010*/                   SHF.L.U32 R0, R0, 0x2, RZ ;
+        /*0020*/                   LOP3.LUT R0, R0, 0x1fc, RZ, 0xc0, !PT ;
+        /*0030*/                   IMAD.WIDE R2, R0, 0x4, R2 ;
+        /*0040*/                   EXIT ;
+"#,
+            ),
+        };
+        let mut inst = Compiled {
+            ptxas: PtxasInfo::default(),
+            sass: sass(
+                r#"
+		Function : k
+        /*0000*/                   S2R R0, SR_TID.X ;
+        /*0010*/                   CS2R.32 R20, SR_CLOCKLO ;
+        /*0020*/                   IMAD.SHL.U32 R0, R0, 0x4, RZ ;
+        /*0030*/                   LOP3.LUT R0, R0, 0x1fc, RZ, 0xc0, !PT ;
+        /*0040*/                   S2R R3, SR_TID.X ;
+        /*0050*/                   IMAD.SHL.U32 R21, R3, 0x4, RZ ;
+        /*0060*/                   LOP3.LUT R21, R21, 0x1fc, RZ, 0xc0, !PT ;
+        /*0070*/                   IMAD.WIDE R2, R21, 0x4, R2 ;
+        /*0080*/                   STS.64 [R0], R20 ;
+        /*0090*/                   EXIT ;
+"#,
+            ),
+        };
+        let tag = |line: u32| Some(("<kperf>".to_string(), line));
+        let kernel_line = Some(("kernel.py".to_string(), 7));
+        for i in &mut inst.sass {
+            i.source = match i.addr {
+                0x10 | 0x80 => tag(crate::llvm::line_tags::TAG_LINE_BASE + 3),
+                _ => kernel_line.clone(),
+            };
+        }
+        // S2R +1, SHF +1, LOP3 +1: the clock read and the store are kperf's.
+        assert_eq!(kernel_drift(&plain, &inst), 3);
+        assert_eq!(kernel_drift(&plain, &plain), 0);
     }
 
     #[test]

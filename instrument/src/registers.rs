@@ -77,18 +77,55 @@ pub struct RegisterHold {
     pub instrumented: u32,
     pub plain_ctas_per_sm: u32,
     pub instrumented_ctas_per_sm: u32,
-    /// The cap, where the instrumented build would lose occupancy.
+    /// The cap: where the instrumented build would lose occupancy, or where
+    /// it keeps the kernel's own code closer to the plain build.
     pub cap: Option<u32>,
+    /// Set when the cap was chosen for fidelity: the kernel's own SASS
+    /// instructions that differ from the plain build's
+    /// ([`cost::kernel_drift`]), free and capped.
+    pub drift: Option<(u64, u64)>,
 }
 
 impl RegisterHold {
+    /// Registers plain and instrumented, and the cap that keeps the plain
+    /// kernel's CTAs per SM where the instrumented one would lose some.
+    fn new(sm: SmLimits, kernel: &str, block: [u32; 3], plain: u32, instrumented: u32) -> Self {
+        let threads = block.iter().product::<u32>();
+        let (pc, ic) = (
+            sm.ctas_per_sm(plain, threads),
+            sm.ctas_per_sm(instrumented, threads),
+        );
+        RegisterHold {
+            kernel: kernel.to_string(),
+            threads,
+            plain,
+            instrumented,
+            plain_ctas_per_sm: pc,
+            instrumented_ctas_per_sm: ic,
+            cap: (ic < pc)
+                .then(|| sm.max_registers_for(pc, threads))
+                .flatten(),
+            drift: None,
+        }
+    }
+
     /// A line for the user, when a cap was set.
     pub fn describe(&self) -> Option<String> {
         let cap = self.cap?;
+        // A kernel name is the input's: never print its control characters.
+        let kernel = kperf_dialects::meta::displayable_name(&self.kernel, 256)
+            .unwrap_or_else(|| self.kernel.clone());
+        if let Some((free, capped)) = self.drift {
+            return Some(format!(
+                "`{kernel}`: capped at {cap} registers (.maxnreg), which keeps its occupancy: \
+                 ptxas then leaves {capped} of the kernel's own instructions different from \
+                 the plain build, against {free} uncapped"
+            ));
+        }
         Some(format!(
             "`{}`: {} registers instrumented against {} plain would run {} CTA(s) of {} threads \
              per SM instead of {}: capped at {cap} (.maxnreg)",
-            self.kernel,
+            kernel,
             self.instrumented,
             self.plain,
             self.instrumented_ctas_per_sm,
@@ -101,6 +138,14 @@ impl RegisterHold {
 /// Build `input` plain and instrumented under `opts` (NVPTX), assemble
 /// both, and say per kernel which register cap keeps the plain build's CTAs
 /// per SM; put the caps in `opts.register_limits`. Needs ptxas.
+///
+/// On LLVM IR (whose builds are line-tagged, so the SASS says which code is
+/// kperf's) a kernel that keeps its occupancy free is also built capped at
+/// the most registers that keep it, and the cap is kept where it leaves the
+/// kernel's own code closer to the plain build ([`cost::kernel_drift`]) and
+/// spills no more: ptxas allocates differently once any `.maxnreg` is set,
+/// and on Triton's tutorial add kernel the free build recomputes an offset
+/// the capped one keeps (4 of 41 instructions against 1).
 /// `triton`: a Triton metadata file was found beside LLVM IR input.
 pub fn hold_occupancy(
     kctx: &KperfContext,
@@ -114,55 +159,104 @@ pub fn hold_occupancy(
     };
     let chip = chip.clone();
     opts.register_limits.clear();
-    let (plain_ptx, inst_ptx, meta) = if llvm::is_llvm_input(file, input) {
-        let plain = llvm::instrument_llvm(kctx, input, file, opts, Emit::Ptx, true, triton)?;
-        let inst = llvm::instrument_llvm(kctx, input, file, opts, Emit::Ptx, false, triton)?;
-        (plain.bytes, inst.bytes, inst.meta)
-    } else {
-        let source = std::str::from_utf8(input).map_err(|_| InstrumentError::At {
-            location: file.to_string(),
-            message: "not UTF-8 text (MLIR is text)".into(),
-        })?;
-        let plain = mlir::pipeline::compile_plain(kctx, source, file, opts, Emit::Ptx)?;
-        let inst = mlir::pipeline::instrument(kctx, source, file, opts, Emit::Ptx)?;
-        (plain, inst.bytes, Some(inst.meta))
-    };
-    let Some(meta) = meta else {
-        return Ok(Vec::new());
-    };
-    let plain_regs = cost::register_counts(&plain_ptx, &chip)?;
-    let inst_regs = cost::register_counts(&inst_ptx, &chip)?;
+    if llvm::is_llvm_input(file, input) {
+        return hold_llvm(kctx, input, file, opts, triton, &chip);
+    }
+    let source = std::str::from_utf8(input).map_err(|_| InstrumentError::At {
+        location: file.to_string(),
+        message: "not UTF-8 text (MLIR is text)".into(),
+    })?;
+    let plain = mlir::pipeline::compile_plain(kctx, source, file, opts, Emit::Ptx)?;
+    let inst = mlir::pipeline::instrument(kctx, source, file, opts, Emit::Ptx)?;
+    let plain_regs = cost::register_counts(&plain, &chip)?;
+    let inst_regs = cost::register_counts(&inst.bytes, &chip)?;
     let sm = SmLimits::of(&chip);
     let mut holds = Vec::new();
-    let mut limits = BTreeMap::new();
-    for km in &meta.kernels {
+    for km in &inst.meta.kernels {
         let (Some(&plain), Some(&instrumented)) =
             (plain_regs.get(&km.name), inst_regs.get(&km.name))
         else {
             continue;
         };
-        let threads = km.block.iter().product::<u32>();
-        let (pc, ic) = (
-            sm.ctas_per_sm(plain, threads),
-            sm.ctas_per_sm(instrumented, threads),
-        );
-        let cap = (ic < pc)
-            .then(|| sm.max_registers_for(pc, threads))
-            .flatten();
-        if let Some(c) = cap {
-            limits.insert(km.name.clone(), c);
+        let hold = RegisterHold::new(sm, &km.name, km.block, plain, instrumented);
+        if let Some(c) = hold.cap {
+            opts.register_limits.insert(km.name.clone(), c);
         }
-        holds.push(RegisterHold {
-            kernel: km.name.clone(),
-            threads,
-            plain,
-            instrumented,
-            plain_ctas_per_sm: pc,
-            instrumented_ctas_per_sm: ic,
-            cap,
-        });
+        holds.push(hold);
     }
-    opts.register_limits = limits;
+    Ok(holds)
+}
+
+/// [`hold_occupancy`] for LLVM IR: line-tagged builds, and the capped
+/// build tried where the free one keeps occupancy.
+fn hold_llvm(
+    kctx: &KperfContext,
+    input: &[u8],
+    file: &str,
+    opts: &mut InstrumentOptions,
+    triton: bool,
+    chip: &str,
+) -> Result<Vec<RegisterHold>> {
+    // Line tags change no SASS (docs/fidelity.md); they tell kperf's code
+    // from the kernel's.
+    let mut tagged = opts.clone();
+    tagged.line_tags = true;
+    let build = |o: &InstrumentOptions, plain: bool| {
+        llvm::instrument_llvm(kctx, input, file, o, Emit::Ptx, plain, triton)
+    };
+    let plain = cost::assemble(&build(&tagged, true)?.bytes, chip)?;
+    let inst = build(&tagged, false)?;
+    let Some(meta) = inst.meta else {
+        return Ok(Vec::new());
+    };
+    let free = cost::assemble(&inst.bytes, chip)?;
+    let sm = SmLimits::of(chip);
+    let mut holds = Vec::new();
+    // Kernels that keep their occupancy free, with the cap to try.
+    let mut candidates = BTreeMap::new();
+    for km in &meta.kernels {
+        let (Ok(p), Ok(i)) = (plain.kernel(&km.name), free.kernel(&km.name)) else {
+            continue;
+        };
+        let hold = RegisterHold::new(sm, &km.name, km.block, p.ptxas.registers, i.ptxas.registers);
+        let threads = hold.threads;
+        match hold.cap {
+            Some(c) => {
+                opts.register_limits.insert(km.name.clone(), c);
+            }
+            None => {
+                if let Some(c) = sm.max_registers_for(hold.plain_ctas_per_sm, threads) {
+                    candidates.insert(km.name.clone(), (c, p, i));
+                }
+            }
+        }
+        holds.push(hold);
+    }
+    if candidates.is_empty() {
+        return Ok(holds);
+    }
+    tagged.register_limits = opts.register_limits.clone();
+    for (name, (c, _, _)) in &candidates {
+        tagged.register_limits.insert(name.clone(), *c);
+    }
+    let capped = cost::assemble(&build(&tagged, false)?.bytes, chip)?;
+    for (name, (c, p, free)) in candidates {
+        let Ok(capped) = capped.kernel(&name) else {
+            continue;
+        };
+        let spills = |k: &cost::Compiled| k.ptxas.spill_store_bytes + k.ptxas.spill_load_bytes;
+        let (drift_free, drift_capped) = (
+            cost::kernel_drift(&p, &free),
+            cost::kernel_drift(&p, &capped),
+        );
+        if drift_capped < drift_free && spills(&capped) <= spills(&free) {
+            opts.register_limits.insert(name.clone(), c);
+            if let Some(h) = holds.iter_mut().find(|h| h.kernel == name) {
+                h.cap = Some(c);
+                h.drift = Some((drift_free, drift_capped));
+            }
+        }
+    }
     Ok(holds)
 }
 

@@ -269,32 +269,33 @@ const UNEXPLAINED_LIMIT: f64 = 0.02;
 /// - the op modes put two records around every matched instruction; in
 ///   attention's and the matmuls' dense wgmma/cp.async code that costs
 ///   moves and address arithmetic.
+/// - add_kernel (41 instructions: one is 2.4%): one IMAD more than plain
+///   with the occupancy cap the register hold picks for fidelity (4 of 41,
+///   9.8%, without it).
 const EXCEPTIONS: &[(&str, &str, f64)] = &[
     ("reduce_sum", "*", 0.14),
-    ("layernorm", "kernel", 0.025),
-    ("layernorm", "iterations", 0.03),
     ("sgemm_tiled", "loops", 0.03),
-    ("sgemm_tiled", "iterations", 0.04),
+    ("sgemm_tiled", "iterations", 0.03),
     ("softmax", "loops", 0.03),
     ("softmax", "iterations", 0.03),
     ("matmul_pipelined", "iterations", 0.07),
     ("matmul_pipelined", "async", 0.035),
     ("matmul_persistent", "async", 0.025),
-    ("softmax_kernel", "async", 0.03),
+    ("softmax_kernel", "async", 0.025),
     ("attention_fwd_causal", "async", 0.03),
     ("attention_fwd_causal", "asm=wgmma|cp\\.async", 0.05),
     ("matmul_pipelined", "asm=wgmma|cp\\.async", 0.05),
     ("matmul_persistent", "asm=wgmma|cp\\.async", 0.04),
-    ("add_kernel", "*", 0.11),
+    ("add_kernel", "*", 0.03),
     ("_layer_norm_bwd_dx_fused", "*", 0.035),
     ("_layer_norm_bwd_dwdb", "loops", 0.03),
     ("_layer_norm_bwd_dwdb", "iterations", 0.035),
     ("_layer_norm_fwd_fused", "iterations", 0.025),
-    ("softmax_kernel", "loops", 0.035),
-    ("softmax_kernel", "iterations", 0.045),
+    ("softmax_kernel", "loops", 0.03),
+    ("softmax_kernel", "iterations", 0.04),
     ("matmul_kernel", "asm=wgmma|cp\\.async", 0.03),
     ("_attn_fwd", "asm=wgmma|cp\\.async", 0.035),
-    ("matmul_kernel_tma_persistent", "asm=wgmma|cp\\.async", 0.05),
+    ("matmul_kernel_tma_persistent", "asm=wgmma|cp\\.async", 0.04),
 ];
 
 /// Every automatic mode on every corpus kernel (its markers stripped:
