@@ -7,9 +7,10 @@
 # Steps (each logged to <out>/log.txt, figures to <out>/summary.md):
 #  1. calibrate the record cost and tick rate on the GPU (clock32, clock64);
 #  2. every GPU example with a launch spec (examples/*.toml whose kernel is a
-#     gpu.func): run it instrumented and with --no-instrument, compare the
-#     buffers (outputs must be identical), replay the profile (summary +
-#     feedback JSON), and time the plain launch against the instrumented one;
+#     gpu.func) and every CUDA corpus kernel with one (tests/simt/cuda_*):
+#     run it instrumented and with --no-instrument, compare the buffers
+#     (outputs must be identical), replay the profile (summary + feedback
+#     JSON), and time the plain launch against the instrumented one;
 #     the same kernel also runs on the SIMT host target (in the dry run too)
 #     and the GPU's outputs must equal its outputs;
 #  3. the Hopper tile (examples/hopper_matmul_tile.mlir) and the corpus: instrument
@@ -33,7 +34,7 @@ DRY=0
 for a in "$@"; do
   case "$a" in
     --dry-run) DRY=1 ;;
-    -h|--help) sed -n 2,28p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,29p "$0"; exit 0 ;;
     *) echo "gpu-check: unknown argument $a" >&2; exit 2 ;;
   esac
 done
@@ -101,32 +102,30 @@ else
   done
 fi
 
-# 2. examples with launch specs: instrumented vs plain
-echo "## Examples: instrumented vs plain" >> "$SUMMARY"
-for spec in examples/*.toml; do
-  src="${spec%.toml}.mlir"
-  [ -f "$src" ] || continue
-  grep -q "gpu.func\|gpu.launch" "$src" || continue
-  name=$(basename "${spec%.toml}")
-  run "$name: instrument and assemble for $CHIP" "$K" instrument "$src" --target "$TARGET" --emit cubin -o "$OUT/$name.cubin" || continue
+# 2. kernels with launch specs: instrumented vs plain, GPU vs SIMT host
+echo "## Kernels with launch specs: instrumented vs plain" >> "$SUMMARY"
+check_launch() { # check_launch NAME SOURCE SPEC
+  local name="$1" src="$2" spec="$3"
+  run "$name: instrument and assemble for $CHIP" "$K" instrument "$src" --target "$TARGET" --emit cubin -o "$OUT/$name.cubin" || return
   # The same kernel on the SIMT host target (every thread of every CTA on the
   # CPU): its outputs are what the GPU's must be, and its profile has the
   # same regions and record counts per unit.
   run "$name: run on the SIMT host target" "$K" run "$src" --target simt --spec "$spec" \
-      -o "$OUT/$name.simt.kprof" --outputs "$OUT/$name.simt.json" || continue
+      -o "$OUT/$name.simt.kprof" --outputs "$OUT/$name.simt.json" || return
   run "$name: replay the SIMT profile" "$K" replay "$OUT/$name.simt.kprof" \
       -o "$OUT/$name.simt.trace.json" --json "$OUT/$name.simt.feedback.json" --summary
   if [ "$DRY" = 1 ]; then
     say "skipped (dry run): launch $name"
-    continue
+    return
   fi
-  cal=(); [ -f "$OUT/calibration-clock32.json" ] && cal=(--calibration "$OUT/calibration-clock32.json")
+  local cal=(); [ -f "$OUT/calibration-clock32.json" ] && cal=(--calibration "$OUT/calibration-clock32.json")
+  local t0 t1 t2
   t0=$(date +%s%N)
   run "$name: run instrumented" "$K" run "$src" --target "$TARGET" --spec "$spec" "${cal[@]}" \
-      -o "$OUT/$name.kprof" --outputs "$OUT/$name.instrumented.json" || continue
+      -o "$OUT/$name.kprof" --outputs "$OUT/$name.instrumented.json" || return
   t1=$(date +%s%N)
   run "$name: run plain" "$K" run "$src" --target "$TARGET" --spec "$spec" --no-instrument \
-      --outputs "$OUT/$name.plain.json" || continue
+      --outputs "$OUT/$name.plain.json" || return
   t2=$(date +%s%N)
   if cmp -s "$OUT/$name.instrumented.json" "$OUT/$name.plain.json"; then
     say "ok: $name outputs identical instrumented and plain"
@@ -141,6 +140,21 @@ for spec in examples/*.toml; do
   run "$name: replay" "$K" replay "$OUT/$name.kprof" -o "$OUT/$name.trace.json" \
       --json "$OUT/$name.feedback.json" --summary
   echo "- $name: outputs $(cmp -s "$OUT/$name.instrumented.json" "$OUT/$name.plain.json" && echo identical || echo DIFFER) instrumented vs plain, $(cmp -s "$OUT/$name.instrumented.json" "$OUT/$name.simt.json" && echo identical || echo DIFFER) GPU vs SIMT host; kperf run wall (incl. JIT) instrumented $(( (t1 - t0) / 1000000 )) ms, plain $(( (t2 - t1) / 1000000 )) ms" >> "$SUMMARY"
+}
+# The examples whose kernel is a gpu.func or gpu.launch.
+for spec in examples/*.toml; do
+  src="${spec%.toml}.mlir"
+  [ -f "$src" ] || continue
+  grep -q "gpu.func\|gpu.launch" "$src" || continue
+  check_launch "$(basename "${spec%.toml}")" "$src" "$spec"
+done
+# The CUDA corpus kernels with a launch spec (clang's NVPTX LLVM IR).
+for spec in tests/simt/cuda_*/spec.toml; do
+  [ -f "$spec" ] || continue
+  src=$(sed -n 's/^kernel = "\(.*\)"$/\1/p' "$(dirname "$spec")/case.toml")
+  src=$(realpath -m "$(dirname "$spec")/$src")
+  [ -f "$src" ] || continue
+  check_launch "$(basename "$(dirname "$spec")")" "$src" "$spec"
 done
 
 # 3. SASS on this chip: the Hopper tile and the corpus through kperf cost

@@ -1,7 +1,7 @@
 //! `kperf run --target nvptx`: instrument to PTX, launch with the CUDA
 //! driver, write the raw profile.
 
-use crate::cmd_run::RunArgs;
+use crate::cmd_run::{print_buffers, write_outputs, RunArgs};
 use crate::host_job::{parse_params, pick_kernel};
 use anyhow::{Context, Result};
 use kperf_dialects::meta::InstrumentMeta;
@@ -60,20 +60,86 @@ pub fn build_device_kernel(
     })
 }
 
-pub fn run(a: &RunArgs, opts: &InstrumentOptions, spec: &LaunchSpec) -> Result<()> {
+/// Pick the spec's kernel in NVPTX LLVM IR (clang's `.ll` or `.bc`) and
+/// build it through the LLVM path as `emit` asks: PTX for the GPU, LLVM IR
+/// with records as plain stores for the SIMT target. Plain or not, the same
+/// path: the plain build drops kperf's region markers, as instrumenting does.
+pub fn build_nvptx_llvm_kernel(
+    a: &RunArgs,
+    opts: &InstrumentOptions,
+    spec: &LaunchSpec,
+    bytes: &[u8],
+    file: &str,
+    emit: Emit,
+) -> Result<DeviceBuild> {
+    let kernels = kperf_runtime::simt::nvptx_kernels(bytes, file)?;
+    let (name, params) = pick_kernel(file, spec.kernel.as_deref(), &kernels, "the spec")?;
+    let mut opts = opts.clone();
+    opts.block.get_or_insert(spec.block);
+    let kctx = KperfContext::new()?;
+    if !a.no_instrument {
+        crate::registers::hold_occupancy(
+            &kctx,
+            bytes,
+            file,
+            &mut opts,
+            a.lowering.registers()?,
+            false,
+        )?;
+    }
+    let out = kperf_instrument::llvm::instrument_llvm(
+        &kctx,
+        bytes,
+        file,
+        &opts,
+        emit,
+        a.no_instrument,
+        false,
+    )?;
+    Ok(DeviceBuild {
+        code: out.bytes,
+        meta: out.meta,
+        name,
+        params,
+    })
+}
+
+/// Build the spec's kernel from `a.input` (MLIR, or NVPTX LLVM IR) as
+/// `emit` asks.
+pub fn build_input_kernel(
+    a: &RunArgs,
+    opts: &InstrumentOptions,
+    spec: &LaunchSpec,
+    emit: Emit,
+) -> Result<DeviceBuild> {
     let file = a.input.display().to_string();
-    let source =
-        std::fs::read_to_string(&a.input).with_context(|| format!("cannot read {file}"))?;
+    let bytes = std::fs::read(&a.input).with_context(|| format!("cannot read {file}"))?;
+    if kperf_instrument::llvm::is_llvm_input(&file, &bytes) {
+        build_nvptx_llvm_kernel(a, opts, spec, &bytes, &file, emit)
+    } else {
+        let source = String::from_utf8(bytes)
+            .with_context(|| format!("{file}: not UTF-8 text (MLIR is text)"))?;
+        build_device_kernel(a, opts, spec, &source, emit)
+    }
+}
+
+pub fn run(a: &RunArgs, opts: &InstrumentOptions, spec: &LaunchSpec) -> Result<()> {
     let DeviceBuild {
         code: ptx,
         meta,
         name,
         params,
-    } = build_device_kernel(a, opts, spec, &source, Emit::Ptx)?;
+    } = build_input_kernel(a, opts, spec, Emit::Ptx)?;
     let km = meta.as_ref().and_then(|m| m.kernel(&name)).cloned();
     let ptx = String::from_utf8(ptx).context("PTX is not UTF-8")?;
     let run = run_cuda(DeviceCode::Ptx(ptx), &name, &params, km.as_ref(), spec, 0)?;
     report_device_run(&name, spec, &run);
+    // The outputs, as the host and SIMT targets give them: what
+    // scripts/gpu-check.sh compares instrumented against plain and SIMT.
+    print_buffers(&run.buffers);
+    if let Some(path) = &a.outputs {
+        write_outputs(path, &run.buffers)?;
+    }
     if let (Some(meta), Some(km)) = (meta, km) {
         write_device_profile(a, &meta, km, spec, &run.profile)?;
     }
