@@ -219,13 +219,12 @@ fn hold_llvm(
             continue;
         };
         let hold = RegisterHold::new(sm, &km.name, km.block, p.ptxas.registers, i.ptxas.registers);
-        let threads = hold.threads;
         match hold.cap {
             Some(c) => {
                 opts.register_limits.insert(km.name.clone(), c);
             }
             None => {
-                if let Some(c) = sm.max_registers_for(hold.plain_ctas_per_sm, threads) {
+                if let Some(c) = sm.max_registers_for(hold.plain_ctas_per_sm, hold.threads) {
                     candidates.insert(km.name.clone(), (c, p, i));
                 }
             }

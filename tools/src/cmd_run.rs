@@ -131,10 +131,7 @@ pub fn run(a: RunArgs) -> Result<()> {
         run.threads,
         run.wall_ns as f64 / 1e6
     );
-    print_buffers(&run.buffers);
-    if let Some(path) = &a.outputs {
-        write_outputs(path, &run.buffers)?;
-    }
+    report_outputs(&a, &run.buffers)?;
     if let Some(mut info) = job.info {
         if let Some((c, origin)) = &calibration {
             c.apply(&mut info);
@@ -151,8 +148,19 @@ pub fn run(a: RunArgs) -> Result<()> {
     Ok(())
 }
 
+/// The buffers after a run, as every target gives them: one line each on
+/// stderr, and the JSON file `--outputs` names (what scripts/gpu-check.sh
+/// compares instrumented against plain, GPU against SIMT).
+pub fn report_outputs(a: &RunArgs, buffers: &[HostBuffer]) -> Result<()> {
+    print_buffers(buffers);
+    match &a.outputs {
+        Some(path) => write_outputs(path, buffers),
+        None => Ok(()),
+    }
+}
+
 /// One line per buffer argument after the run: name, shape, type, sum.
-pub fn print_buffers(buffers: &[HostBuffer]) {
+fn print_buffers(buffers: &[HostBuffer]) {
     for b in buffers {
         let sum: f64 = (0..b.len()).map(|i| b.get(i)).sum();
         eprintln!(
@@ -166,7 +174,7 @@ pub fn print_buffers(buffers: &[HostBuffer]) {
 }
 
 /// The buffer arguments after the run as JSON (`--outputs`).
-pub fn write_outputs(path: &std::path::Path, buffers: &[HostBuffer]) -> Result<()> {
+fn write_outputs(path: &std::path::Path, buffers: &[HostBuffer]) -> Result<()> {
     let j: Vec<serde_json::Value> = buffers
         .iter()
         .map(|b| serde_json::json!({"name": b.name, "shape": b.shape, "dtype": b.dtype.mlir_name(), "values": (0..b.len()).map(|i| b.get(i)).collect::<Vec<_>>()}))

@@ -1,7 +1,7 @@
 //! `kperf run --target nvptx`: instrument to PTX, launch with the CUDA
 //! driver, write the raw profile.
 
-use crate::cmd_run::{print_buffers, write_outputs, RunArgs};
+use crate::cmd_run::{report_outputs, RunArgs};
 use crate::host_job::{parse_params, pick_kernel};
 use anyhow::{Context, Result};
 use kperf_dialects::meta::InstrumentMeta;
@@ -134,12 +134,7 @@ pub fn run(a: &RunArgs, opts: &InstrumentOptions, spec: &LaunchSpec) -> Result<(
     let ptx = String::from_utf8(ptx).context("PTX is not UTF-8")?;
     let run = run_cuda(DeviceCode::Ptx(ptx), &name, &params, km.as_ref(), spec, 0)?;
     report_device_run(&name, spec, &run);
-    // The outputs, as the host and SIMT targets give them: what
-    // scripts/gpu-check.sh compares instrumented against plain and SIMT.
-    print_buffers(&run.buffers);
-    if let Some(path) = &a.outputs {
-        write_outputs(path, &run.buffers)?;
-    }
+    report_outputs(a, &run.buffers)?;
     if let (Some(meta), Some(km)) = (meta, km) {
         write_device_profile(a, &meta, km, spec, &run.profile)?;
     }

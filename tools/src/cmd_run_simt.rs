@@ -2,7 +2,7 @@
 //! inline PTX), run it on the CPU with every thread of its blocks
 //! (`kperf_runtime::simt`), write the raw profile and the outputs.
 
-use crate::cmd_run::{print_buffers, write_outputs, RunArgs};
+use crate::cmd_run::{report_outputs, RunArgs};
 use crate::cmd_run_cuda::{
     build_input_kernel, report_device_run, write_device_profile, DeviceBuild,
 };
@@ -22,10 +22,7 @@ pub fn run(a: &RunArgs, opts: &InstrumentOptions, spec: &LaunchSpec) -> Result<(
     let km = meta.as_ref().and_then(|m| m.kernel(&name)).cloned();
     let run = run_simt(&ir, &file, &name, &params, km.as_ref(), spec)?;
     report_device_run(&name, spec, &run);
-    print_buffers(&run.buffers);
-    if let Some(path) = &a.outputs {
-        write_outputs(path, &run.buffers)?;
-    }
+    report_outputs(a, &run.buffers)?;
     if let (Some(meta), Some(km)) = (meta, km) {
         write_device_profile(a, &meta, km, spec, &run.profile)?;
     }
