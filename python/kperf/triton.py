@@ -45,8 +45,13 @@ How it plugs into Triton 3.9 (docs/triton.md has the references):
     hook opts it in (cuFuncSetAttribute) and the instrumenter is told so
     (--shared-opt-in).
 
-CTAs are numbered linearly (Triton's allocator sees the grid's size, not
-its shape): a `.kprof` from this hook has grid (CTAs, 1, 1).
+  * The grid's shape: Triton's allocator sees only the grid's size, so
+    `install` wraps the backend launcher's `__call__` (CudaLauncher, whose
+    first three arguments are the grid in Triton 3.6 to 3.9) to note
+    (gridX, gridY, gridZ) for the allocation made inside that call. The
+    `.kprof` then has the CUDA grid (gridX x num_ctas, gridY, gridZ); a
+    launch made without the wrapper (or whose size does not match it) is
+    written with grid (CTAs, 1, 1), which loses only the x/y/z split.
 
 Importing this module needs neither Triton nor a GPU; `install` needs
 Triton; launching and `save` need a GPU and its driver (not PyTorch).
@@ -61,6 +66,7 @@ import hashlib
 import json
 import os
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Deque, Dict, Iterator, List, Optional, Sequence, Union
@@ -126,6 +132,20 @@ class Launch:
     buffer: object  # a kperf.cuda.DeviceBuffer, or any bytes-like object
     variant: Optional[Instrumented] = None
     index: int = 0  # the n-th launch of its kernel since install
+    grid: Optional[tuple] = None  # Triton's (gridX, gridY, gridZ), when the launcher wrapper saw it
+
+
+def cuda_grid(triton_grid: Optional[tuple], blocks: int) -> tuple:
+    """The CUDA grid of a launch of `blocks` CTA blocks that Triton made with
+    `triton_grid`: Triton launches gridX x num_ctas CTAs along x (clusters of
+    num_ctas), so x takes whatever factor the size leaves; (blocks, 1, 1)
+    when the grid is unknown or does not divide the size."""
+    if triton_grid is not None and len(triton_grid) == 3:
+        gx, gy, gz = (int(g) for g in triton_grid)
+        size = gx * gy * gz
+        if size > 0 and blocks % size == 0:
+            return (gx * (blocks // size), gy, gz)
+    return (blocks, 1, 1)
 
 
 @dataclass
@@ -270,7 +290,7 @@ class KperfHook:
             buf.release()
             raise KperfError(f"the driver gave a profile scratch at {buf.data_ptr():#x}, "
                              f"not {alignment}-byte aligned as the kernel needs")
-        self._pending = Launch(size, buf)
+        self._pending = Launch(size, buf, grid=getattr(_launching, "grid", None))
         return buf
 
     def on_launch(self, metadata) -> None:
@@ -305,7 +325,7 @@ class KperfHook:
             blocks = launch.size // inst.bytes_per_cta
             path = self.out / f"{inst.kernel}.{launch.index}.kprof"
             _kperf.write_kprof(os.fspath(path), _host_bytes(launch.buffer), os.fspath(inst.meta),
-                               kernel=inst.kernel, grid=[blocks], block=[inst.block],
+                               kernel=inst.kernel, grid=list(cuda_grid(launch.grid, blocks)), block=[inst.block],
                                calibration=None if self.calibration is None else os.fspath(self.calibration))
             written.append(path)
             if isinstance(launch.buffer, DeviceBuffer):
@@ -333,6 +353,51 @@ def _host_bytes(buf) -> bytes:
 
 _installed: Optional[KperfHook] = None
 _previous_allocator = None
+# The grid of the launch this thread is making (set by the launcher wrapper
+# around the profile allocator's call).
+_launching = threading.local()
+_wrapped_launchers: List[tuple] = []  # (class, its own __call__)
+
+
+def _launcher_classes() -> list:
+    """Triton's backend launcher classes that import (no GPU needed)."""
+    found = []
+    for module, name in (("triton.backends.nvidia.driver", "CudaLauncher"),
+                         ("triton.backends.amd.driver", "HIPLauncher")):
+        try:
+            found.append(getattr(__import__(module, fromlist=[name]), name))
+        except (ImportError, AttributeError):
+            continue
+    return found
+
+
+def wrap_launchers(classes: Optional[Sequence[type]] = None) -> None:
+    """Note each launch's grid for the profile allocator: wrap the launcher
+    classes' `__call__(self, gridX, gridY, gridZ, ...)`. Idempotent."""
+    for cls in _launcher_classes() if classes is None else classes:
+        if any(c is cls for c, _ in _wrapped_launchers):
+            continue
+        original = cls.__dict__.get("__call__")
+        if original is None:
+            continue
+
+        def call(self, gridX, gridY, gridZ, *args, _kperf_original=original, **kwargs):
+            outer = getattr(_launching, "grid", None)
+            _launching.grid = (gridX, gridY, gridZ)
+            try:
+                return _kperf_original(self, gridX, gridY, gridZ, *args, **kwargs)
+            finally:
+                _launching.grid = outer
+
+        call.__wrapped__ = original
+        cls.__call__ = call
+        _wrapped_launchers.append((cls, original))
+
+
+def unwrap_launchers() -> None:
+    while _wrapped_launchers:
+        cls, original = _wrapped_launchers.pop()
+        cls.__call__ = original
 
 
 def install(regions: str = "kernel,loops", out: Union[str, os.PathLike] = "kperf-triton", *,
@@ -373,6 +438,7 @@ def install(regions: str = "kernel,loops", out: Union[str, os.PathLike] = "kperf
         _allocation.set_profile_allocator(hook.allocate)
         knobs.runtime.launch_enter_hook.add(hook.on_launch)
         knobs.runtime.kernel_load_end_hook.add(hook.on_load)
+        wrap_launchers()
         if save_at_exit:
             # Launches nobody saved are written (and summarized) at exit.
             atexit.register(hook.finish)
@@ -397,6 +463,7 @@ def uninstall() -> None:
     if _previous_allocator is not None:
         _allocation._profile_allocator.set(_previous_allocator)  # e.g. Proton's
         _previous_allocator = None
+    unwrap_launchers()
     _installed = None
 
 

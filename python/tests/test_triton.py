@@ -2,6 +2,7 @@
 with the real `kperf instrument`; the launch side (allocator, launch hook,
 keep-last, .kprof writing) runs with host buffers in place of CUDA ones."""
 
+import inspect
 import json
 import os
 import re
@@ -323,3 +324,54 @@ def test_device_arrays_are_pointer_arguments_triton_specializes():
     assert native_specialize_impl(BaseBackend, a, False, True, True) == ("*fp16", "D")
     assert (a.stride(0), a.stride(1)) == (8, 1)
     assert (a.numpy() == host).all()
+
+
+class FakeLauncher:
+    """Stands in for Triton's CudaLauncher: its __call__ takes the grid
+    first and allocates the profile scratch inside, as Triton's does."""
+
+    def __init__(self, hook, name, num_ctas=1):
+        self.hook, self.name, self.num_ctas = hook, name, num_ctas
+
+    def __call__(self, gridX, gridY, gridZ, stream, *args):
+        per_cta = self.hook.instrumented[self.name].bytes_per_cta
+        self.hook.allocate(gridX * gridY * gridZ * self.num_ctas * per_cta, 128, stream)
+        self.hook.on_launch({"name": self.name})
+
+
+@pytest.mark.parametrize("num_ctas, grid", [(1, (4, 3, 2)), (2, (8, 3, 2))])
+def test_kprof_has_the_launch_grid_shape(tmp_path, num_ctas, grid):
+    hook = kt.install("kernel,loops", tmp_path / "prof", profile_allocator=False)
+    compile_scale_rows()
+    fake_device(hook)
+    own_call = FakeLauncher.__call__
+    kt.wrap_launchers([FakeLauncher])
+    try:
+        FakeLauncher(hook, "scale_rows", num_ctas)(4, 3, 2, None)
+    finally:
+        kt.unwrap_launchers()
+    assert FakeLauncher.__call__ is own_call, "unwrapping restores the launcher"
+    p = kperf.load_profile(hook.save()[0])
+    assert p.grid == grid
+
+
+def test_without_the_launcher_wrapper_the_grid_is_linear():
+    assert kt.cuda_grid(None, 24) == (24, 1, 1)
+    assert kt.cuda_grid((5, 1, 1), 24) == (24, 1, 1), "a grid that does not divide the size is not trusted"
+
+
+def test_triton_launchers_take_the_grid_first():
+    from triton.backends.nvidia.driver import CudaLauncher
+    params = list(inspect.signature(CudaLauncher.__call__).parameters)
+    assert params[1:4] == ["gridX", "gridY", "gridZ"], params
+
+
+def test_install_wraps_tritons_launcher_and_uninstall_restores_it(tmp_path):
+    from triton.backends.nvidia.driver import CudaLauncher
+    own_call = CudaLauncher.__call__
+    kt.install("kernel", tmp_path / "prof", save_at_exit=False)
+    try:
+        assert CudaLauncher.__call__ is not own_call and CudaLauncher.__call__.__wrapped__ is own_call
+    finally:
+        kt.uninstall()
+    assert CudaLauncher.__call__ is own_call
