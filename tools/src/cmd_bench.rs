@@ -24,6 +24,7 @@ use kperf_runtime::host::{with_host_kernel, GridLauncher, Param};
 use kperf_runtime::spec::{DType, LaunchSpec};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// Exit status when the baseline comparison finds a regression.
 pub const EXIT_REGRESSION: i32 = 3;
@@ -110,6 +111,40 @@ enum Runner {
 /// Results written atomically (kperf_runtime::output).
 fn save_results(results: &Results, path: &Path) -> Result<()> {
     crate::cmd_instrument::write_atomically(path, results.to_json()?.as_bytes())
+}
+
+/// Saves a sweep's results as points complete, so an interrupt keeps what
+/// was measured, without rewriting the whole file after every point: that
+/// is quadratic in the points, and on a sweep of thousands of fast points
+/// the rewrites would outlast the measurements. A save is due once the time
+/// since the last one is `WRITE_SHARE_INVERSE` times what that save took,
+/// so writing stays under ~10% of the run; small files (a save well under a
+/// millisecond) are still written after every point.
+struct Checkpoints {
+    last_save: Instant,
+    last_cost: Duration,
+}
+
+const WRITE_SHARE_INVERSE: u32 = 10;
+
+impl Checkpoints {
+    fn new() -> Self {
+        Checkpoints {
+            last_save: Instant::now(),
+            last_cost: Duration::ZERO,
+        }
+    }
+
+    fn point_done(&mut self, results: &Results, path: &Path) -> Result<()> {
+        if self.last_save.elapsed() < self.last_cost * WRITE_SHARE_INVERSE {
+            return Ok(());
+        }
+        let start = Instant::now();
+        save_results(results, path)?;
+        self.last_save = Instant::now();
+        self.last_cost = self.last_save - start;
+        Ok(())
+    }
 }
 
 pub fn run(a: BenchArgs) -> Result<()> {
@@ -271,6 +306,7 @@ fn run_points(
     } else {
         Progress::new(total, spec.name.as_deref().unwrap_or("bench"))
     };
+    let mut checkpoints = Checkpoints::new();
     for pi in 0..points.len() {
         let p = &points.point(pi)?;
         for imp in &spec.impls {
@@ -311,9 +347,9 @@ fn run_points(
                 r.summary.center_name()
             ));
             results.push(r);
-            // Saved as each point completes: an interrupt or a later
-            // failure keeps everything measured so far.
-            save_results(results, &a.output)?;
+            // An interrupt keeps what the last checkpoint saved; a later
+            // failure and the end of the sweep save everything.
+            checkpoints.point_done(results, &a.output)?;
             progress.inc(1);
             if pi + 1 < points.len()
                 || imp.name
