@@ -42,7 +42,7 @@ pub struct ThrottleFilter {
 }
 
 /// What one point's sampling produced.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Measurement {
     pub samples_ns: Vec<f64>,
     /// One per kept sample when every sample measured cycles.

@@ -119,7 +119,9 @@ impl GuardedWords {
                 placement_hint(),
                 map_len,
                 libc::PROT_NONE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                // Shared: a launch runs in a child process
+                // (crate::isolate), and what it writes here must reach us.
+                libc::MAP_SHARED | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
                 -1,
                 0,
             )

@@ -148,7 +148,7 @@ pub fn run_host(
     threads: usize,
 ) -> Result<HostRun, RuntimeError> {
     with_host_kernel(module, kernel, params, meta, spec, threads, |mut grid| {
-        let wall_ns = grid.launch();
+        let wall_ns = grid.launch()?;
         grid.into_run(wall_ns)
     })?
 }
@@ -209,6 +209,10 @@ pub struct GridLauncher<'jit> {
     ptrs: Vec<*mut c_void>,
     grid: [u32; 3],
     threads: usize,
+    /// Launches run in a child process (see [`crate::isolate`]).
+    isolated: bool,
+    /// Names the launch in errors.
+    kernel: String,
 }
 
 impl<'jit> GridLauncher<'jit> {
@@ -258,6 +262,8 @@ impl<'jit> GridLauncher<'jit> {
             // More OS threads than cores only adds start-up (100,000
             // threads took 4.8 s for a 0.1 s grid): at most 4 per core.
             threads: threads.clamp(1, total.max(1) as usize).min(max_threads()),
+            isolated: crate::isolate::enabled(),
+            kernel: kernel.to_string(),
         })
     }
 
@@ -267,10 +273,35 @@ impl<'jit> GridLauncher<'jit> {
         (bufs + self.profile.len() * 8) as u64
     }
 
-    /// Run every CTA of the grid once; returns the wall time in ns. With one
-    /// thread the CTAs run on the calling thread, so a timed launch holds no
-    /// thread start-up.
-    pub fn launch(&mut self) -> u64 {
+    /// Run `body` with this launcher in a child process (see
+    /// [`crate::isolate`]; in this one with `KPERF_IN_PROCESS` set), its
+    /// launches run there directly: for a caller that launches many times,
+    /// e.g. a benchmark's whole sampling loop, so samples hold no fork. What
+    /// `body` returns comes back serialized; what the kernel wrote is in the
+    /// shared buffers.
+    pub fn in_child<R>(&mut self, body: impl FnOnce(&mut Self) -> R) -> Result<R, RuntimeError>
+    where
+        R: serde::Serialize + serde::de::DeserializeOwned,
+    {
+        if !self.isolated {
+            // KPERF_IN_PROCESS, or already in the child.
+            return Ok(body(self));
+        }
+        let what = crate::isolate::kernel_label(&self.kernel);
+        self.isolated = false;
+        let out = crate::isolate::in_child(&what, || body(self));
+        self.isolated = true;
+        out
+    }
+
+    /// Run every CTA of the grid once, in a child process (see
+    /// [`GridLauncher::in_child`]); returns the wall time in ns. With one thread the CTAs run on the calling thread, so a
+    /// timed launch holds no thread start-up.
+    pub fn launch(&mut self) -> Result<u64, RuntimeError> {
+        self.in_child(|g| g.launch_here())
+    }
+
+    fn launch_here(&mut self) -> u64 {
         let grid = self.grid;
         let total = grid.iter().map(|g| *g as u64).product::<u64>();
         let f = self.f;
@@ -296,8 +327,13 @@ impl<'jit> GridLauncher<'jit> {
     /// Run every CTA of the grid once, reading the host counter
     /// ([`host_ticks`]) around each CTA's call: the uninstrumented truth a
     /// profile is checked against. Returns the wall time in ns and each
-    /// CTA's ticks (in no particular order).
-    pub fn launch_timed(&mut self) -> (u64, Vec<u64>) {
+    /// CTA's ticks (in no particular order). In a child process, as
+    /// [`GridLauncher::launch`].
+    pub fn launch_timed(&mut self) -> Result<(u64, Vec<u64>), RuntimeError> {
+        self.in_child(|g| g.launch_timed_here())
+    }
+
+    fn launch_timed_here(&mut self) -> (u64, Vec<u64>) {
         let _running = KernelRunning::start();
         let start = Instant::now();
         let ticks = run_grid(self.f, &self.template, self.grid, self.threads, |call| {

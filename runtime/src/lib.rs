@@ -19,6 +19,8 @@ pub mod guard;
 pub mod host;
 #[cfg(feature = "launch")]
 pub mod host_llvm;
+#[cfg(feature = "launch")]
+pub mod isolate;
 pub mod jitdump;
 pub mod kprof;
 pub mod launch_error;

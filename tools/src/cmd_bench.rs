@@ -435,7 +435,16 @@ fn bench_host(
 ) -> Result<(Measurement, u64)> {
     let file = path.display().to_string();
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {file}"))?;
-    let time = |grid: GridLauncher| sample_host(grid, settings, timer, flusher);
+    // The whole sampling loop runs in one child process (see
+    // kperf_runtime::isolate): a wild kernel cannot corrupt kperf, and no
+    // sample holds a fork.
+    let time = |mut grid: GridLauncher| -> Result<(Measurement, u64)> {
+        let sampled = grid
+            .in_child(|g| sample_host(g, settings, timer, flusher).map_err(|e| format!("{e:#}")))?;
+        let sampled = sampled.map_err(anyhow::Error::msg)?;
+        grid.check_bounds()?;
+        Ok(sampled)
+    };
     match ext(path) {
         "mlir" => {
             let source = String::from_utf8(bytes).with_context(|| format!("{file}: not UTF-8"))?;
@@ -477,7 +486,7 @@ fn bench_host(
 }
 
 fn sample_host(
-    mut grid: GridLauncher,
+    grid: &mut GridLauncher,
     settings: &Settings,
     timer: &CycleTimer,
     mut flusher: Option<&mut CacheFlusher>,
@@ -494,11 +503,11 @@ fn sample_host(
             Ok(())
         },
         || {
-            let (_, t) = timer.time(|| grid.launch());
+            let (launched, t) = timer.time(|| grid.launch());
+            launched?;
             Ok(Sample::time(t.ns))
         },
     )?;
-    grid.check_bounds()?;
     Ok((m, bytes))
 }
 

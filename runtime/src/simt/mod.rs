@@ -172,11 +172,24 @@ pub fn run_simt(
             .map(|w| w as *mut u64 as *mut c_void)
             .collect(),
     );
-    let running = KernelRunning::start();
-    let start = Instant::now();
-    run_grid(packed, &argv, spec.grid, spec.block)?;
-    let kernel_ns = start.elapsed().as_nanos() as u64;
-    drop(running);
+    // In a child process (crate::isolate): what the threads write outside
+    // the shared buffers cannot reach kperf.
+    let run = || {
+        let _running = KernelRunning::start();
+        let start = Instant::now();
+        run_grid(packed, &argv, spec.grid, spec.block)
+            .map(|()| start.elapsed().as_nanos() as u64)
+            .map_err(|e| match e {
+                LaunchError::Launch(m) => m,
+                e => e.to_string(),
+            })
+    };
+    let kernel_ns = if crate::isolate::enabled() {
+        crate::isolate::in_child(&crate::isolate::kernel_label(kernel), run)?
+    } else {
+        run()
+    }
+    .map_err(launch)?;
     drop(engine);
     for b in &buffers {
         b.data.check_canary().map_err(LaunchError::OutOfBounds)?;
