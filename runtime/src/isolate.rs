@@ -69,6 +69,8 @@ where
     let _ = std::io::stderr().flush();
     // SAFETY: fflush(NULL) flushes every C stream; no preconditions.
     unsafe { libc::fflush(std::ptr::null_mut()) };
+    // SAFETY: getpid has no preconditions.
+    let parent = unsafe { libc::getpid() };
     // SAFETY: fork has no preconditions. The child runs `body` on its one
     // thread (it may start its own) and ends with _exit, so neither this
     // process's destructors nor its atexit handlers run twice.
@@ -85,8 +87,17 @@ where
         )));
     }
     if pid == 0 {
-        // SAFETY: the child's copy of the read end is unused.
-        unsafe { libc::close(read_end) };
+        // SAFETY: the child's copy of the read end is unused. A child whose
+        // parent was interrupted (SIGINT sent to kperf alone) must not run
+        // on: it is killed when the parent ends, or ends now if that
+        // already happened.
+        unsafe {
+            libc::close(read_end);
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            if libc::getppid() != parent {
+                libc::_exit(NOT_SENT);
+            }
+        }
         let status = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
             Ok(result) => match serde_json::to_vec(&result) {
                 Ok(bytes) => {
