@@ -122,7 +122,10 @@ impl CheckReport {
         let k = report
             .regions
             .iter()
-            .find(|r| r.kind == RegionKind::Kernel)?;
+            .find(|r| r.kind == RegionKind::Kernel)
+            // No complete instance (the rings wrapped over its START):
+            // there is nothing to compare, not a 0 to call -100%.
+            .filter(|k| k.count > 0)?;
         let measured = if report.correction.enabled {
             k.mean_corrected_ticks
         } else {

@@ -429,6 +429,14 @@ impl Replayer {
                 ))
                 }
                 Some(_) => {}
+                None if report.regions.iter().any(|r| r.kind == RegionKind::Kernel) => {
+                    report.caveats.push(
+                        "an uninstrumented run was timed, but the kernel region has no complete \
+                         instance to compare with it (its START or END was lost: the rings \
+                         wrapped, see the lost records; raise --slots)"
+                            .into(),
+                    )
+                }
                 None => report.caveats.push(
                     "an uninstrumented run was timed, but the profile has no kernel region to \
                      compare with it (add --regions kernel)"

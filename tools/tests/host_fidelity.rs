@@ -15,7 +15,16 @@ fn root() -> PathBuf {
 /// Run and replay `tests/fidelity/<name>` with `--regions kernel,iterations`;
 /// the feedback JSON.
 fn profile(name: &str) -> serde_json::Value {
-    let dir = std::env::temp_dir().join(format!("kperf-fidelity-{name}-{}", std::process::id()));
+    profile_with(name, &[])
+}
+
+/// [`profile`] with more `kperf run` options.
+fn profile_with(name: &str, run_options: &[&str]) -> serde_json::Value {
+    let dir = std::env::temp_dir().join(format!(
+        "kperf-fidelity-{name}-{}-{}",
+        run_options.join(""),
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).expect("tmp");
     let kprof = dir.join("run.kprof");
     let feedback = dir.join("feedback.json");
@@ -36,7 +45,10 @@ fn profile(name: &str) -> serde_json::Value {
             "-o".as_ref(),
             kprof.as_os_str(),
             kernel.as_os_str(),
-        ],
+        ]
+        .into_iter()
+        .chain(run_options.iter().map(|o| o.as_ref()))
+        .collect(),
         vec![
             "replay".as_ref(),
             kprof.as_os_str(),
@@ -120,5 +132,24 @@ fn iteration_regions_hold_the_iterations_work() {
     assert!(
         held >= 0.5,
         "iteration regions hold {held:.2} of the kernel: {iter}"
+    );
+}
+
+#[test]
+fn a_kernel_region_lost_to_the_ring_is_not_compared() {
+    // 64 slots for ~1000 records a CTA: the ring wraps over the kernel
+    // region's START. The check has nothing to compare; it used to report
+    // a corrected 0 ticks as -100%.
+    let fb = profile_with("loop_long", &["--slots", "64"]);
+    assert_eq!(region(&fb, "kernel")["count"], 0, "{fb}");
+    assert!(
+        fb["check"].is_null(),
+        "no check without an instance: {}",
+        fb["check"]
+    );
+    let caveats = fb["caveats"].to_string();
+    assert!(
+        caveats.contains("no complete instance"),
+        "the report says why: {caveats}"
     );
 }
