@@ -25,6 +25,15 @@ say "pytest python/tests"
 # From a directory outside the source tree, so `import kperf` is the installed package.
 (cd python/tests && TRITON_DEFAULT_FP_FUSION=1 "$venv/bin/python" -m pytest -q -p no:cacheprovider .) \
   || die "pytest failed"
+source "$root/scripts/versions.sh"
+t36="$root/.tools/triton-gpu-image"
+[ -d "$t36/triton" ] || die "no Triton $TRITON_GPU_IMAGE_VERSION in $t36: run scripts/setup.sh"
+say "pytest test_triton.py against Triton $TRITON_GPU_IMAGE_VERSION (the GPU image's)"
+t36cache=$(mktemp -d)
+(cd python/tests && PYTHONPATH="$t36" TRITON_CACHE_DIR="$t36cache" TRITON_DEFAULT_FP_FUSION=1 \
+   "$venv/bin/python" -m pytest -q -p no:cacheprovider test_triton.py) \
+  || { rm -rf "$t36cache"; die "pytest test_triton.py failed against Triton $TRITON_GPU_IMAGE_VERSION"; }
+rm -rf "$t36cache"
 
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 say "maturin build, then the wheel in a fresh venv"

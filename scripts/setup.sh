@@ -7,7 +7,9 @@
 #   - a git-ignored venv .tools/triton-venv with the pinned Triton, which the
 #     Triton hook's round trip (scripts/gpu-check.sh) compiles through, and
 #     Perfetto's Python package, whose official trace schema checks .pftrace,
-#     and maturin, pytest and numpy for the Python package (python/).
+#     and maturin, pytest and numpy for the Python package (python/);
+#   - Triton as the GPU image has it (3.6.0) in .tools/triton-gpu-image, for
+#     a second run of the hook's tests (scripts/python.sh).
 # Idempotent: a second run does no install work. Fails loudly with the reason.
 set -euo pipefail
 
@@ -67,6 +69,21 @@ ensure_pip_pkg "$tools/triton-venv" pytest "$PYTEST_VERSION" pytest
 ensure_pip_pkg "$tools/triton-venv" numpy "$NUMPY_VERSION" numpy
 ensure_pip_pkg "$tools/triton-venv" pandas "$PANDAS_VERSION" pandas
 ensure_pip_pkg "$tools/triton-venv" polars "$POLARS_VERSION" polars
+# Triton as the GPU image has it, beside the venv's: unpacked with --target
+# (no dependencies; the venv's serve), for scripts/python.sh's second run of
+# the hook's tests.
+t36="$tools/triton-gpu-image"
+if grep -qs "__version__ = '$TRITON_GPU_IMAGE_VERSION'" "$t36/triton/__init__.py"; then
+  say "Triton $TRITON_GPU_IMAGE_VERSION present in $t36"
+else
+  say "installing Triton $TRITON_GPU_IMAGE_VERSION into $t36 (the GPU image's version)"
+  rm -rf "$t36"
+  "$tools/triton-venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps \
+      --target "$t36" "triton==$TRITON_GPU_IMAGE_VERSION" \
+    || die "pip install triton==$TRITON_GPU_IMAGE_VERSION failed (no network to PyPI?)"
+  grep -qs "__version__ = '$TRITON_GPU_IMAGE_VERSION'" "$t36/triton/__init__.py" \
+    || die "$t36 holds no Triton $TRITON_GPU_IMAGE_VERSION after install"
+fi
 
 # ---- Rust components used by the test command --------------------------------
 if command -v rustup >/dev/null; then

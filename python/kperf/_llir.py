@@ -163,3 +163,27 @@ def kernel_name_of(llir: str) -> str:
     if len(names) != 1:
         raise ValueError(f"expected one ptx_kernel definition, found {names}")
     return names[0]
+
+
+_NVVM_NAME = re.compile(r"@(llvm\.nvvm\.[A-Za-z0-9_.]+)")
+
+
+def restore_intrinsic_names(instrumented: str, original: str) -> str:
+    """Give NVVM intrinsics back the names the producer's LLVM wrote.
+
+    kperf's LLVM 22 upgrades old intrinsic names as it reads the IR
+    (`llvm.nvvm.ex2.approx.ftz.f` becomes `...ftz.f32`). Triton's own LLVM
+    builds the PTX from kperf's output, and an older one (Triton 3.6's)
+    does not know the new names: it emits them as external functions and
+    ptxas fails. A name the original never used, whose old spelling (the
+    `.f32` suffix written `.f`) it did use, is renamed back.
+    """
+    used = set(_NVVM_NAME.findall(original))
+
+    def rename(m: re.Match) -> str:
+        name = m.group(1)
+        if name not in used and name.endswith(".f32") and name[:-2] in used:
+            return "@" + name[:-2]
+        return m.group(0)
+
+    return _NVVM_NAME.sub(rename, instrumented)

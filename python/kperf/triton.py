@@ -63,6 +63,7 @@ import atexit
 import collections
 import contextlib
 import hashlib
+import inspect
 import json
 import os
 import sys
@@ -75,9 +76,10 @@ from . import _kperf
 from ._binary import kperf_binary, run_kperf
 from .cuda import DeviceBuffer, Driver, driver as cuda_driver, opt_in_shared
 from ._kperf import KperfError
-from ._llir import kernel_name_of, llir_to_llvm22
+from ._llir import kernel_name_of, llir_to_llvm22, restore_intrinsic_names
 
-__all__ = ["install", "uninstall", "profile", "KperfHook", "main", "llir_to_llvm22", "kernel_name_of"]
+__all__ = ["install", "uninstall", "profile", "KperfHook", "main", "llir_to_llvm22", "kernel_name_of",
+           "restore_intrinsic_names"]
 
 # instrument(in_path, out_path, target, regions, extra_args) -> None; must
 # write out_path and out_path + ".kperf.json".
@@ -244,7 +246,7 @@ class KperfHook:
         metadata["profile_scratch_align"] = inst.align
         metadata[META_KEY] = str(meta_path)
         self.instrumented[name] = inst
-        return out.read_text()
+        return restore_intrinsic_names(out.read_text(), llir)
 
     # -- launch side ------------------------------------------------------------
     def on_load(self, module, function, name, metadata_group, hash) -> None:
@@ -394,6 +396,56 @@ def wrap_launchers(classes: Optional[Sequence[type]] = None) -> None:
         _wrapped_launchers.append((cls, original))
 
 
+# What _fold_cache_key replaced, to restore: (module, get_cache_key, the
+# instrumentation_mode knob's value).
+_folded: Optional[tuple] = None
+
+
+def _triton_folds_hook_key(compiler_module) -> bool:
+    """Whether `triton.compile` adds the stages hook's key to its cache key
+    itself (Triton 3.9 does; 3.6 only calls the hook from add_stages)."""
+    try:
+        return "add_stages_inspection_hook" in inspect.getsource(compiler_module.compile)
+    except (OSError, TypeError):
+        return False
+
+
+def _fold_cache_key(hook: "KperfHook") -> None:
+    """On a Triton that does not fold the hook's key into its cache keys
+    (3.6), instrumented and plain builds would share cache entries: a kernel
+    compiled before would be reused uninstrumented. Fold it in as 3.9 does:
+    the on-disk key through `get_cache_key` (what `compile` hashes), the
+    JIT's in-memory key through the `instrumentation_mode` knob, which
+    `JITFunction.run` puts into the options (Proton separates its builds
+    the same way)."""
+    global _folded
+    from triton import knobs
+    from triton.compiler import compiler
+    if _folded is not None or _triton_folds_hook_key(compiler):
+        return
+    original = compiler.get_cache_key
+
+    def get_cache_key(*args, **kwargs):
+        return original(*args, **kwargs) + hook.cache_key()
+
+    get_cache_key.__wrapped__ = original
+    _folded = (compiler, original, knobs.compilation.instrumentation_mode)
+    compiler.get_cache_key = get_cache_key
+    digest = hashlib.sha256(hook.cache_key().encode()).hexdigest()[:16]
+    knobs.compilation.instrumentation_mode = f"kperf:{digest}"
+
+
+def _unfold_cache_key() -> None:
+    global _folded
+    if _folded is None:
+        return
+    from triton import knobs
+    compiler, original, mode = _folded
+    compiler.get_cache_key = original
+    knobs.compilation.instrumentation_mode = mode
+    _folded = None
+
+
 def unwrap_launchers() -> None:
     while _wrapped_launchers:
         cls, original = _wrapped_launchers.pop()
@@ -431,6 +483,7 @@ def install(regions: str = "kernel,loops", out: Union[str, os.PathLike] = "kperf
     if _installed is not None:
         uninstall()
     knobs.runtime.add_stages_inspection_hook = hook
+    _fold_cache_key(hook)
     if profile_allocator:
         from triton.runtime import _allocation
         global _previous_allocator
@@ -464,6 +517,7 @@ def uninstall() -> None:
         _allocation._profile_allocator.set(_previous_allocator)  # e.g. Proton's
         _previous_allocator = None
     unwrap_launchers()
+    _unfold_cache_key()
     _installed = None
 
 

@@ -375,3 +375,40 @@ def test_install_wraps_tritons_launcher_and_uninstall_restores_it(tmp_path):
     finally:
         kt.uninstall()
     assert CudaLauncher.__call__ is own_call
+
+
+EX2_OLD = "%y = call float @llvm.nvvm.ex2.approx.ftz.f(float %x)\ndeclare float @llvm.nvvm.ex2.approx.ftz.f(float)"
+EX2_NEW = "%y = call float @llvm.nvvm.ex2.approx.ftz.f32(float %x)\ndeclare float @llvm.nvvm.ex2.approx.ftz.f32(float)"
+CLOCK = "%c = call i32 @llvm.nvvm.read.ptx.sreg.clock()"
+
+
+@pytest.mark.parametrize("original, instrumented, expected", [
+    # Triton 3.6's LLVM wrote the old name; kperf's LLVM 22 upgraded it.
+    (EX2_OLD, EX2_NEW + "\n" + CLOCK, EX2_OLD + "\n" + CLOCK),
+    # Triton 3.9's LLVM already writes the new name.
+    (EX2_NEW, EX2_NEW + "\n" + CLOCK, EX2_NEW + "\n" + CLOCK),
+    # kperf's own intrinsics, which the original never used, stay.
+    ("", CLOCK, CLOCK),
+])
+def test_intrinsics_get_back_the_names_tritons_llvm_wrote(original, instrumented, expected):
+    assert kt.restore_intrinsic_names(instrumented, original) == expected
+
+
+def test_cache_keys_fold_the_hook_where_triton_does_not(tmp_path, monkeypatch):
+    from triton import knobs
+    from triton.compiler import compiler
+    monkeypatch.setattr(kt, "_triton_folds_hook_key", lambda module: False)  # as on Triton 3.6
+    monkeypatch.setattr(compiler, "get_cache_key", lambda *args, **kwargs: "triton's key")
+    own, mode = compiler.get_cache_key, knobs.compilation.instrumentation_mode
+    hook = kt.install("kernel", tmp_path / "prof", profile_allocator=False, save_at_exit=False)
+    try:
+        assert compiler.get_cache_key("src", "backend", {}, env_vars={}) == "triton's key" + hook.cache_key()
+        assert knobs.compilation.instrumentation_mode.startswith("kperf:")
+    finally:
+        kt.uninstall()
+    assert compiler.get_cache_key is own and knobs.compilation.instrumentation_mode == mode
+
+
+def test_triton_39_folds_the_hook_key_itself():
+    from triton.compiler import compiler
+    assert kt._triton_folds_hook_key(compiler) == (triton.__version__ >= "3.9")
