@@ -209,7 +209,8 @@ pub struct GridLauncher<'jit> {
     ptrs: Vec<*mut c_void>,
     grid: [u32; 3],
     threads: usize,
-    /// Launches run in a child process (see [`crate::isolate`]).
+    /// Whether this process is the one launches leave for a child: false
+    /// inside [`GridLauncher::in_child`]'s child.
     isolated: bool,
     /// Names the launch in errors.
     kernel: String,
@@ -262,7 +263,7 @@ impl<'jit> GridLauncher<'jit> {
             // More OS threads than cores only adds start-up (100,000
             // threads took 4.8 s for a 0.1 s grid): at most 4 per core.
             threads: threads.clamp(1, total.max(1) as usize).min(max_threads()),
-            isolated: crate::isolate::enabled(),
+            isolated: true,
             kernel: kernel.to_string(),
         })
     }
@@ -284,8 +285,7 @@ impl<'jit> GridLauncher<'jit> {
         R: serde::Serialize + serde::de::DeserializeOwned,
     {
         if !self.isolated {
-            // KPERF_IN_PROCESS, or already in the child.
-            return Ok(body(self));
+            return Ok(body(self)); // already in the child
         }
         let what = crate::isolate::kernel_label(&self.kernel);
         self.isolated = false;
@@ -295,8 +295,9 @@ impl<'jit> GridLauncher<'jit> {
     }
 
     /// Run every CTA of the grid once, in a child process (see
-    /// [`GridLauncher::in_child`]); returns the wall time in ns. With one thread the CTAs run on the calling thread, so a
-    /// timed launch holds no thread start-up.
+    /// [`GridLauncher::in_child`]); returns the wall time in ns. With one
+    /// thread the CTAs run on the calling thread, so a timed launch holds no
+    /// thread start-up.
     pub fn launch(&mut self) -> Result<u64, RuntimeError> {
         self.in_child(|g| g.launch_here())
     }

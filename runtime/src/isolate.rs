@@ -45,14 +45,18 @@ const PANICKED: i32 = 101;
 /// The child's exit status when its result could not be sent.
 const NOT_SENT: i32 = 102;
 
-/// Run `body` in a forked child of this process and return its result.
-/// `what` names the launch in errors ("kernel `k`"). Only memory shared
-/// with the child (`MAP_SHARED` mappings) carries anything else back.
+/// Run `body` in a forked child of this process and return its result
+/// (in this process when [`enabled`] says no). `what` names the launch in
+/// errors ("kernel `k`"). Only memory shared with the child (`MAP_SHARED`
+/// mappings) carries anything else back.
 pub fn in_child<R, F>(what: &str, body: F) -> Result<R, LaunchError>
 where
     R: Serialize + DeserializeOwned,
     F: FnOnce() -> R,
 {
+    if !enabled() {
+        return Ok(body());
+    }
     let mut fds = [0i32; 2];
     // SAFETY: pipe2 writes two descriptors into the array it is given.
     if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
@@ -130,39 +134,28 @@ where
     let status = wait(pid).map_err(|e| {
         LaunchError::Launch(format!("{what}: cannot wait for the kernel's process: {e}"))
     })?;
-    if libc::WIFSIGNALED(status) {
-        return Err(LaunchError::Launch(format!(
-            "{what}: the kernel's process ended by {} (kperf itself is unharmed; nothing was written)",
+    let ended = if libc::WIFSIGNALED(status) {
+        format!(
+            "ended by {} (kperf itself is unharmed; nothing was written)",
             describe_signal(libc::WTERMSIG(status))
-        )));
-    }
-    let code = if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
+        )
     } else {
-        -1
+        match libc::WEXITSTATUS(status) {
+            0 => String::new(),
+            OUT_OF_BOUNDS_EXIT => {
+                return Err(LaunchError::OutOfBounds(format!(
+                    "{what}: the kernel accessed memory outside its buffers (reported above)"
+                )))
+            }
+            PANICKED => "panicked (message above)".into(),
+            NOT_SENT => "could not send its result back".into(),
+            c => format!("exited with status {c} (did the kernel call exit?)"),
+        }
     };
-    match code {
-        0 => {}
-        OUT_OF_BOUNDS_EXIT => {
-            return Err(LaunchError::OutOfBounds(format!(
-                "{what}: the kernel accessed memory outside its buffers (reported above)"
-            )))
-        }
-        PANICKED => {
-            return Err(LaunchError::Launch(format!(
-                "{what}: the kernel's process panicked (message above)"
-            )))
-        }
-        NOT_SENT => {
-            return Err(LaunchError::Launch(format!(
-                "{what}: the kernel's process could not send its result back"
-            )))
-        }
-        c => {
-            return Err(LaunchError::Launch(format!(
-                "{what}: the kernel's process exited with status {c} (did the kernel call exit?)"
-            )))
-        }
+    if !ended.is_empty() {
+        return Err(LaunchError::Launch(format!(
+            "{what}: the kernel's process {ended}"
+        )));
     }
     read.map_err(|e| {
         LaunchError::Launch(format!("{what}: reading the kernel's result failed: {e}"))

@@ -184,12 +184,8 @@ pub fn run_simt(
                 e => e.to_string(),
             })
     };
-    let kernel_ns = if crate::isolate::enabled() {
-        crate::isolate::in_child(&crate::isolate::kernel_label(kernel), run)?
-    } else {
-        run()
-    }
-    .map_err(launch)?;
+    let kernel_ns =
+        crate::isolate::in_child(&crate::isolate::kernel_label(kernel), run)?.map_err(launch)?;
     drop(engine);
     for b in &buffers {
         b.data.check_canary().map_err(LaunchError::OutOfBounds)?;
