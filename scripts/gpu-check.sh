@@ -185,8 +185,11 @@ fi
 PY=""
 if [ -x .tools/triton-venv/bin/python ]; then
   PY=.tools/triton-venv/bin/python
-elif python3 -c "import triton" 2>/dev/null; then
-  PY=python3
+else
+  # python3 on PATH, else the image's own venv (PyTorch and Triton).
+  for candidate in python3 /opt/torch/.venv/bin/python; do
+    if "$candidate" -c "import triton" 2>/dev/null; then PY=$candidate; break; fi
+  done
 fi
 if [ -n "$PY" ] && ! "$PY" -c "import kperf" 2>/dev/null; then
   wheel=$(ls .carry/kperf-*.whl target/wheels/kperf-*.whl 2>/dev/null | head -1)

@@ -21,9 +21,9 @@ os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="kperf-rt-cach
 kperf = sys.argv[1] if len(sys.argv) > 1 else str(root / "target/debug/kperf")
 
 
-# The kernel and its compile call are the pytest suite's (python/tests).
+# The kernel and its compile call are the pytest suite's (python/tests/triton_kernels.py).
 sys.path.insert(0, str(root / "python" / "tests"))
-from test_triton import compile_scale_rows  # noqa: E402
+from triton_kernels import compile_scale_rows  # noqa: E402  (no pytest needed)
 
 
 hook = kt.install("kernel,loops", Path(tempfile.mkdtemp(prefix="kperf-rt-")), kperf=kperf,

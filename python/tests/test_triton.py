@@ -18,23 +18,11 @@ import kperf.triton as kt
 from kperf._llir import llir_to_llvm22
 
 triton = pytest.importorskip("triton")  # scripts/setup.sh installs it
-import triton.language as tl  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
 
 
-@triton.jit
-def scale_rows(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
-    for i in range(0, n, BLOCK):
-        offs = i + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-        x = tl.load(x_ptr + offs, mask=offs < n, other=float("-inf"))
-        tl.store(y_ptr + offs, tl.exp2(x * 1.4426950408889634), mask=offs < n)
-
-
-def compile_scale_rows(num_warps=4):
-    src = ASTSource(scale_rows, signature={"x_ptr": "*fp32", "y_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"},
-                    constexprs={"BLOCK": 256})
-    return triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": num_warps})
+from triton_kernels import compile_scale_rows, scale_rows  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
