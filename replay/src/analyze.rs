@@ -137,7 +137,10 @@ impl CheckReport {
             truth_ticks: truth,
             error: measured / truth - 1.0,
             method: crate::regions::shown(&run.method),
-            fitted: report.correction.source == crate::correct::CostSource::FittedToCheck,
+            // Fitted and matching by construction: not where the fit found
+            // the kernel's work below the records' resolution.
+            fitted: report.correction.source == crate::correct::CostSource::FittedToCheck
+                && report.correction.fit.as_ref().is_some_and(|f| f.resolved),
             calibrated_error: report.correction.fit.as_ref().map(|f| f.calibrated_error),
         })
     }
@@ -1157,6 +1160,12 @@ impl Accumulator {
             mut caveats,
             override_rate,
         } = ctx;
+        // The fit found the kernel's work below the records' resolution:
+        // every region is (see CostFit::resolved).
+        let kernel_unresolved = correction
+            .fit
+            .as_ref()
+            .is_some_and(|f| f.applied && !f.resolved);
         let unit_time_total = self.unit_time_total;
         let share = |ns: f64, base: f64| if base > 0.0 { ns / base } else { 0.0 };
 
@@ -1220,7 +1229,9 @@ impl Accumulator {
                 critical_path_ctas: a.crit_ctas,
                 below_resolution: correction.cost_ticks > 0.0
                     && a.count > 0
-                    && mean(a.raw_ticks) < 2.0 * correction.cost_ticks,
+                    && (mean(a.raw_ticks) < 2.0 * correction.cost_ticks
+                        // The whole kernel is (see CostFit::resolved).
+                        || kernel_unresolved),
             });
         }
         regions.sort_by(|a, b| b.share.total_cmp(&a.share).then(a.id.cmp(&b.id)));
@@ -1237,11 +1248,11 @@ impl Accumulator {
                 sketched.join(", ")
             ));
         }
-        if !tiny.is_empty() {
+        if !tiny.is_empty() && !kernel_unresolved {
             caveats.push(format!(
                 "below resolution (mean raw duration under two records' cost of {} ticks; the \
                  figures are mostly the records themselves): {}",
-                correction.cost_ticks,
+                crate::correct::fmt_ticks(correction.cost_ticks),
                 tiny.join(", ")
             ));
         }

@@ -86,7 +86,26 @@ pub struct CostFit {
     pub calibrated_error: f64,
     /// Whether the fit replaced the calibrated cost.
     pub applied: bool,
+    /// Whether one record cost makes the corrected kernel region match:
+    /// false where matching (with the clamp that keeps each record after
+    /// its predecessor) would take a cost far beyond the average the raw
+    /// sums give, because records sit closer together than that cost in
+    /// one place and farther in another. The kernel's work is then below
+    /// the records' resolution; `fitted_cost_ticks` is the average, and
+    /// `needed_cost_ticks` what matching would take.
+    #[serde(default = "yes")]
+    pub resolved: bool,
+    #[serde(default)]
+    pub needed_cost_ticks: f64,
 }
+
+fn yes() -> bool {
+    true
+}
+
+/// How far past the average cost ((raw − truth) / records) the clamp-aware
+/// fit may go and still be believed.
+const FIT_BEYOND_AVERAGE: f64 = 1.5;
 
 impl CostFit {
     fn new(info: &RunInfo, scan: &ProfileScan) -> Option<CostFit> {
@@ -97,16 +116,80 @@ impl CostFit {
         }
         let n = spans.units as f64;
         let (raw, records) = (spans.raw_ticks / n, spans.records / n);
-        let calibrated_error = (raw - spans.calibrated_shift / n).max(0.0) / truth - 1.0;
+        let linear = ((raw - truth) / records).max(0.0);
+        let (calibrated_error, fitted) = if spans.samples.is_empty() {
+            let corrected = (raw - spans.calibrated_shift / n).max(0.0);
+            (corrected / truth - 1.0, linear)
+        } else {
+            // Replay the sampled spans as the correction will, clamp
+            // included.
+            let samples = &spans.samples;
+            let calibrated = spans.calibrated.map_or(0.0, |(cost, b2b)| {
+                mean_corrected_span(samples, |gap| cost_after_gap(cost, b2b, gap))
+            });
+            (calibrated / truth - 1.0, fit_cost(samples, truth, linear))
+        };
+        let resolved = fitted <= FIT_BEYOND_AVERAGE * linear.max(f64::MIN_POSITIVE);
         Some(CostFit {
             truth_ticks: truth,
             raw_ticks: raw,
             records,
-            fitted_cost_ticks: ((raw - truth) / records).max(0.0),
+            fitted_cost_ticks: if resolved { fitted } else { linear },
             calibrated_error,
             applied: calibrated_error.abs() > crate::analyze::CHECK_TOLERANCE,
+            resolved,
+            needed_cost_ticks: fitted,
         })
     }
+}
+
+/// The kernel region's corrected length, averaged over `samples` (each the
+/// record clocks from START to END of one unit), when the record before
+/// each gap costs `cost_of_gap(gap)`: every record moves by the cost of
+/// those before it, never before its predecessor, as `pair` corrects.
+fn mean_corrected_span(samples: &[Vec<u64>], cost_of_gap: impl Fn(u64) -> f64) -> f64 {
+    let total: f64 = samples
+        .iter()
+        .map(|clocks| {
+            let Some(&first) = clocks.first() else {
+                return 0.0;
+            };
+            let (mut shift, mut at) = (0.0, first as f64);
+            for w in clocks.windows(2) {
+                shift += cost_of_gap(w[1].saturating_sub(w[0]));
+                at = at.max(w[1] as f64 - shift);
+            }
+            at - first as f64
+        })
+        .sum();
+    total / samples.len().max(1) as f64
+}
+
+/// The constant record cost under which the sampled kernel regions,
+/// corrected with the clamp, average `truth` ticks. `linear` (the cost if
+/// nothing were clamped) is a lower bound: clamping only lengthens regions.
+/// The corrected length falls as the cost rises, so bisection finds it.
+fn fit_cost(samples: &[Vec<u64>], truth: f64, linear: f64) -> f64 {
+    let span = |c: f64| mean_corrected_span(samples, |_| c);
+    if span(linear) <= truth {
+        return linear;
+    }
+    let (mut lo, mut hi) = (linear, linear.max(1.0));
+    for _ in 0..64 {
+        if span(hi) <= truth {
+            break;
+        }
+        (lo, hi) = (hi, hi * 2.0);
+    }
+    for _ in 0..48 {
+        let mid = 0.5 * (lo + hi);
+        if span(mid) > truth {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    hi
 }
 
 /// What the record before a gap of `gap` ticks cost: the back-to-back cost
@@ -323,5 +406,43 @@ pub(crate) fn fmt_ticks(t: f64) -> String {
         format!("{t:.0}")
     } else {
         format!("{t:.3}")
+    }
+}
+
+#[cfg(test)]
+mod fit_tests {
+    use super::{fit_cost, mean_corrected_span};
+
+    /// One unit's kernel region: START at 0, then records `gaps` apart.
+    fn span(gaps: &[u64]) -> Vec<u64> {
+        let mut clocks = vec![0];
+        for g in gaps {
+            clocks.push(clocks.last().unwrap() + g);
+        }
+        clocks
+    }
+
+    #[test]
+    fn evenly_spaced_records_fit_the_average_cost() {
+        // 100 gaps of 40 ticks, 100 ticks of work: (4000 - 100) / 100.
+        let samples = vec![span(&[40; 100])];
+        let fitted = fit_cost(&samples, 100.0, 39.0);
+        assert_eq!(fitted, 39.0, "no record is clamped: the average is exact");
+        assert!((mean_corrected_span(&samples, |_| fitted) - 100.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn records_closer_than_their_cost_need_more_than_the_average() {
+        // 50 gaps of 75 ticks, then 50 of 5: 4000 raw, 500 of work, an
+        // average cost of 35. At 35 the tail's records cannot move back
+        // past their predecessors (the clamp), so the region keeps the
+        // 2000 ticks it had reached; matching needs 65 per record.
+        let samples = vec![span(&[[75; 50], [5; 50]].concat())];
+        let average = (4000.0 - 500.0) / 100.0;
+        assert!((mean_corrected_span(&samples, |_| average) - 2000.0).abs() < 1e-9);
+        let fitted = fit_cost(&samples, 500.0, average);
+        assert!((fitted - 65.0).abs() < 1e-6, "{fitted}");
+        let matched = mean_corrected_span(&samples, |_| fitted);
+        assert!((matched - 500.0).abs() < 1e-6, "{matched}");
     }
 }

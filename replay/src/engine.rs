@@ -61,7 +61,21 @@ pub struct KernelSpans {
     pub records: f64,
     /// Σ what the calibrated costs take off the region (before clamping).
     pub calibrated_shift: f64,
+    /// The record clocks (START..=END) of the first units' kernel regions:
+    /// the fit replays them, because the correction never moves a record
+    /// before the one preceding it, and where records sit closer than
+    /// their cost that clamp keeps more of the region than the sums above
+    /// say ([`crate::correct::CostFit`]).
+    pub samples: Vec<Vec<u64>>,
+    /// Clocks the samples may still take (0: this scan keeps none).
+    pub sample_room: usize,
 }
+
+/// Record clocks a scan keeps for the fit, at most, per scan chunk that
+/// samples (the first [`FIT_SAMPLE_CHUNKS`] of a file's scan).
+pub const FIT_SAMPLE_CLOCKS: usize = 1 << 18;
+/// Scan chunks (`load.rs`) whose kernel regions are sampled.
+pub const FIT_SAMPLE_CHUNKS: u64 = 2;
 
 fn min_some<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
     match (a, b) {
@@ -87,6 +101,13 @@ impl KernelSpans {
             return;
         }
         self.units += 1;
+        if e - s < self.sample_room {
+            self.samples
+                .push(recs[s..=e].iter().map(|r| r.clock).collect());
+            self.sample_room -= e - s + 1;
+        } else {
+            self.sample_room = 0; // the first units only, in order
+        }
         self.raw_ticks += recs[e].clock.saturating_sub(recs[s].clock) as f64;
         self.records += (e - s) as f64;
         if let Some((cost, b2b)) = self.calibrated {
@@ -122,6 +143,7 @@ impl ProfileScan {
             kernel_spans: KernelSpans {
                 region: info.check.as_ref().and(region),
                 calibrated,
+                sample_room: FIT_SAMPLE_CLOCKS,
                 ..KernelSpans::default()
             },
             ..ProfileScan::default()
@@ -165,6 +187,8 @@ impl ProfileScan {
         k.raw_ticks += l.raw_ticks;
         k.records += l.records;
         k.calibrated_shift += l.calibrated_shift;
+        // Only the first chunks sample (scan_reader), in block order.
+        k.samples.extend(l.samples);
     }
 
     /// Count a block that was skipped as unfinished.
@@ -407,6 +431,28 @@ impl Replayer {
         });
         if let Some(run) = &self.info.check {
             report.check = crate::analyze::CheckReport::compare(&report, run);
+            if let Some(f) = self
+                .correction
+                .fit
+                .as_ref()
+                .filter(|f| f.applied && !f.resolved)
+            {
+                report.caveats.push(format!(
+                    "below resolution: the kernel's own work ({:.0} ticks per CTA uninstrumented) \
+                     is {:.1}% of the instrumented kernel region ({:.0} ticks raw over {:.1} \
+                     records), and the records sit closer together than their average cost ({} \
+                     ticks) in places and farther apart in others: no single record cost makes \
+                     the corrected kernel region match (that would take {} ticks per record). \
+                     The average cost is subtracted; durations inside this kernel are not \
+                     meaningful. Fewer records (coarser --regions) would measure it",
+                    f.truth_ticks,
+                    100.0 * f.truth_ticks / f.raw_ticks.max(f64::MIN_POSITIVE),
+                    f.raw_ticks,
+                    f.records,
+                    crate::correct::fmt_ticks(f.fitted_cost_ticks),
+                    crate::correct::fmt_ticks(f.needed_cost_ticks)
+                ));
+            }
             match &report.check {
                 Some(c) if c.fitted => report.caveats.push(format!(
                     "the calibrated record cost put the `{}` region {:+.1}% off the same launch \
@@ -418,7 +464,10 @@ impl Replayer {
                     100.0 * c.calibrated_error.unwrap_or(f64::NAN),
                     crate::correct::fmt_ticks(self.correction.cost_ticks)
                 )),
-                Some(c) if c.error.abs() > crate::analyze::CHECK_TOLERANCE => {
+                Some(c)
+                    if c.error.abs() > crate::analyze::CHECK_TOLERANCE
+                        && self.correction.fit.as_ref().is_none_or(|f| f.resolved) =>
+                {
                     report.caveats.push(format!(
                     "the corrected `{}` region is {:+.1}% off the same launch run uninstrumented \
                          ({:.0} vs {:.0} ticks per CTA): its figures are off by about as much",

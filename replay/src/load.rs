@@ -44,6 +44,9 @@ fn scan_reader(reader: &ProfileReader, path: &Path) -> Result<ProfileScan, Repla
         .into_par_iter()
         .map(|chunk| {
             let mut scan = base.clone();
+            if chunk >= crate::engine::FIT_SAMPLE_CHUNKS {
+                scan.kernel_spans.sample_room = 0;
+            }
             let mut cta = CtaTrace::default();
             let mut first_error = None;
             let end = ((chunk + 1) * SCAN_CHUNK).min(blocks);

@@ -15,21 +15,23 @@ fn root() -> PathBuf {
 /// Run and replay `tests/fidelity/<name>` with `--regions kernel,iterations`;
 /// the feedback JSON.
 fn profile(name: &str) -> serde_json::Value {
-    profile_with(name, &[])
+    profile_with(&format!("tests/fidelity/{name}"), "kernel,iterations", &[])
 }
 
-/// [`profile`] with more `kperf run` options.
-fn profile_with(name: &str, run_options: &[&str]) -> serde_json::Value {
+/// Run and replay `<stem>.mlir` with the launch spec `<stem>.toml` (paths
+/// from the repository root), `regions` and more `kperf run` options.
+fn profile_with(stem: &str, regions: &str, run_options: &[&str]) -> serde_json::Value {
     let dir = std::env::temp_dir().join(format!(
-        "kperf-fidelity-{name}-{}-{}",
+        "kperf-fidelity-{}-{regions}-{}-{}",
+        stem.replace('/', "-"),
         run_options.join(""),
         std::process::id()
     ));
     std::fs::create_dir_all(&dir).expect("tmp");
     let kprof = dir.join("run.kprof");
     let feedback = dir.join("feedback.json");
-    let kernel = root().join(format!("tests/fidelity/{name}.mlir"));
-    let spec = root().join(format!("tests/fidelity/{name}.toml"));
+    let kernel = root().join(format!("{stem}.mlir"));
+    let spec = root().join(format!("{stem}.toml"));
     let steps: [Vec<&std::ffi::OsStr>; 2] = [
         vec![
             "run".as_ref(),
@@ -39,7 +41,7 @@ fn profile_with(name: &str, run_options: &[&str]) -> serde_json::Value {
             "--threads".as_ref(),
             "1".as_ref(),
             "--regions".as_ref(),
-            "kernel,iterations".as_ref(),
+            regions.as_ref(),
             "--spec".as_ref(),
             spec.as_os_str(),
             "-o".as_ref(),
@@ -140,7 +142,11 @@ fn a_kernel_region_lost_to_the_ring_is_not_compared() {
     // 64 slots for ~1000 records a CTA: the ring wraps over the kernel
     // region's START. The check has nothing to compare; it used to report
     // a corrected 0 ticks as -100%.
-    let fb = profile_with("loop_long", &["--slots", "64"]);
+    let fb = profile_with(
+        "tests/fidelity/loop_long",
+        "kernel,iterations",
+        &["--slots", "64"],
+    );
     assert_eq!(region(&fb, "kernel")["count"], 0, "{fb}");
     assert!(
         fb["check"].is_null(),
@@ -152,4 +158,23 @@ fn a_kernel_region_lost_to_the_ring_is_not_compared() {
         caveats.contains("no complete instance"),
         "the report says why: {caveats}"
     );
+}
+
+#[test]
+fn a_kernel_made_of_records_is_below_resolution_not_fitted() {
+    // The README's demo kernel with a record around every loop level:
+    // ~2200 records a CTA against ~2000 ticks of work. No single record
+    // cost makes the corrected kernel match (the clamp that keeps each
+    // record after its predecessor holds back the tight inner loops), so
+    // the fit must not claim agreement: it said "+840%, by construction".
+    let fb = profile_with("examples/matmul_host", "kernel,loops", &["--slots", "4096"]);
+    assert_eq!(fb["check"]["fitted"], false, "{}", fb["check"]);
+    let caveats = fb["caveats"].to_string();
+    assert!(
+        caveats.contains("below resolution: the kernel's own work"),
+        "{caveats}"
+    );
+    for r in fb["regions"].as_array().expect("regions") {
+        assert_eq!(r["below_resolution"], true, "{r}");
+    }
 }
