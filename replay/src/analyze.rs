@@ -140,7 +140,7 @@ impl CheckReport {
             // Fitted and matching by construction: not where the fit found
             // the kernel's work below the records' resolution.
             fitted: report.correction.source == crate::correct::CostSource::FittedToCheck
-                && report.correction.fit.as_ref().is_some_and(|f| f.resolved),
+                && !report.correction.kernel_below_resolution(),
             calibrated_error: report.correction.fit.as_ref().map(|f| f.calibrated_error),
         })
     }
@@ -1160,12 +1160,7 @@ impl Accumulator {
             mut caveats,
             override_rate,
         } = ctx;
-        // The fit found the kernel's work below the records' resolution:
-        // every region is (see CostFit::resolved).
-        let kernel_unresolved = correction
-            .fit
-            .as_ref()
-            .is_some_and(|f| f.applied && !f.resolved);
+        let kernel_unresolved = correction.kernel_below_resolution();
         let unit_time_total = self.unit_time_total;
         let share = |ns: f64, base: f64| if base > 0.0 { ns / base } else { 0.0 };
 
@@ -1229,9 +1224,7 @@ impl Accumulator {
                 critical_path_ctas: a.crit_ctas,
                 below_resolution: correction.cost_ticks > 0.0
                     && a.count > 0
-                    && (mean(a.raw_ticks) < 2.0 * correction.cost_ticks
-                        // The whole kernel is (see CostFit::resolved).
-                        || kernel_unresolved),
+                    && (mean(a.raw_ticks) < 2.0 * correction.cost_ticks || kernel_unresolved),
             });
         }
         regions.sort_by(|a, b| b.share.total_cmp(&a.share).then(a.id.cmp(&b.id)));

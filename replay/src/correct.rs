@@ -337,6 +337,13 @@ impl Correction {
         pos as f64 * self.cost_ticks
     }
 
+    /// Whether the fit replaced the calibrated cost but found the kernel's
+    /// work below the records' resolution ([`CostFit::resolved`]): every
+    /// region is then, and nothing matches by construction.
+    pub fn kernel_below_resolution(&self) -> bool {
+        self.fit.as_ref().is_some_and(|f| f.applied && !f.resolved)
+    }
+
     /// What the record before a gap of `gap` ticks cost ([`cost_after_gap`]).
     pub fn cost_after_gap(&self, gap: u64) -> f64 {
         cost_after_gap(self.cost_ticks, self.back_to_back_ticks, gap)

@@ -466,7 +466,7 @@ impl Replayer {
                 )),
                 Some(c)
                     if c.error.abs() > crate::analyze::CHECK_TOLERANCE
-                        && self.correction.fit.as_ref().is_none_or(|f| f.resolved) =>
+                        && !self.correction.kernel_below_resolution() =>
                 {
                     report.caveats.push(format!(
                     "the corrected `{}` region is {:+.1}% off the same launch run uninstrumented \
