@@ -91,12 +91,18 @@ where
         )));
     }
     if pid == 0 {
-        // SAFETY: the child's copy of the read end is unused. A child whose
-        // parent was interrupted (SIGINT sent to kperf alone) must not run
-        // on: it is killed when the parent ends, or ends now if that
-        // already happened.
+        // SAFETY: closing our own descriptor, signal dispositions and
+        // prctl have no preconditions. The parent's interrupt handler
+        // (crate::output) would remove the parent's temporaries when only
+        // the child is signalled: the child ends by the default action
+        // instead. A child whose parent was interrupted (SIGINT sent to
+        // kperf alone) must not run on: it is killed when the parent ends,
+        // or ends now if that already happened.
         unsafe {
             libc::close(read_end);
+            for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+                libc::signal(sig, libc::SIG_DFL);
+            }
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
             if libc::getppid() != parent {
                 libc::_exit(NOT_SENT);
@@ -204,6 +210,10 @@ fn describe_signal(sig: i32) -> String {
             "killed from outside: out of memory, or a limit on CPU time",
         ),
         libc::SIGXCPU => ("SIGXCPU", "the CPU-time limit"),
+        libc::SIGINT | libc::SIGTERM | libc::SIGHUP => (
+            "an interrupt (SIGINT/SIGTERM/SIGHUP)",
+            "sent to the kernel's process from outside",
+        ),
         _ => ("a signal", "not one a kernel raises by itself"),
     };
     format!("{name} ({sig}), {why}")
