@@ -442,9 +442,11 @@ impl Replayer {
                      is {:.1}% of the instrumented kernel region ({:.0} ticks raw over {:.1} \
                      records), and the records sit closer together than their average cost ({} \
                      ticks) in places and farther apart in others: no single record cost makes \
-                     the corrected kernel region match (that would take {} ticks per record). \
-                     The average cost is subtracted; durations inside this kernel are not \
-                     meaningful. Fewer records (coarser --regions) would measure it",
+                     the corrected kernel region match (that would take {} ticks per record), \
+                     or the records changed the code between them (what the plain build \
+                     keeps in registers or overlaps). The average cost is subtracted; \
+                     durations inside this kernel are not meaningful. Fewer records (coarser \
+                     --regions) would measure it",
                     f.truth_ticks,
                     100.0 * f.truth_ticks / f.raw_ticks.max(f64::MIN_POSITIVE),
                     f.raw_ticks,
