@@ -86,10 +86,11 @@ pub struct CostFit {
     pub calibrated_error: f64,
     /// Whether the fit replaced the calibrated cost.
     pub applied: bool,
-    /// Whether one record cost makes the corrected kernel region match:
-    /// false where matching (with the clamp that keeps each record after
-    /// its predecessor) would take a cost far beyond the average the raw
-    /// sums give, because records sit closer together than that cost in
+    /// Whether the kernel's work is within the records' resolution: false
+    /// where the work is under a quarter of the instrumented region and
+    /// matching (with the clamp that keeps each record after its
+    /// predecessor) would take a cost far beyond the average the raw sums
+    /// give and the calibrated costs, because records sit closer together than that cost in
     /// one place and farther in another. The kernel's work is then below
     /// the records' resolution; `fitted_cost_ticks` is the average, and
     /// `needed_cost_ticks` what matching would take.
@@ -103,9 +104,13 @@ fn yes() -> bool {
     true
 }
 
-/// How far past the average cost ((raw − truth) / records) the clamp-aware
-/// fit may go and still be believed.
+/// How far past the average cost ((raw − truth) / records), or the
+/// calibrated costs if larger, the clamp-aware fit may go and still be
+/// believed.
 const FIT_BEYOND_AVERAGE: f64 = 1.5;
+/// The share of the instrumented kernel region the kernel's own work must
+/// hold for an unbelievable fit not to mean "below resolution".
+const RESOLVED_WORK_SHARE: f64 = 0.25;
 
 impl CostFit {
     fn new(info: &RunInfo, scan: &ProfileScan) -> Option<CostFit> {
@@ -129,12 +134,22 @@ impl CostFit {
             });
             (calibrated / truth - 1.0, fit_cost(samples, truth, linear))
         };
-        let resolved = fitted <= FIT_BEYOND_AVERAGE * linear.max(f64::MIN_POSITIVE);
+        // Believable up to 1.5x the larger of the average and the
+        // calibrated costs: an average near 0 (a record hidden behind
+        // latency) must not make any clamp-aware correction "unresolved".
+        let calibrated_max = spans
+            .calibrated
+            .map_or(0.0, |(cost, b2b)| cost.max(b2b.unwrap_or(0.0)));
+        let believable = fitted <= FIT_BEYOND_AVERAGE * linear.max(calibrated_max);
+        // Below resolution only where the records outweigh the work; where
+        // the work holds its own, an unbelievable fit is a disturbed run
+        // (one long stall in one gap), and the average is kept.
+        let resolved = believable || truth >= RESOLVED_WORK_SHARE * raw;
         Some(CostFit {
             truth_ticks: truth,
             raw_ticks: raw,
             records,
-            fitted_cost_ticks: if resolved { fitted } else { linear },
+            fitted_cost_ticks: if believable { fitted } else { linear },
             calibrated_error,
             applied: calibrated_error.abs() > crate::analyze::CHECK_TOLERANCE,
             resolved,

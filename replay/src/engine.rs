@@ -456,7 +456,8 @@ impl Replayer {
                 ));
             }
             match &report.check {
-                Some(c) if c.fitted => report.caveats.push(format!(
+                Some(c) if c.fitted && c.error.abs() <= crate::analyze::CHECK_TOLERANCE => {
+                    report.caveats.push(format!(
                     "the calibrated record cost put the `{}` region {:+.1}% off the same launch \
                      run uninstrumented, so the cost was fitted to that run ({} ticks per record): \
                      the kernel region matches by construction, and regions inside it are \
@@ -465,7 +466,8 @@ impl Replayer {
                     c.region,
                     100.0 * c.calibrated_error.unwrap_or(f64::NAN),
                     crate::correct::fmt_ticks(self.correction.cost_ticks)
-                )),
+                ))
+                }
                 Some(c)
                     if c.error.abs() > crate::analyze::CHECK_TOLERANCE
                         && !self.correction.kernel_below_resolution() =>

@@ -297,7 +297,8 @@ impl ReplayReport {
         }
 
         if let Some(c) = &self.check {
-            let fitted = match (c.fitted, c.calibrated_error) {
+            let matched = c.error.abs() <= crate::analyze::CHECK_TOLERANCE;
+            let fitted = match (c.fitted && matched, c.calibrated_error) {
                 (true, Some(e)) => format!(
                     "; the record cost was fitted to it, so the agreement is by construction: \
                      the calibrated cost gave {:+.1}%",
