@@ -396,6 +396,13 @@ def wrap_launchers(classes: Optional[Sequence[type]] = None) -> None:
         _wrapped_launchers.append((cls, original))
 
 
+def unwrap_launchers() -> None:
+    """Give the launcher classes their own `__call__` back."""
+    while _wrapped_launchers:
+        cls, original = _wrapped_launchers.pop()
+        cls.__call__ = original
+
+
 # What _fold_cache_key replaced, to restore: (module, get_cache_key, the
 # instrumentation_mode knob's value).
 _folded: Optional[tuple] = None
@@ -444,12 +451,6 @@ def _unfold_cache_key() -> None:
     compiler.get_cache_key = original
     knobs.compilation.instrumentation_mode = mode
     _folded = None
-
-
-def unwrap_launchers() -> None:
-    while _wrapped_launchers:
-        cls, original = _wrapped_launchers.pop()
-        cls.__call__ = original
 
 
 def install(regions: str = "kernel,loops", out: Union[str, os.PathLike] = "kperf-triton", *,
