@@ -21,6 +21,8 @@ $kperf run examples/matmul_host.mlir --target host --spec examples/matmul_host.t
 $kperf replay out/matmul.kprof -o out/trace.json --json out/feedback.json --summary
 #    The same trace in Perfetto's own protobuf format (smaller, loads faster).
 $kperf replay out/matmul.kprof -o out/trace.pftrace
+#    Loaded by Perfetto's trace processor, the engine ui.perfetto.dev runs.
+.tools/triton-venv/bin/python scripts/pftrace_tp.py out/trace.pftrace --summary
 # 4. The same profile from Python (python/: maturin + PyO3), and a benchmark.
 PATH="$root/.tools/triton-venv/bin:$PATH" pip install -q --disable-pip-version-check --no-build-isolation ./python
 KPERF_BIN="$root/$kperf" .tools/triton-venv/bin/python scripts/demo-python.py out

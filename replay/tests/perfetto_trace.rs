@@ -407,6 +407,79 @@ fn the_official_schema_reads_the_trace() {
     assert_eq!(v["tracks"].as_u64().unwrap() as usize, d.tracks.len());
 }
 
+/// Perfetto's trace processor, the engine ui.perfetto.dev runs
+/// (scripts/pftrace_tp.py; fetched by scripts/setup.sh), imports the trace
+/// with no import error and no unfinished slice, and holds the slices,
+/// instants and flow the Rust decoder finds, on the same tracks.
+#[test]
+fn perfettos_trace_processor_imports_the_trace() {
+    let python = repo_root().join(".tools/triton-venv/bin/python");
+    let engine = repo_root().join(".tools/perfetto-tp/trace_processor.wasm");
+    assert!(
+        python.exists() && engine.exists(),
+        "{} or {} is missing: run scripts/setup.sh",
+        python.display(),
+        engine.display()
+    );
+    let (info, ctas) = scenario();
+    let dir = tempfile::tempdir().unwrap();
+    let (_, pf) = write_trace(
+        &info,
+        &ctas,
+        TraceGrouping::Sm,
+        TraceFormat::Perfetto,
+        dir.path(),
+    );
+    let out = std::process::Command::new(&python)
+        .arg(repo_root().join("scripts/pftrace_tp.py"))
+        .arg(&pf)
+        .arg("--slices")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "pftrace_tp.py failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let d = decode(&std::fs::read(&pf).unwrap());
+    let mut theirs: Vec<(String, String, u64, u64)> = v["slice_list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s[0].as_str().unwrap().to_string(),
+                s[1].as_str().unwrap().to_string(),
+                s[2].as_u64().unwrap(),
+                s[3].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let mut ours: Vec<_> = d
+        .slices
+        .iter()
+        .map(|(t, n, ts, dur, _)| (t.clone(), n.clone(), *ts, *dur))
+        .chain(
+            d.instants
+                .iter()
+                .map(|(t, n, ts, _)| (t.clone(), n.clone(), *ts, 0)),
+        )
+        .collect();
+    // The run's metadata, an instant on its own track.
+    ours.push((
+        format!("kperf: {}", info.kernel),
+        "kperf replay".into(),
+        0,
+        0,
+    ));
+    theirs.sort();
+    ours.sort();
+    assert_eq!(theirs, ours);
+    assert_eq!(v["flows"], 1, "the async issue's flow to its wait");
+    assert_eq!(v["args"]["debug.kernel"][0], info.kernel.as_str());
+}
+
 /// A profile shaped like a GPU kernel's (8 warps × 1280 records per CTA, 4
 /// regions) costs at most 20 bytes per record.
 #[test]
