@@ -776,7 +776,7 @@ impl OverlapScratch {
 
     /// Add row and column `l`'s open pairs, and `l`'s own cover, up to `t`.
     fn settle(&mut self, l: usize, t: f64, nl: usize) {
-        let mut add = |cell: usize, matrix: &mut [f64], rate: &[f64], since: &mut [f64]| {
+        let add = |cell: usize, matrix: &mut [f64], rate: &[f64], since: &mut [f64]| {
             if rate[cell] > 0.0 {
                 matrix[cell] += rate[cell] * (t - since[cell]);
             }
