@@ -599,16 +599,18 @@ where
 fn fold_and_write(
     batch: Vec<(CtaReplay, Accumulator)>,
     acc: &mut Accumulator,
-    mut trace: Option<&mut TraceSink>,
+    trace: Option<&mut TraceSink>,
     table: &RegionTable,
 ) -> Result<(), ReplayError> {
+    let mut ctas = Vec::with_capacity(batch.len());
     for (cta, cta_acc) in batch {
         acc.merge(cta_acc);
-        if let Some(t) = trace.as_deref_mut() {
-            t.write_cta(&cta, table)?;
-        }
+        ctas.push(cta);
     }
-    Ok(())
+    match trace {
+        Some(t) => t.write_ctas(&ctas.iter().collect::<Vec<_>>(), table),
+        None => Ok(()),
+    }
 }
 
 /// The single replay pass over `ctas`, which `scan` describes: each CTA is

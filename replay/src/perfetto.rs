@@ -51,6 +51,7 @@ use crate::pair::{AsyncWaitInstance, CtaReplay, RegionInstance};
 use crate::regions::RegionTable;
 use crate::trace::TraceOut;
 use crate::{ReplayError, TraceGrouping};
+use kperf_dialects::abi::RegionId;
 
 /// The generated Perfetto trace types (a subset of `perfetto_trace.proto`).
 #[allow(clippy::all, missing_docs)]
@@ -78,7 +79,8 @@ struct ProcessTracks {
 }
 
 /// Streams a Perfetto protobuf trace: [`PerfettoTraceWriter::new`],
-/// [`PerfettoTraceWriter::write_cta`] per CTA, [`PerfettoTraceWriter::finish`].
+/// [`PerfettoTraceWriter::write_ctas`] (or `write_cta`) in block order,
+/// [`PerfettoTraceWriter::finish`].
 pub struct PerfettoTraceWriter<W: Write> {
     out: TraceOut<W>,
     grouping: TraceGrouping,
@@ -91,16 +93,109 @@ pub struct PerfettoTraceWriter<W: Write> {
     packets: u64,
     first_packet: bool,
     zero_length: ZeroLength,
-    layout: UnitLayout,
-    /// Per region-table index: whether the current CTA uses it, and whether
-    /// its source location is interned.
-    used: Vec<bool>,
+}
+
+/// What every CTA's packets are encoded with: the writer's settings and,
+/// per region-table index, whether its source location is interned and the
+/// first index with the same name (rows keep same-name instances apart, as
+/// speedscope needs in the JSON).
+struct Style<'a> {
+    grouping: TraceGrouping,
+    unit_word: &'static str,
+    kernel: String,
+    regions: &'a RegionTable,
     located: Vec<bool>,
-    /// Per region-table index: the first index with the same name (rows
-    /// keep same-name instances apart, as speedscope needs in the JSON).
     name_key: Vec<u32>,
-    /// Per row of the current unit: the ends of its open slices, innermost last.
-    open: Vec<Vec<i64>>,
+}
+
+/// One CTA laid out, before any sequence-wide id is given to it.
+struct CtaPlan {
+    /// Per unit.
+    layouts: Vec<UnitLayout>,
+    /// Per unit: its async waits' instants (time, wait region, flow number
+    /// within the CTA), in time order.
+    waits: Vec<Vec<(i64, RegionId, Option<u64>)>>,
+    /// Per unit: the flow numbers (within the CTA) leaving each issue's
+    /// slice, by (region, instance).
+    flows: Vec<HashMap<(u16, u32), Vec<u64>>>,
+    /// Track uuids and flow ids the CTA takes.
+    uuids: u64,
+    flow_count: u64,
+}
+
+/// The sequence-wide ids of one CTA, given in block order.
+struct CtaIds {
+    process: ProcessTracks,
+    /// The process's name when this CTA is its first (its descriptors go
+    /// before the CTA's packets).
+    new_process: Option<(u32, String)>,
+    first_uuid: u64,
+    first_flow: u64,
+}
+
+/// Packets encoded into a buffer of their own, appended to the file later.
+#[derive(Default)]
+struct Packets {
+    buf: Vec<u8>,
+    count: u64,
+}
+
+impl Packets {
+    /// Append `packet` on kperf's sequence as one `Trace.packet` field.
+    fn packet(&mut self, packet: TracePacket) {
+        encode_packet(&mut self.buf, packet, false);
+        self.count += 1;
+    }
+
+    fn track(&mut self, track: TrackDescriptor) {
+        self.packet(TracePacket {
+            data: Some(Data::TrackDescriptor(track)),
+            ..TracePacket::default()
+        });
+    }
+
+    fn event(&mut self, ts: i64, event: TrackEvent) {
+        self.packet(TracePacket {
+            timestamp: Some(ts.max(0) as u64),
+            data: Some(Data::TrackEvent(event)),
+            ..TracePacket::default()
+        });
+    }
+
+    fn slice(&mut self, ts: i64, track: u64, kind: Type, iid: Option<u64>, located: Option<u64>) {
+        let ts = ts.max(0) as u64;
+        wire::slice(
+            &mut self.buf,
+            SEQUENCE,
+            ts,
+            track,
+            kind as u64,
+            iid,
+            located,
+        );
+        self.count += 1;
+    }
+}
+
+/// Encode `packet` on kperf's sequence as one `Trace.packet` field.
+fn encode_packet(buf: &mut Vec<u8>, mut packet: TracePacket, first_on_sequence: bool) {
+    packet.optional_trusted_packet_sequence_id = Some(
+        OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(SEQUENCE),
+    );
+    if first_on_sequence {
+        packet.first_packet_on_sequence = Some(true);
+    }
+    prost::encoding::message::encode(1, &packet, buf);
+}
+
+fn named_track(name: String, uuid: u64, parent: Option<u64>, rank: u64) -> TrackDescriptor {
+    TrackDescriptor {
+        uuid: Some(uuid),
+        parent_uuid: parent,
+        static_or_dynamic_name: Some(StaticOrDynamicName::Name(name)),
+        sibling_order_rank: Some(rank.min(i32::MAX as u64) as i32),
+        ..TrackDescriptor::default()
+    }
 }
 
 impl PerfettoTraceWriter<BufWriter<File>> {
@@ -155,11 +250,6 @@ impl<W: Write> PerfettoTraceWriter<W> {
             packets: 0,
             first_packet: true,
             zero_length: ZeroLength::default(),
-            layout: UnitLayout::default(),
-            used: Vec::new(),
-            located: Vec::new(),
-            name_key: Vec::new(),
-            open: Vec::new(),
         }
     }
 
@@ -187,16 +277,10 @@ impl<W: Write> PerfettoTraceWriter<W> {
         u
     }
 
-    /// Append `packet` on kperf's sequence as one `Trace.packet` field.
-    fn packet(&mut self, mut packet: TracePacket) {
-        packet.optional_trusted_packet_sequence_id = Some(
-            OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(SEQUENCE),
-        );
-        if self.first_packet {
-            packet.first_packet_on_sequence = Some(true);
-            self.first_packet = false;
-        }
-        prost::encoding::message::encode(1, &packet, &mut self.out.buf);
+    /// Append `packet` to the file, the sequence's first if nothing came before.
+    fn packet(&mut self, packet: TracePacket) {
+        encode_packet(&mut self.out.buf, packet, self.first_packet);
+        self.first_packet = false;
         self.packets += 1;
     }
 
@@ -215,40 +299,19 @@ impl<W: Write> PerfettoTraceWriter<W> {
         });
     }
 
-    fn slice_end(&mut self, ts: i64, track: u64) {
-        let kind = Type::SliceEnd as u64;
-        wire::slice(
-            &mut self.out.buf,
-            SEQUENCE,
-            ts.max(0) as u64,
-            track,
-            kind,
-            None,
-            None,
-        );
-        self.packets += 1;
-    }
-
-    fn named_track(name: String, uuid: u64, parent: Option<u64>, rank: u64) -> TrackDescriptor {
-        TrackDescriptor {
-            uuid: Some(uuid),
-            parent_uuid: parent,
-            static_or_dynamic_name: Some(StaticOrDynamicName::Name(name)),
-            sibling_order_rank: Some(rank.min(i32::MAX as u64) as i32),
-            ..TrackDescriptor::default()
+    /// The process (hw id or CTA id) `cta` goes in, and its name.
+    fn process_key(&self, cta: &CtaReplay) -> (u32, String) {
+        match self.grouping {
+            TraceGrouping::Sm => (cta.hw_id, format!("{} {}", self.hw_word, cta.hw_id)),
+            TraceGrouping::Cta => (
+                cta.cta_id,
+                format!("CTA {} ({} {})", cta.cta_id, self.hw_word, cta.hw_id),
+            ),
         }
     }
 
-    /// The process track of `key` (hw id or CTA id), described on first use.
-    fn process(&mut self, key: u32, name: String) -> ProcessTracks {
-        if let Some(p) = self.processes.get(&key) {
-            return *p;
-        }
-        let tracks = ProcessTracks {
-            uuid: self.uuid(),
-            records_lost: self.uuid(),
-            clock_rate: self.uuid(),
-        };
+    /// Describe the process track `tracks` of `key`, with its counters.
+    fn describe_process(&mut self, key: u32, name: String, tracks: ProcessTracks) {
         self.track(TrackDescriptor {
             uuid: Some(tracks.uuid),
             process: Some(ProcessDescriptor {
@@ -263,270 +326,79 @@ impl<W: Write> PerfettoTraceWriter<W> {
             (tracks.records_lost, "records lost", 0),
             (tracks.clock_rate, "clock (ticks/ns)", 1),
         ] {
-            let mut t = Self::named_track(name.into(), uuid, Some(tracks.uuid), rank);
+            let mut t = named_track(name.into(), uuid, Some(tracks.uuid), rank);
             t.counter = Some(CounterDescriptor::default());
             self.track(t);
         }
-        self.processes.insert(key, tracks);
-        tracks
     }
 
-    /// Clear the sequence's interning and intern the names and source
-    /// locations of the regions `cta` uses (iid = region-table index + 1).
-    fn intern_cta(&mut self, cta: &CtaReplay, regions: &RegionTable) {
-        self.used.clear();
-        self.used.resize(regions.len(), false);
-        self.located.clear();
-        self.located.extend(
-            regions
-                .iter()
-                .map(|r| split_location(&r.location).is_some()),
-        );
-        let mut first_of: HashMap<&str, u32> = HashMap::new();
-        self.name_key.clear();
-        for (i, r) in regions.iter().enumerate() {
-            self.name_key
-                .push(*first_of.entry(r.name.as_str()).or_insert(i as u32));
-        }
-        let instances = cta.units.iter().flat_map(|u| &u.instances);
-        let waits = cta.async_waits.iter();
-        for id in instances
-            .map(|i| i.region)
-            .chain(waits.map(|w| w.wait_region))
-        {
-            if let Some(i) = regions.index_of(id) {
-                self.used[i as usize] = true;
+    /// The ids of `cta`, laid out as `plan`, after those given so far.
+    fn give_ids(&mut self, cta: &CtaReplay, plan: &CtaPlan) -> CtaIds {
+        let (key, name) = self.process_key(cta);
+        let (process, new_process) = match self.processes.get(&key) {
+            Some(p) => (*p, None),
+            None => {
+                let p = ProcessTracks {
+                    uuid: self.uuid(),
+                    records_lost: self.uuid(),
+                    clock_rate: self.uuid(),
+                };
+                self.processes.insert(key, p);
+                (p, Some((key, name)))
             }
-        }
-        let mut interned = InternedData::default();
-        for (i, r) in regions.iter().enumerate() {
-            if !self.used[i] {
-                continue;
-            }
-            let iid = i as u64 + 1;
-            interned.event_names.push(EventName {
-                iid: Some(iid),
-                name: Some(r.name.clone()),
-            });
-            if let Some((file, line)) = split_location(&r.location) {
-                interned.source_locations.push(SourceLocation {
-                    iid: Some(iid),
-                    file_name: Some(file.to_string()),
-                    function_name: Some(self.kernel.clone()),
-                    line_number: Some(line),
-                });
-            }
-        }
-        self.packet(TracePacket {
-            sequence_flags: Some(SequenceFlags::SeqIncrementalStateCleared as u32),
-            incremental_state_cleared: Some(true),
-            interned_data: Some(interned),
-            ..TracePacket::default()
-        });
+        };
+        let ids = CtaIds {
+            process,
+            new_process,
+            first_uuid: self.next_uuid,
+            first_flow: self.next_flow,
+        };
+        self.next_uuid += plan.uuids;
+        self.next_flow += plan.flow_count;
+        ids
     }
 
     /// Write the tracks, counters and slices of one replayed CTA.
     pub fn write_cta(&mut self, cta: &CtaReplay, regions: &RegionTable) -> Result<(), ReplayError> {
-        let (key, pname) = match self.grouping {
-            TraceGrouping::Sm => (cta.hw_id, format!("{} {}", self.hw_word, cta.hw_id)),
-            TraceGrouping::Cta => (
-                cta.cta_id,
-                format!("CTA {} ({} {})", cta.cta_id, self.hw_word, cta.hw_id),
-            ),
-        };
-        let process = self.process(key, pname);
-        let parent = match self.grouping {
-            TraceGrouping::Sm => {
-                let uuid = self.uuid();
-                let mut t = Self::named_track(
-                    format!("CTA {}", cta.cta_id),
-                    uuid,
-                    Some(process.uuid),
-                    u64::from(cta.cta_id) + 2,
-                );
-                t.child_ordering = Some(ChildTracksOrdering::Explicit as i32);
-                self.track(t);
-                uuid
-            }
-            TraceGrouping::Cta => process.uuid,
-        };
-        self.intern_cta(cta, regions);
+        self.write_ctas(&[cta], regions)
+    }
 
-        let start = quantise_ns(cta.start_ns);
-        let lost: u64 = cta.units.iter().map(|u| u.records_lost).sum();
-        self.event(
-            start,
-            TrackEvent {
-                r#type: Some(Type::Counter as i32),
-                track_uuid: Some(process.records_lost),
-                counter_value_field: Some(CounterValueField::CounterValue(
-                    lost.min(i64::MAX as u64) as i64,
-                )),
-                ..TrackEvent::default()
-            },
-        );
-        if cta.ticks_per_ns.is_finite() {
-            self.event(
-                start,
-                TrackEvent {
-                    r#type: Some(Type::Counter as i32),
-                    track_uuid: Some(process.clock_rate),
-                    counter_value_field: Some(CounterValueField::DoubleCounterValue(
-                        cta.ticks_per_ns,
-                    )),
-                    ..TrackEvent::default()
-                },
-            );
+    /// Write the replayed `ctas`, in order, as [`Self::write_cta`] would one
+    /// by one: each is laid out and encoded on its own, in parallel, and
+    /// only the ids that run through the file (track uuids, flow ids, a
+    /// process's first appearance) are given in order between the two, so
+    /// the bytes do not depend on the number of threads.
+    pub fn write_ctas(
+        &mut self,
+        ctas: &[&CtaReplay],
+        regions: &RegionTable,
+    ) -> Result<(), ReplayError> {
+        use rayon::prelude::*;
+        let style = Style::new(self, regions);
+        let plans: Vec<CtaPlan> = ctas.par_iter().map(|c| style.plan(c)).collect();
+        let ids: Vec<CtaIds> = ctas
+            .iter()
+            .zip(&plans)
+            .map(|(c, p)| self.give_ids(c, p))
+            .collect();
+        let encoded: Vec<Packets> = ctas
+            .par_iter()
+            .zip(&plans)
+            .zip(&ids)
+            .map(|((c, p), i)| style.encode(c, p, i))
+            .collect();
+        for ((plan, ids), packets) in plans.iter().zip(ids).zip(encoded) {
+            if let Some((key, name)) = ids.new_process {
+                self.describe_process(key, name, ids.process);
+            }
+            for l in &plan.layouts {
+                self.zero_length.events += l.zero_length as u64;
+                self.zero_length.corrected_to_zero += l.corrected_to_zero as u64;
+            }
+            self.out.buf.extend_from_slice(&packets.buf);
+            self.packets += packets.count;
+            self.out.flush_if_full()?;
         }
-
-        let mut waits_by_unit: HashMap<u32, Vec<&AsyncWaitInstance>> = HashMap::new();
-        for w in &cta.async_waits {
-            waits_by_unit.entry(w.unit).or_default().push(w);
-        }
-        let mut layout = std::mem::take(&mut self.layout);
-        let mut open = std::mem::take(&mut self.open);
-        for (unit_rank, unit) in cta.units.iter().enumerate() {
-            // Rows keyed by name, as in the Chrome trace.
-            let name_key = &self.name_key;
-            layout.lay_out(unit, quantise_ns, |inst| {
-                regions
-                    .index_of(inst.region)
-                    .map_or(u32::MAX, |i| name_key[i as usize])
-            });
-            self.zero_length.events += layout.zero_length as u64;
-            self.zero_length.corrected_to_zero += layout.corrected_to_zero as u64;
-            let base = if self.unit_word.is_empty() {
-                format!("CTA {}", cta.cta_id)
-            } else {
-                format!("CTA {} {} {}", cta.cta_id, self.unit_word, unit.unit_id)
-            };
-            let rows = layout.rows();
-            let first_row = self.next_uuid;
-            for row in 0..rows {
-                let name = if row == layout.span_rows {
-                    format!("{base} (zero length)")
-                } else if row == 0 {
-                    base.clone()
-                } else {
-                    format!("{base} (row {row})")
-                };
-                let uuid = self.uuid();
-                let rank = (unit_rank as u64) << 16 | u64::from(row);
-                self.track(Self::named_track(name, uuid, Some(parent), rank));
-            }
-            // Async waits of this unit: an instant at CLK2 on a track of
-            // their own, ending a flow from the issue's slice.
-            let waits = waits_by_unit
-                .get(&unit.unit_id)
-                .map_or(&[][..], Vec::as_slice);
-            let mut flows: HashMap<(u16, u32), Vec<u64>> = HashMap::new();
-            let mut wait_events = Vec::with_capacity(waits.len());
-            if !waits.is_empty() {
-                let by_key: HashMap<(u16, u32), &RegionInstance> = unit
-                    .instances
-                    .iter()
-                    .map(|i| ((i.region.0, i.instance), i))
-                    .collect();
-                for w in waits {
-                    let issue = by_key.get(&(w.issue_region.0, w.issue_instance));
-                    // CLK2: where the wait's own instance ends, else the
-                    // issue's start plus the measured wait; a wait with
-                    // neither has no place on the axis and is not drawn.
-                    let at = match (by_key.get(&(w.wait_region.0, w.instance)), issue) {
-                        (Some(wait), _) => wait.end_ns,
-                        (None, Some(i)) => i.start_ns + w.corrected_ns,
-                        (None, None) => continue,
-                    };
-                    let flow = issue.map(|_| {
-                        let id = self.next_flow;
-                        self.next_flow += 1;
-                        flows
-                            .entry((w.issue_region.0, w.issue_instance))
-                            .or_default()
-                            .push(id);
-                        id
-                    });
-                    wait_events.push((quantise_ns(at), w.wait_region, flow));
-                }
-            }
-            wait_events.sort_by_key(|w| w.0);
-            if !wait_events.is_empty() {
-                let uuid = self.uuid();
-                let rank = (unit_rank as u64) << 16 | 0xffff;
-                self.track(Self::named_track(
-                    format!("{base} (async waits)"),
-                    uuid,
-                    Some(parent),
-                    rank,
-                ));
-                for (at, region, flow) in wait_events {
-                    let mut ev = TrackEvent {
-                        r#type: Some(Type::Instant as i32),
-                        track_uuid: Some(uuid),
-                        terminating_flow_ids: flow.into_iter().collect(),
-                        ..TrackEvent::default()
-                    };
-                    if let Some(i) = regions.index_of(region) {
-                        ev.name_field = Some(NameField::NameIid(u64::from(i) + 1));
-                    }
-                    self.event(at, ev);
-                }
-            }
-
-            open.iter_mut().for_each(Vec::clear);
-            if open.len() < rows as usize {
-                open.resize_with(rows as usize, Vec::new);
-            }
-            for span in &layout.spans {
-                let track = first_row + u64::from(span.row);
-                let stack = &mut open[span.row as usize];
-                while let Some(&end) = stack.last().filter(|&&e| e <= span.start) {
-                    stack.pop();
-                    self.slice_end(end, track);
-                }
-                stack.push(span.end);
-                let inst = &unit.instances[span.index];
-                let iid = regions.index_of(inst.region).map(|i| u64::from(i) + 1);
-                let located = iid.filter(|&i| self.located[i as usize - 1]);
-                let flow_ids = match flows.is_empty() {
-                    true => None,
-                    false => flows.get(&(inst.region.0, inst.instance)),
-                };
-                match flow_ids {
-                    None => {
-                        let ts = span.start.max(0) as u64;
-                        let kind = Type::SliceBegin as u64;
-                        wire::slice(&mut self.out.buf, SEQUENCE, ts, track, kind, iid, located);
-                        self.packets += 1;
-                    }
-                    Some(ids) => {
-                        let begin = TrackEvent {
-                            r#type: Some(Type::SliceBegin as i32),
-                            track_uuid: Some(track),
-                            name_field: iid.map(NameField::NameIid),
-                            source_location_field: located
-                                .map(SourceLocationField::SourceLocationIid),
-                            flow_ids: ids.clone(),
-                            ..TrackEvent::default()
-                        };
-                        self.event(span.start, begin);
-                    }
-                }
-            }
-            for (row, stack) in open.iter_mut().enumerate().take(rows as usize) {
-                let track = first_row + row as u64;
-                while let Some(end) = stack.pop() {
-                    self.slice_end(end, track);
-                }
-            }
-            if let Err(e) = self.out.flush_if_full() {
-                self.layout = layout;
-                self.open = open;
-                return Err(e);
-            }
-        }
-        self.layout = layout;
-        self.open = open;
         Ok(())
     }
 
@@ -535,7 +407,7 @@ impl<W: Write> PerfettoTraceWriter<W> {
     /// the writer.
     pub fn finish(mut self, report: Option<&ReplayReport>) -> Result<W, ReplayError> {
         let uuid = self.uuid();
-        self.track(Self::named_track(
+        self.track(named_track(
             format!("kperf: {}", self.kernel),
             uuid,
             None,
@@ -577,6 +449,291 @@ impl<W: Write> PerfettoTraceWriter<W> {
             },
         );
         self.out.finish()
+    }
+}
+
+impl<'a> Style<'a> {
+    fn new<W: Write>(w: &PerfettoTraceWriter<W>, regions: &'a RegionTable) -> Self {
+        let mut first_of: HashMap<&str, u32> = HashMap::new();
+        let name_key = regions
+            .iter()
+            .enumerate()
+            .map(|(i, r)| *first_of.entry(r.name.as_str()).or_insert(i as u32))
+            .collect();
+        Style {
+            grouping: w.grouping,
+            unit_word: w.unit_word,
+            kernel: w.kernel.clone(),
+            regions,
+            located: regions
+                .iter()
+                .map(|r| split_location(&r.location).is_some())
+                .collect(),
+            name_key,
+        }
+    }
+
+    /// Lay out `cta`'s units and place its async waits.
+    fn plan(&self, cta: &CtaReplay) -> CtaPlan {
+        let regions = self.regions;
+        let mut waits_by_unit: HashMap<u32, Vec<&AsyncWaitInstance>> = HashMap::new();
+        for w in &cta.async_waits {
+            waits_by_unit.entry(w.unit).or_default().push(w);
+        }
+        let mut plan = CtaPlan {
+            layouts: Vec::with_capacity(cta.units.len()),
+            waits: Vec::with_capacity(cta.units.len()),
+            flows: Vec::with_capacity(cta.units.len()),
+            uuids: u64::from(self.grouping == TraceGrouping::Sm),
+            flow_count: 0,
+        };
+        for unit in &cta.units {
+            let mut layout = UnitLayout::default();
+            // Rows keyed by name, as in the Chrome trace.
+            layout.lay_out(unit, quantise_ns, |inst| {
+                regions
+                    .index_of(inst.region)
+                    .map_or(u32::MAX, |i| self.name_key[i as usize])
+            });
+            plan.uuids += u64::from(layout.rows());
+            plan.layouts.push(layout);
+            // Async waits of this unit: an instant at CLK2 on a track of
+            // their own, ending a flow from the issue's slice.
+            let waits = waits_by_unit
+                .get(&unit.unit_id)
+                .map_or(&[][..], Vec::as_slice);
+            let mut flows: HashMap<(u16, u32), Vec<u64>> = HashMap::new();
+            let mut wait_events = Vec::with_capacity(waits.len());
+            if !waits.is_empty() {
+                let by_key: HashMap<(u16, u32), &RegionInstance> = unit
+                    .instances
+                    .iter()
+                    .map(|i| ((i.region.0, i.instance), i))
+                    .collect();
+                for w in waits {
+                    let issue = by_key.get(&(w.issue_region.0, w.issue_instance));
+                    // CLK2: where the wait's own instance ends, else the
+                    // issue's start plus the measured wait; a wait with
+                    // neither has no place on the axis and is not drawn.
+                    let at = match (by_key.get(&(w.wait_region.0, w.instance)), issue) {
+                        (Some(wait), _) => wait.end_ns,
+                        (None, Some(i)) => i.start_ns + w.corrected_ns,
+                        (None, None) => continue,
+                    };
+                    let flow = issue.map(|_| {
+                        let id = plan.flow_count;
+                        plan.flow_count += 1;
+                        flows
+                            .entry((w.issue_region.0, w.issue_instance))
+                            .or_default()
+                            .push(id);
+                        id
+                    });
+                    wait_events.push((quantise_ns(at), w.wait_region, flow));
+                }
+            }
+            wait_events.sort_by_key(|w| w.0);
+            plan.uuids += u64::from(!wait_events.is_empty());
+            plan.waits.push(wait_events);
+            plan.flows.push(flows);
+        }
+        plan
+    }
+
+    /// The interning packet `cta`'s packets start with: the sequence's
+    /// interning cleared, the names and source locations of the regions the
+    /// CTA uses (iid = region-table index + 1).
+    fn intern(&self, cta: &CtaReplay, out: &mut Packets) {
+        let regions = self.regions;
+        let mut used = vec![false; regions.len()];
+        let instances = cta.units.iter().flat_map(|u| &u.instances);
+        let waits = cta.async_waits.iter();
+        for id in instances
+            .map(|i| i.region)
+            .chain(waits.map(|w| w.wait_region))
+        {
+            if let Some(i) = regions.index_of(id) {
+                used[i as usize] = true;
+            }
+        }
+        let mut interned = InternedData::default();
+        for (i, r) in regions.iter().enumerate() {
+            if !used[i] {
+                continue;
+            }
+            let iid = i as u64 + 1;
+            interned.event_names.push(EventName {
+                iid: Some(iid),
+                name: Some(r.name.clone()),
+            });
+            if let Some((file, line)) = split_location(&r.location) {
+                interned.source_locations.push(SourceLocation {
+                    iid: Some(iid),
+                    file_name: Some(file.to_string()),
+                    function_name: Some(self.kernel.clone()),
+                    line_number: Some(line),
+                });
+            }
+        }
+        out.packet(TracePacket {
+            sequence_flags: Some(SequenceFlags::SeqIncrementalStateCleared as u32),
+            incremental_state_cleared: Some(true),
+            interned_data: Some(interned),
+            ..TracePacket::default()
+        });
+    }
+
+    /// The packets of `cta`, laid out as `plan`, with the ids `ids`.
+    fn encode(&self, cta: &CtaReplay, plan: &CtaPlan, ids: &CtaIds) -> Packets {
+        let regions = self.regions;
+        let mut out = Packets::default();
+        let mut next_uuid = ids.first_uuid;
+        let mut uuid = || {
+            next_uuid += 1;
+            next_uuid - 1
+        };
+        let process = ids.process;
+        let parent = match self.grouping {
+            TraceGrouping::Sm => {
+                let mut t = named_track(
+                    format!("CTA {}", cta.cta_id),
+                    uuid(),
+                    Some(process.uuid),
+                    u64::from(cta.cta_id) + 2,
+                );
+                t.child_ordering = Some(ChildTracksOrdering::Explicit as i32);
+                let parent = t.uuid;
+                out.track(t);
+                parent.unwrap_or_default()
+            }
+            TraceGrouping::Cta => process.uuid,
+        };
+        self.intern(cta, &mut out);
+
+        let start = quantise_ns(cta.start_ns);
+        let lost: u64 = cta.units.iter().map(|u| u.records_lost).sum();
+        out.event(
+            start,
+            TrackEvent {
+                r#type: Some(Type::Counter as i32),
+                track_uuid: Some(process.records_lost),
+                counter_value_field: Some(CounterValueField::CounterValue(
+                    lost.min(i64::MAX as u64) as i64,
+                )),
+                ..TrackEvent::default()
+            },
+        );
+        if cta.ticks_per_ns.is_finite() {
+            out.event(
+                start,
+                TrackEvent {
+                    r#type: Some(Type::Counter as i32),
+                    track_uuid: Some(process.clock_rate),
+                    counter_value_field: Some(CounterValueField::DoubleCounterValue(
+                        cta.ticks_per_ns,
+                    )),
+                    ..TrackEvent::default()
+                },
+            );
+        }
+
+        // Per row of the current unit: the ends of its open slices, innermost last.
+        let mut open: Vec<Vec<i64>> = Vec::new();
+        for (unit_rank, unit) in cta.units.iter().enumerate() {
+            let layout = &plan.layouts[unit_rank];
+            let base = if self.unit_word.is_empty() {
+                format!("CTA {}", cta.cta_id)
+            } else {
+                format!("CTA {} {} {}", cta.cta_id, self.unit_word, unit.unit_id)
+            };
+            let rows = layout.rows();
+            let mut first_row = None;
+            for row in 0..rows {
+                let name = if row == layout.span_rows {
+                    format!("{base} (zero length)")
+                } else if row == 0 {
+                    base.clone()
+                } else {
+                    format!("{base} (row {row})")
+                };
+                let uuid = uuid();
+                first_row.get_or_insert(uuid);
+                let rank = (unit_rank as u64) << 16 | u64::from(row);
+                out.track(named_track(name, uuid, Some(parent), rank));
+            }
+            let first_row = first_row.unwrap_or(0);
+            let flows = &plan.flows[unit_rank];
+            let wait_events = &plan.waits[unit_rank];
+            if !wait_events.is_empty() {
+                let uuid = uuid();
+                let rank = (unit_rank as u64) << 16 | 0xffff;
+                out.track(named_track(
+                    format!("{base} (async waits)"),
+                    uuid,
+                    Some(parent),
+                    rank,
+                ));
+                for &(at, region, flow) in wait_events {
+                    let mut ev = TrackEvent {
+                        r#type: Some(Type::Instant as i32),
+                        track_uuid: Some(uuid),
+                        terminating_flow_ids: flow
+                            .map(|f| ids.first_flow + f)
+                            .into_iter()
+                            .collect(),
+                        ..TrackEvent::default()
+                    };
+                    if let Some(i) = regions.index_of(region) {
+                        ev.name_field = Some(NameField::NameIid(u64::from(i) + 1));
+                    }
+                    out.event(at, ev);
+                }
+            }
+
+            open.iter_mut().for_each(Vec::clear);
+            if open.len() < rows as usize {
+                open.resize_with(rows as usize, Vec::new);
+            }
+            for span in &layout.spans {
+                let track = first_row + u64::from(span.row);
+                let stack = &mut open[span.row as usize];
+                while let Some(&end) = stack.last().filter(|&&e| e <= span.start) {
+                    stack.pop();
+                    out.slice(end, track, Type::SliceEnd, None, None);
+                }
+                stack.push(span.end);
+                let inst = &unit.instances[span.index];
+                let iid = regions.index_of(inst.region).map(|i| u64::from(i) + 1);
+                let located = iid.filter(|&i| self.located[i as usize - 1]);
+                let flow_ids = match flows.is_empty() {
+                    true => None,
+                    false => flows.get(&(inst.region.0, inst.instance)),
+                };
+                match flow_ids {
+                    None => out.slice(span.start, track, Type::SliceBegin, iid, located),
+                    Some(local) => {
+                        let begin = TrackEvent {
+                            r#type: Some(Type::SliceBegin as i32),
+                            track_uuid: Some(track),
+                            name_field: iid.map(NameField::NameIid),
+                            source_location_field: located
+                                .map(SourceLocationField::SourceLocationIid),
+                            flow_ids: local.iter().map(|f| ids.first_flow + f).collect(),
+                            ..TrackEvent::default()
+                        };
+                        out.event(span.start, begin);
+                    }
+                }
+            }
+            for (row, stack) in open.iter_mut().enumerate().take(rows as usize) {
+                let track = first_row + row as u64;
+                while let Some(end) = stack.pop() {
+                    out.slice(end, track, Type::SliceEnd, None, None);
+                }
+            }
+        }
+        debug_assert_eq!(next_uuid, ids.first_uuid + plan.uuids);
+        out
     }
 }
 

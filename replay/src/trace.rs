@@ -141,9 +141,18 @@ impl TraceSink {
     }
 
     pub fn write_cta(&mut self, cta: &CtaReplay, regions: &RegionTable) -> Result<(), ReplayError> {
+        self.write_ctas(&[cta], regions)
+    }
+
+    /// Write `ctas` in order (the Perfetto writer encodes them in parallel).
+    pub fn write_ctas(
+        &mut self,
+        ctas: &[&CtaReplay],
+        regions: &RegionTable,
+    ) -> Result<(), ReplayError> {
         match self {
-            TraceSink::Chrome(w) => w.write_cta(cta, regions),
-            TraceSink::Perfetto(w) => w.write_cta(cta, regions),
+            TraceSink::Chrome(w) => ctas.iter().try_for_each(|c| w.write_cta(c, regions)),
+            TraceSink::Perfetto(w) => w.write_ctas(ctas, regions),
         }
     }
 

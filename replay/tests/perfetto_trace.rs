@@ -14,7 +14,10 @@ use std::path::{Path, PathBuf};
 use common::*;
 use kperf_dialects::meta::RegionKind;
 use kperf_replay::perfetto::proto::{self, track_event::Type};
-use kperf_replay::{replay_ctas, ReplayOptions, ReplayReport, TraceFormat, TraceGrouping};
+use kperf_replay::{
+    replay_ctas, CtaReplay, PerfettoTraceWriter, ProfileScan, ReplayOptions, ReplayReport,
+    Replayer, TraceFormat, TraceGrouping,
+};
 use kperf_runtime::profile::{CtaTrace, RunInfo};
 use prost::Message;
 
@@ -478,6 +481,41 @@ fn perfettos_trace_processor_imports_the_trace() {
     assert_eq!(theirs, ours);
     assert_eq!(v["flows"], 1, "the async issue's flow to its wait");
     assert_eq!(v["args"]["debug.kernel"][0], info.kernel.as_str());
+}
+
+/// CTAs encoded together (in parallel, as the replay of a `.kprof` writes
+/// each batch) give the bytes of the same CTAs encoded one by one: track
+/// uuids, flow ids and each process's first appearance are given in order.
+#[test]
+fn ctas_encoded_together_give_the_bytes_of_ctas_encoded_one_by_one() {
+    let (info, ctas) = scenario();
+    let opts = ReplayOptions::default();
+    let mut scan = ProfileScan::for_run(&info);
+    for c in &ctas {
+        scan.observe(c);
+    }
+    let mut replayer = Replayer::new(&info, &opts, &scan).unwrap();
+    let replays: Vec<CtaReplay> = ctas
+        .iter()
+        .map(|c| replayer.push_cta(c).cta.clone())
+        .collect();
+    assert!(
+        replays.iter().any(|r| !r.async_waits.is_empty()),
+        "the scenario has a flow"
+    );
+    let table = replayer.regions();
+    for grouping in [TraceGrouping::Sm, TraceGrouping::Cta] {
+        let mut one = PerfettoTraceWriter::new(Vec::new(), &info, grouping);
+        for r in &replays {
+            one.write_cta(r, table).unwrap();
+        }
+        let mut all = PerfettoTraceWriter::new(Vec::new(), &info, grouping);
+        all.write_ctas(&replays.iter().collect::<Vec<_>>(), table)
+            .unwrap();
+        let (one, all) = (one.finish(None).unwrap(), all.finish(None).unwrap());
+        assert_eq!(decode(&one).tracks, decode(&all).tracks, "{grouping:?}");
+        assert!(one == all, "{grouping:?}: the bytes differ");
+    }
 }
 
 /// A profile shaped like a GPU kernel's (8 warps × 1280 records per CTA, 4
