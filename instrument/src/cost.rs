@@ -779,9 +779,11 @@ fn init_and_finalize(c: &Compiled) -> Option<usize> {
         in_line
             .iter()
             .filter(|i| {
-                i.source
-                    .as_ref()
-                    .is_some_and(|(_, l)| *l == TAG_LINE_INIT || *l == TAG_LINE_FINALIZE)
+                i.source.as_ref().is_some_and(|(f, l)| {
+                    *l == TAG_LINE_INIT
+                        || *l == TAG_LINE_FINALIZE
+                        || MLIR_FIXED_TEMPLATES.iter().any(|t| f == t)
+                })
             })
             .count()
     })
@@ -791,9 +793,23 @@ fn init_and_finalize(c: &Compiled) -> Option<usize> {
 /// to kperf's code whatever file ptxas names with them.
 fn is_kperf(i: &SassInst) -> bool {
     i.source.as_ref().is_some_and(|(f, line)| {
-        f == crate::llvm::line_tags::TAG_FILE || *line >= crate::llvm::line_tags::TAG_LINE_BASE
+        f == crate::llvm::line_tags::TAG_FILE
+            || *line >= crate::llvm::line_tags::TAG_LINE_BASE
+            || f.starts_with(MLIR_TEMPLATE_FILE)
     })
 }
+
+/// The file kperf's ops on the MLIR path are located in: the template each
+/// was parsed from (`<kperf template init>`, `<kperf template finalize>`,
+/// `<kperf template record ...>`).
+const MLIR_TEMPLATE_FILE: &str = "<kperf template";
+
+/// The MLIR path's templates of init and finalize (the fixed cost).
+const MLIR_FIXED_TEMPLATES: [&str; 3] = [
+    "<kperf template locals>",
+    "<kperf template init>",
+    "<kperf template finalize>",
+];
 
 /// Per family, what is kperf's in the instrumented kernel: by line tags
 /// when the build has them, else the model. Also returns the hollow

@@ -387,7 +387,9 @@ pub struct InstrumentOptions {
     /// input a line of its own (LLVM's `debugify`, replacing the input's
     /// debug info) and kperf's own code lines in the file
     /// [`crate::llvm::TAG_FILE`], so that the SASS's line table tells the
-    /// kernel's instructions from the instrumentation's.
+    /// kernel's instructions from the instrumentation's. MLIR input keeps
+    /// its own locations as the line table instead, kperf's ops located in
+    /// the templates they come from (`<kperf template ...>`).
     pub line_tags: bool,
     /// MLIR input: tie each region's work to its records.
     pub ordering: Ordering,

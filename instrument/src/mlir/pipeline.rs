@@ -32,6 +32,32 @@ pub fn nvptx_lowering(chip: &str, format: &str) -> String {
     )
 }
 
+/// [`nvptx_lowering`] with the source's locations kept as a line table,
+/// for `kperf cost` (`line_tags`): upstream's pipeline strips debug info
+/// from GPU modules, so this spells out its passes (MLIR 22's
+/// `buildLowerToNVVMPassPipeline`, same order and options) without
+/// `strip-debuginfo` and with line-table debug info made for every
+/// `llvm.func` before serialisation. kperf's own ops carry the locations of
+/// the templates they were parsed from (`<kperf template init>`, ...), so
+/// the SASS line table tells kperf's instructions from the kernel's, as
+/// line tags do on the LLVM-IR path. Debug info changes no code: a test
+/// holds the SASS of both pipelines equal.
+pub fn nvptx_lowering_with_lines(chip: &str, format: &str) -> String {
+    format!(
+        "nvvm-attach-target{{chip={chip} features=+ptx80 O=3}},\
+         convert-nvgpu-to-nvvm,gpu-kernel-outlining,convert-vector-to-scf,convert-scf-to-cf,\
+         convert-nvvm-to-llvm,convert-func-to-llvm,expand-strided-metadata,\
+         nvvm-attach-target{{chip={chip} features=+ptx80 O=3 triple=nvptx64-nvidia-cuda}},\
+         lower-affine,convert-arith-to-llvm,convert-index-to-llvm{{index-bitwidth=64}},canonicalize,cse,\
+         gpu.module(convert-gpu-to-nvvm{{index-bitwidth=64 use-bare-ptr-memref-call-conv=0}},\
+         llvm-optimize-for-nvvm-target,canonicalize,cse,reconcile-unrealized-casts),\
+         ensure-debug-info-scope-on-llvm-func{{emission-kind=DebugDirectivesOnly}},\
+         gpu-to-llvm{{use-bare-pointers-for-host=0 use-bare-pointers-for-kernels=0}},\
+         gpu-module-to-binary{{format={format}}},convert-math-to-llvm,canonicalize,cse,\
+         reconcile-unrealized-casts"
+    )
+}
+
 /// The chip goes to `convert-gpu-to-rocdl` too: its AMDGPU patterns (raw
 /// buffer ops, LDS barriers) depend on the chipset and refuse the default.
 pub fn amdgpu_lowering(chip: &str, format: &str) -> String {
@@ -286,7 +312,11 @@ pub fn emit_module(
                     "--emit ptx/cubin needs --target nvptx:<sm>".into(),
                 ));
             };
-            kctx.run_pipeline(module, &nvptx_lowering(chip, "isa"))?;
+            let lowering = match opts.line_tags {
+                true => nvptx_lowering_with_lines(chip, "isa"),
+                false => nvptx_lowering(chip, "isa"),
+            };
+            kctx.run_pipeline(module, &lowering)?;
             let ptx = gpu_binary_ptx(module)?;
             if emit == Emit::Ptx {
                 Ok(ptx.into_bytes())
