@@ -789,7 +789,9 @@ impl OverlapScratch {
                 add(x * nl + l, &mut self.matrix, &self.rate, &mut self.since);
             }
         }
-        self.covered[l] += f64::from(self.n_units[l]) * (t - self.covered_since[l]);
+        if self.n_units[l] > 0 {
+            self.covered[l] += f64::from(self.n_units[l]) * (t - self.covered_since[l]);
+        }
         self.covered_since[l] = t;
     }
 

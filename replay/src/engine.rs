@@ -527,7 +527,8 @@ where
 /// CTAs replayed per batch and thread: a batch is decoded, replayed and
 /// analysed in parallel while the previous one's trace is written, so memory
 /// holds three batches' worth at most (the decoded and the replayed batch,
-/// and the one being written; about 1 MB per CTA of 10k records).
+/// and the one being written, with its layouts and, for Perfetto, its
+/// encoded packets; about 1 MB per CTA of 10k records).
 const BATCH_PER_THREAD: usize = 4;
 
 /// The replay pass over the blocks `0..blocks` of a profile, in parallel:

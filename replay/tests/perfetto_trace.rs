@@ -26,8 +26,9 @@ fn repo_root() -> PathBuf {
 }
 
 /// Two SMs, three CTAs: overlapping scopes (an extra row), nesting, a loop,
-/// a zero-length instance, an async copy and its wait; 1.5 ticks/ns and a
-/// 0.5-tick record cost.
+/// a zero-length instance, an async copy and its wait (in the first and
+/// the last CTA, so flow ids run across CTAs); 1.5 ticks/ns and a 0.5-tick
+/// record cost.
 fn scenario() -> (RunInfo, Vec<CtaTrace>) {
     let mut info = cycle_info(&[
         reg(0, "a"),
@@ -68,7 +69,7 @@ fn scenario() -> (RunInfo, Vec<CtaTrace>) {
     let ctas = vec![
         cta(0, 3, 1_000, 400, 1.5, vec![seq(), nested(), copy()]),
         cta(1, 5, 1_020, 400, 1.5, vec![seq(), nested()]),
-        cta(2, 3, 1_100, 400, 1.5, vec![nested()]),
+        cta(2, 3, 1_100, 400, 1.5, vec![nested(), copy()]),
     ];
     (info, ctas)
 }
@@ -272,11 +273,11 @@ fn golden_perfetto_trace_per_sm_and_per_cta() {
         let dir = tempfile::tempdir().unwrap();
         let (report, path) = write_trace(&info, &ctas, grouping, TraceFormat::Perfetto, dir.path());
         let d = decode(&std::fs::read(&path).unwrap());
-        // The async wait is an instant that ends the flow its issue starts.
+        // Each async wait is an instant that ends the flow its issue starts.
         assert_eq!(report.async_waits.len(), 1);
-        assert_eq!(d.flows_started, 1);
-        assert_eq!(d.instants.len(), 1);
-        assert_eq!(d.instants[0].3, 1);
+        assert_eq!(d.flows_started, 2);
+        assert_eq!(d.instants.len(), 2);
+        assert!(d.instants.iter().all(|i| i.3 == 1));
         assert!(d.metadata.iter().any(|(k, v)| k == "kernel" && v == "k"));
         check_golden(golden, &render(&d));
     }
@@ -405,8 +406,8 @@ fn the_official_schema_reads_the_trace() {
     theirs.sort();
     ours.sort();
     assert_eq!(theirs, ours);
-    assert_eq!(v["flows"], 1);
-    assert_eq!(v["instant_count"], 1);
+    assert_eq!(v["flows"], 2);
+    assert_eq!(v["instant_count"], 2);
     assert_eq!(v["tracks"].as_u64().unwrap() as usize, d.tracks.len());
 }
 
@@ -479,8 +480,33 @@ fn perfettos_trace_processor_imports_the_trace() {
     theirs.sort();
     ours.sort();
     assert_eq!(theirs, ours);
-    assert_eq!(v["flows"], 1, "the async issue's flow to its wait");
+    assert_eq!(v["flows"], 2, "the async issues' flows to their waits");
     assert_eq!(v["args"]["debug.kernel"][0], info.kernel.as_str());
+}
+
+/// The writer's bytes for the scenario, both groupings, equal those of the
+/// sequential writer it replaced (ec512b1, one CTA at a time, ids given as
+/// it went), kept in `golden/small_per_{sm,cta}.pftrace` (made by that
+/// writer from this scenario; `KPERF_BLESS=1` rewrites them with the
+/// current one once a format change is meant).
+#[test]
+fn the_writer_gives_the_bytes_of_the_sequential_writer_before_it() {
+    let (info, ctas) = scenario();
+    let golden = repo_root().join("replay/tests/golden");
+    for (grouping, file) in [
+        (TraceGrouping::Sm, "small_per_sm.pftrace"),
+        (TraceGrouping::Cta, "small_per_cta.pftrace"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let (_, path) = write_trace(&info, &ctas, grouping, TraceFormat::Perfetto, dir.path());
+        let ours = std::fs::read(&path).unwrap();
+        if std::env::var_os("KPERF_BLESS").is_some() {
+            std::fs::write(golden.join(file), &ours).unwrap();
+            continue;
+        }
+        let theirs = std::fs::read(golden.join(file)).unwrap();
+        assert!(ours == theirs, "{file}: the bytes differ from the fixture");
+    }
 }
 
 /// CTAs encoded together (in parallel, as the replay of a `.kprof` writes
