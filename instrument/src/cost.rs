@@ -782,7 +782,7 @@ fn init_and_finalize(c: &Compiled) -> Option<usize> {
                 i.source.as_ref().is_some_and(|(f, l)| {
                     *l == TAG_LINE_INIT
                         || *l == TAG_LINE_FINALIZE
-                        || MLIR_FIXED_TEMPLATES.iter().any(|t| f == t)
+                        || MLIR_FIXED_TEMPLATES.iter().any(|t| f.ends_with(t))
                 })
             })
             .count()
@@ -795,13 +795,14 @@ fn is_kperf(i: &SassInst) -> bool {
     i.source.as_ref().is_some_and(|(f, line)| {
         f == crate::llvm::line_tags::TAG_FILE
             || *line >= crate::llvm::line_tags::TAG_LINE_BASE
-            || f.starts_with(MLIR_TEMPLATE_FILE)
+            || f.contains(MLIR_TEMPLATE_FILE)
     })
 }
 
 /// The file kperf's ops on the MLIR path are located in: the template each
 /// was parsed from (`<kperf template init>`, `<kperf template finalize>`,
-/// `<kperf template record ...>`).
+/// `<kperf template store>`; matched anywhere in the name, in case a tool
+/// prefixes it with a directory).
 const MLIR_TEMPLATE_FILE: &str = "<kperf template";
 
 /// The MLIR path's templates of init and finalize (the fixed cost).
