@@ -339,8 +339,32 @@ fn read_globaltimer(b: &mut Body, t: &Target) -> String {
 fn read_clock64(b: &mut Body, t: &Target) -> String {
     match t {
         Target::Nvptx { .. } => b.def("nvvm.read.ptx.sreg.clock64 : i64"),
+        Target::Host => read_tsc_fenced(b),
         _ => b.def("llvm.call_intrinsic \"llvm.readcyclecounter\"() : () -> i64"),
     }
+}
+
+/// The time-stamp counter read as `rdtscp; lfence`: `rdtscp` waits until
+/// every earlier instruction has executed, `lfence` keeps later ones from
+/// starting before it. A plain `rdtsc` is not ordered with the work around
+/// it: on an AMD EPYC host the out-of-order core read an iteration's END
+/// before its 64-op FP chain had finished, so iteration regions held a
+/// third of the loop's time in most runs (tools/tests/host_fidelity.rs).
+fn read_tsc_fenced(b: &mut Body) -> String {
+    let r = b.def(
+        "llvm.inline_asm has_side_effects \"rdtscp; lfence\", \"={eax},={edx},~{ecx}\" : () -> !llvm.struct<(i32, i32)>",
+    );
+    let lo = b.def(format!(
+        "llvm.extractvalue {r}[0] : !llvm.struct<(i32, i32)>"
+    ));
+    let hi = b.def(format!(
+        "llvm.extractvalue {r}[1] : !llvm.struct<(i32, i32)>"
+    ));
+    let lo = b.def(format!("llvm.zext {lo} : i32 to i64"));
+    let hi = b.def(format!("llvm.zext {hi} : i32 to i64"));
+    let sh = b.c64(32);
+    let hi = b.def(format!("llvm.shl {hi}, {sh} : i64"));
+    b.def(format!("llvm.or {hi}, {lo} : i64"))
 }
 
 /// The counter as the records see it (i32 for clock32, i64 otherwise).
