@@ -10,5 +10,5 @@ define void @k(ptr %x, float %a, i64 %bx, i64 %by, i64 %bz, i64 %gx, i64 %gy, i6
 }
 
 ; CHECK: define void @k(ptr %x, float %a, ptr %0, i64 %bx, i64 %by, i64 %bz, i64 %gx, i64 %gy, i64 %gz)
-; CHECK: call i64 @llvm.readcyclecounter()
 ; CHECK: call i64 @kperf_host_now_ns()
+; CHECK: call { i32, i32 } asm sideeffect "rdtscp; lfence", "={eax},={edx},~{ecx}"()

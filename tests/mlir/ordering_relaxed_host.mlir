@@ -1,11 +1,11 @@
 // --ordering relaxed: records only, no pins (the GPU default; ptxas keeps
 // program order around its clock reads).
 // RUN: kperf instrument %s --target host --ordering relaxed --emit mlir
-// CHECK: llvm.call_intrinsic "llvm.readcyclecounter"
-// CHECK-NOT: llvm.inline_asm
+// CHECK: llvm.inline_asm has_side_effects "rdtscp; lfence"
+// CHECK-NOT: asm_dialect = att ""
 // CHECK: arith.mulf
-// CHECK-NOT: llvm.inline_asm
-// CHECK: llvm.call_intrinsic "llvm.readcyclecounter"
+// CHECK-NOT: asm_dialect = att ""
+// CHECK: llvm.inline_asm has_side_effects "rdtscp; lfence"
 module {
   func.func @k(%x: memref<?xf32>) attributes {kperf.kernel} {
     %c0 = arith.constant 0 : index

@@ -3,13 +3,13 @@
 // one before the END clock read, so no optimizer moves the work across them.
 // RUN: kperf instrument %s --target host --emit mlir
 // CHECK: %[[X:[0-9]+]] = memref.load
-// CHECK: llvm.call_intrinsic "llvm.readcyclecounter"
+// CHECK: llvm.inline_asm has_side_effects "rdtscp; lfence"
 // CHECK: %[[PIN:[0-9]+]] = llvm.inline_asm has_side_effects asm_dialect = att "", "=x,=x,0,1" %[[X]], %{{.*}} : (f32, f32) -> !llvm.struct<(f32, f32)>
 // CHECK: %[[IN:[0-9]+]] = llvm.extractvalue %[[PIN]][0]
 // CHECK: %[[MUL:[0-9]+]] = arith.mulf %[[IN]],
 // CHECK: %[[ADD:[0-9]+]] = arith.addf %[[MUL]],
 // CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "", "x" %[[ADD]] : (f32) -> ()
-// CHECK-NEXT: llvm.call_intrinsic "llvm.readcyclecounter"
+// CHECK-NEXT: llvm.inline_asm has_side_effects "rdtscp; lfence"
 module {
   func.func @k(%x: memref<?xf32>) attributes {kperf.kernel} {
     %c0 = arith.constant 0 : index
