@@ -148,18 +148,11 @@ impl Packets {
     }
 
     fn track(&mut self, track: TrackDescriptor) {
-        self.packet(TracePacket {
-            data: Some(Data::TrackDescriptor(track)),
-            ..TracePacket::default()
-        });
+        self.packet(track_packet(track));
     }
 
     fn event(&mut self, ts: i64, event: TrackEvent) {
-        self.packet(TracePacket {
-            timestamp: Some(ts.max(0) as u64),
-            data: Some(Data::TrackEvent(event)),
-            ..TracePacket::default()
-        });
+        self.packet(event_packet(ts, event));
     }
 
     fn slice(&mut self, ts: i64, track: u64, kind: Type, iid: Option<u64>, located: Option<u64>) {
@@ -186,6 +179,23 @@ fn encode_packet(buf: &mut Vec<u8>, mut packet: TracePacket, first_on_sequence: 
         packet.first_packet_on_sequence = Some(true);
     }
     prost::encoding::message::encode(1, &packet, buf);
+}
+
+/// A packet describing `track`.
+fn track_packet(track: TrackDescriptor) -> TracePacket {
+    TracePacket {
+        data: Some(Data::TrackDescriptor(track)),
+        ..TracePacket::default()
+    }
+}
+
+/// A packet holding `event` at `ts` (ns; clamped at the axis zero).
+fn event_packet(ts: i64, event: TrackEvent) -> TracePacket {
+    TracePacket {
+        timestamp: Some(ts.max(0) as u64),
+        data: Some(Data::TrackEvent(event)),
+        ..TracePacket::default()
+    }
 }
 
 fn named_track(name: String, uuid: u64, parent: Option<u64>, rank: u64) -> TrackDescriptor {
@@ -285,18 +295,11 @@ impl<W: Write> PerfettoTraceWriter<W> {
     }
 
     fn track(&mut self, track: TrackDescriptor) {
-        self.packet(TracePacket {
-            data: Some(Data::TrackDescriptor(track)),
-            ..TracePacket::default()
-        });
+        self.packet(track_packet(track));
     }
 
     fn event(&mut self, ts: i64, event: TrackEvent) {
-        self.packet(TracePacket {
-            timestamp: Some(ts.max(0) as u64),
-            data: Some(Data::TrackEvent(event)),
-            ..TracePacket::default()
-        });
+        self.packet(event_packet(ts, event));
     }
 
     /// The process (hw id or CTA id) `cta` goes in, and its name.

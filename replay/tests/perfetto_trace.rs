@@ -352,6 +352,22 @@ fn perfetto_and_chrome_traces_hold_the_same_instances() {
     }
 }
 
+/// `[[track, name, ts, dur, ...], ...]` as printed by the Python checkers.
+fn slice_rows(v: &serde_json::Value) -> Vec<(String, String, u64, u64)> {
+    v.as_array()
+        .expect("a list of slices")
+        .iter()
+        .map(|s| {
+            (
+                s[0].as_str().unwrap().to_string(),
+                s[1].as_str().unwrap().to_string(),
+                s[2].as_u64().unwrap(),
+                s[3].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
 /// Perfetto's own Python classes (the full official `perfetto_trace.proto`,
 /// installed by scripts/setup.sh) read the file with no unknown field and
 /// find the slices the Rust decoder finds.
@@ -385,19 +401,7 @@ fn the_official_schema_reads_the_trace() {
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let d = decode(&std::fs::read(&pf).unwrap());
-    let mut theirs: Vec<(String, String, u64, u64)> = v["slices"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| {
-            (
-                s[0].as_str().unwrap().to_string(),
-                s[1].as_str().unwrap().to_string(),
-                s[2].as_u64().unwrap(),
-                s[3].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let mut theirs = slice_rows(&v["slices"]);
     let mut ours: Vec<_> = d
         .slices
         .iter()
@@ -447,19 +451,7 @@ fn perfettos_trace_processor_imports_the_trace() {
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let d = decode(&std::fs::read(&pf).unwrap());
-    let mut theirs: Vec<(String, String, u64, u64)> = v["slice_list"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| {
-            (
-                s[0].as_str().unwrap().to_string(),
-                s[1].as_str().unwrap().to_string(),
-                s[2].as_u64().unwrap(),
-                s[3].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let mut theirs = slice_rows(&v["slice_list"]);
     let mut ours: Vec<_> = d
         .slices
         .iter()
