@@ -352,6 +352,34 @@ fn perfetto_and_chrome_traces_hold_the_same_instances() {
     }
 }
 
+/// The scenario's Perfetto trace (SM grouping) read by the Python checker
+/// `script` with `--slices`: the run info, what the checker printed, and
+/// the Rust decoder's reading of the same file.
+fn checked_by(python: &Path, script: &str) -> (RunInfo, serde_json::Value, Decoded) {
+    let (info, ctas) = scenario();
+    let dir = tempfile::tempdir().unwrap();
+    let (_, pf) = write_trace(
+        &info,
+        &ctas,
+        TraceGrouping::Sm,
+        TraceFormat::Perfetto,
+        dir.path(),
+    );
+    let out = std::process::Command::new(python)
+        .arg(repo_root().join("scripts").join(script))
+        .arg(&pf)
+        .arg("--slices")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{script} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = serde_json::from_slice(&out.stdout).unwrap();
+    (info, v, decode(&std::fs::read(&pf).unwrap()))
+}
+
 /// `[[track, name, ts, dur, ...], ...]` as printed by the Python checkers.
 fn slice_rows(v: &serde_json::Value) -> Vec<(String, String, u64, u64)> {
     v.as_array()
@@ -379,28 +407,7 @@ fn the_official_schema_reads_the_trace() {
         "{} is missing: run scripts/setup.sh (it installs Perfetto's Python package)",
         python.display()
     );
-    let (info, ctas) = scenario();
-    let dir = tempfile::tempdir().unwrap();
-    let (_, pf) = write_trace(
-        &info,
-        &ctas,
-        TraceGrouping::Sm,
-        TraceFormat::Perfetto,
-        dir.path(),
-    );
-    let out = std::process::Command::new(&python)
-        .arg(repo_root().join("scripts/pftrace_check.py"))
-        .arg(&pf)
-        .arg("--slices")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "pftrace_check.py failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let d = decode(&std::fs::read(&pf).unwrap());
+    let (_, v, d) = checked_by(&python, "pftrace_check.py");
     let mut theirs = slice_rows(&v["slices"]);
     let mut ours: Vec<_> = d
         .slices
@@ -429,28 +436,7 @@ fn perfettos_trace_processor_imports_the_trace() {
         python.display(),
         engine.display()
     );
-    let (info, ctas) = scenario();
-    let dir = tempfile::tempdir().unwrap();
-    let (_, pf) = write_trace(
-        &info,
-        &ctas,
-        TraceGrouping::Sm,
-        TraceFormat::Perfetto,
-        dir.path(),
-    );
-    let out = std::process::Command::new(&python)
-        .arg(repo_root().join("scripts/pftrace_tp.py"))
-        .arg(&pf)
-        .arg("--slices")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "pftrace_tp.py failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let d = decode(&std::fs::read(&pf).unwrap());
+    let (info, v, d) = checked_by(&python, "pftrace_tp.py");
     let mut theirs = slice_rows(&v["slice_list"]);
     let mut ours: Vec<_> = d
         .slices
