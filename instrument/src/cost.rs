@@ -557,6 +557,25 @@ impl Compiled {
         }
         m
     }
+    /// The shape of the hollow reference that compiles init and finalize
+    /// as this kernel does ([`crate::llvm::hollow_kernel`]): does the
+    /// function call others (`CALL.ABS` to `vprintf`, `CALL.REL` to a
+    /// `.func`), and does it use the global memory descriptor before the
+    /// first call?
+    pub fn hollow_body(&self) -> crate::llvm::HollowBody {
+        use crate::llvm::HollowBody;
+        match self.sass.iter().position(|i| i.family() == "CALL") {
+            None => HollowBody::Empty,
+            Some(first)
+                if self.sass[..first]
+                    .iter()
+                    .any(|i| i.text.contains("desc[UR")) =>
+            {
+                HollowBody::GlobalThenCall
+            }
+            Some(_) => HollowBody::Call,
+        }
+    }
     /// The natural loops of the function's control-flow graph.
     pub fn loops(&self) -> Vec<SassLoop> {
         natural_loops(&self.sass)
@@ -667,6 +686,10 @@ pub struct CostReport {
     /// bare return): the kernel-independent reference `fidelity` is
     /// measured against.
     pub fixed_reference: f64,
+    /// The plain kernel calls functions (`CALL` in its SASS, e.g. `vprintf`),
+    /// so ptxas compiles it under the call ABI and the hollow reference
+    /// makes a call too ([`crate::llvm::hollow_kernel`]).
+    pub calls_functions: bool,
     /// Is the instrumented kernel the plain kernel plus records, init and
     /// finalize, and nothing else?
     pub fidelity: Fidelity,
@@ -1232,6 +1255,7 @@ pub fn report(l: &Labels, v: &Variants) -> CostReport {
         loops_with_records: with_records,
         unexpected_loop_records: with_records > 0 && !v.loop_regions_requested,
         fixed_reference,
+        calls_functions: v.plain.hollow_body() != crate::llvm::HollowBody::Empty,
         fidelity,
         region_fidelity: region_fidelity(&v.instrumented, &v.region_lines, &v.region_names),
         occupancy: {
@@ -1300,6 +1324,48 @@ mod tests {
                 source: None,
             };
             assert_eq!(i.class(), want, "{text}");
+        }
+    }
+
+    /// SASS (one instruction per line) → the hollow reference's shape.
+    #[test]
+    fn the_hollow_reference_takes_the_kernels_call_shape() {
+        use crate::llvm::HollowBody;
+        let cases = [
+            (
+                "LDC R1, c[0x0][0x28]\nSTG.E desc[UR4][R2.64], R0\nEXIT",
+                HollowBody::Empty,
+            ),
+            (
+                "S2R R16, SR_TID.X\nCALL.ABS.NOINC R2\nSTG.E desc[UR4][R2.64], R0\nEXIT",
+                HollowBody::Call,
+            ),
+            (
+                "STG.E desc[UR36][R2.64], RZ\nCALL.ABS.NOINC R8\nEXIT",
+                HollowBody::GlobalThenCall,
+            ),
+            (
+                "LDG.E R0, desc[UR36][R2.64]\nCALL.REL.NOINC `($k$f)\nEXIT",
+                HollowBody::GlobalThenCall,
+            ),
+        ];
+        for (text, want) in cases {
+            let sass = text
+                .lines()
+                .enumerate()
+                .map(|(n, t)| SassInst {
+                    addr: 16 * n as u64,
+                    predicated: false,
+                    opcode: t.split_whitespace().next().unwrap_or("").to_string(),
+                    text: t.to_string(),
+                    source: None,
+                })
+                .collect();
+            let c = Compiled {
+                ptxas: PtxasInfo::default(),
+                sass,
+            };
+            assert_eq!(c.hollow_body(), want, "{text}");
         }
     }
 

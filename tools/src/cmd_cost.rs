@@ -80,15 +80,17 @@ fn loop_related(modes: &[RegionMode]) -> bool {
 
 /// The hollow reference of one kernel (see
 /// [`kperf_instrument::llvm::hollow_kernel`]): the same lowering with the
-/// same ring, assembled plain and with the kernel region.
+/// same ring, assembled plain and with the kernel region; shaped by `body`
+/// as the kernel is where ptxas's call ABI is concerned.
 fn hollow_reference(
     kctx: &KperfContext,
     opts: &InstrumentOptions,
     meta: &InstrumentMeta,
     km: &KernelMeta,
     chip: &str,
+    body: kperf_instrument::llvm::HollowBody,
 ) -> Result<(Compiled, Compiled)> {
-    let ir = kperf_instrument::llvm::hollow_kernel(&km.name, km.block);
+    let ir = kperf_instrument::llvm::hollow_kernel(&km.name, km.block, body);
     let mut o = opts.clone();
     o.regions = vec![RegionMode::Kernel];
     o.markers = false;
@@ -169,9 +171,11 @@ fn reports(
     let mut out = Vec::new();
     for km in &kmeta.kernels {
         let name = km.name.as_str();
-        let (hollow_plain, hollow_kernel) = hollow_reference(kctx, opts, &kmeta, km, chip)?;
+        let plain = plain.kernel(name)?;
+        let (hollow_plain, hollow_kernel) =
+            hollow_reference(kctx, opts, &kmeta, km, chip, plain.hollow_body())?;
         let v = Variants {
-            plain: plain.kernel(name)?,
+            plain,
             instrumented: inst.kernel(name)?,
             kernel_only: kern.kernel(name)?,
             probed: probed.kernel(name)?,
@@ -257,7 +261,11 @@ fn table(reports: &[CostReport], markdown: bool) -> String {
                 c(InstClass::Move),
                 c(InstClass::Predicate),
                 format!("{:.0}", r.fixed),
-                format!("{:.0}", r.fixed_reference),
+                format!(
+                    "{:.0}{}",
+                    r.fixed_reference,
+                    if r.calls_functions { " (call ABI)" } else { "" }
+                ),
                 format!(
                     "{:.0} ({:.1}%){}",
                     r.fidelity.unexplained,

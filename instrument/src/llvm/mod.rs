@@ -986,15 +986,49 @@ fn collect_sites(
     Ok((cfg, found))
 }
 
-/// LLVM IR of an NVPTX kernel `name` whose body is a bare return, declaring
-/// `block` threads: instrumented with the kernel region, it holds init,
-/// two records and finalize and nothing of any kernel's own, which is what
+/// What the hollow reference of a kernel does besides init, records and
+/// finalize (see [`hollow_kernel`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HollowBody {
+    /// Nothing: a bare return.
+    Empty,
+    /// One call to `vprintf`: the kernel calls functions.
+    Call,
+    /// A global store, then the call: the kernel touches global memory
+    /// before its first call.
+    GlobalThenCall,
+}
+
+/// LLVM IR of an NVPTX kernel `name` declaring `block` threads whose body
+/// is `body`: instrumented with the kernel region, it holds init, two
+/// records and finalize and nothing of any kernel's own, which is what
 /// `kperf cost` measures a lowering's fixed cost on.
-pub fn hollow_kernel(name: &str, block: [u32; 3]) -> String {
+///
+/// A kernel that calls functions is compiled by ptxas under the call ABI,
+/// which changes how finalize compiles: global stores need the memory
+/// descriptor in a uniform register, and uniform registers below UR36 do
+/// not survive a call. If the kernel loaded the descriptor before its
+/// first call, ptxas keeps it in a callee-saved UR36 and finalize pays
+/// nothing more; if not, every store of finalize in divergent code takes
+/// it from a vector register (`LDC.64` once, two `R2UR` per store). The
+/// reference takes the same shape as the kernel to pay the same (it is
+/// only assembled, never run: `vprintf` gets null pointers).
+pub fn hollow_kernel(name: &str, block: [u32; 3], body: HollowBody) -> String {
     let quoted = name.replace('\\', "\\5C").replace('"', "\\22");
+    let call = "  %r = call i32 @vprintf(ptr null, ptr null)\n";
+    let (params, body, declare) = match body {
+        HollowBody::Empty => ("", String::new(), ""),
+        HollowBody::Call => ("", call.to_string(), "declare i32 @vprintf(ptr, ptr)\n"),
+        HollowBody::GlobalThenCall => (
+            "ptr addrspace(1) %out",
+            format!("  store i32 0, ptr addrspace(1) %out\n{call}"),
+            "declare i32 @vprintf(ptr, ptr)\n",
+        ),
+    };
     format!(
         "target triple = \"nvptx64-nvidia-cuda\"\n\
-         define ptx_kernel void @\"{quoted}\"() #0 {{\n  ret void\n}}\n\
+         {declare}\
+         define ptx_kernel void @\"{quoted}\"({params}) #0 {{\n{body}  ret void\n}}\n\
          attributes #0 = {{ \"nvvm.reqntid\"=\"{},{},{}\" }}\n",
         block[0], block[1], block[2]
     )
