@@ -597,15 +597,38 @@ fn from_order_key(k: u64) -> f64 {
     f64::from_bits(if k >> 63 == 1 { k & !(1 << 63) } else { !k })
 }
 
+/// An overlap event as one integer: time as an order-preserving key (bits
+/// 127..64), start (1) or end (0) (bit 63), local region (bits 62..32, at
+/// most 2^16 of them), unit (bits 31..0). Integer order is the tuple order.
+fn pack_event(t: f64, start: bool, local: u32, unit: u32) -> u128 {
+    debug_assert!(local < 1 << 31);
+    (u128::from(order_key(t)) << 64)
+        | (u128::from(start) << 63)
+        | (u128::from(local) << 32)
+        | u128::from(unit)
+}
+
+/// The (time key, start, local region, unit) of a [`pack_event`].
+fn unpack_event(e: u128) -> (u64, bool, u32, u32) {
+    (
+        (e >> 64) as u64,
+        (e >> 63) & 1 == 1,
+        ((e >> 32) as u32) & 0x7fff_ffff,
+        e as u32,
+    )
+}
+
 /// Working memory of the overlap sweep.
 #[derive(Default)]
 struct OverlapScratch {
     local: Vec<u32>,
     globals: Vec<usize>,
-    /// (time as an order-preserving key, 0 = end / 1 = start, local region, unit).
-    events: Vec<(u64, u8, u32, u32)>,
+    /// Events packed by [`pack_event`], so that sorting the integers
+    /// sorts by time, ends before starts: a 16-byte compare and move
+    /// instead of a 24-byte tuple's.
+    events: Vec<u128>,
     /// One unit's end events while its starts are gathered.
-    ends: Vec<(u64, u8, u32, u32)>,
+    ends: Vec<u128>,
     /// Open instances per (local region, unit).
     counts: Vec<u32>,
     /// Units with an open instance, per local region.
@@ -656,12 +679,13 @@ impl OverlapScratch {
                     }
                     l => l,
                 };
-                self.events.push((order_key(i.start_ns), 1, l, ui as u32));
-                self.ends.push((order_key(i.end_ns), 0, l, ui as u32));
+                self.events.push(pack_event(i.start_ns, true, l, ui as u32));
+                self.ends.push(pack_event(i.end_ns, false, l, ui as u32));
             }
-            // A unit's starts, then its ends: each nearly a sorted run
-            // (instances come in END order), which the stable sort below
-            // merges in about linear time instead of sorting from scratch.
+            // A unit's starts, then its ends: the starts a sorted run
+            // (instances come in start order, `pair::instance_order`), the
+            // ends nearly one, which the stable sort below merges in about
+            // linear time instead of sorting from scratch.
             self.events.append(&mut self.ends);
         }
         let nl = self.globals.len();
@@ -718,14 +742,14 @@ impl OverlapScratch {
             v.resize(nl, 0.0);
         }
         for k in 0..self.events.len() {
-            let (key, start, l, u) = self.events[k];
+            let (key, start, l, u) = unpack_event(self.events[k]);
             let (l, u) = (l as usize, u as usize);
             let cell = self.counts[l * units + u];
             // Only opening the first or closing the last instance of a
             // region in a unit changes a rate.
-            let changes = if start == 1 { cell == 0 } else { cell == 1 };
+            let changes = if start { cell == 0 } else { cell == 1 };
             if !changes {
-                self.counts[l * units + u] = if start == 1 {
+                self.counts[l * units + u] = if start {
                     cell + 1
                 } else {
                     cell.saturating_sub(1)
@@ -734,7 +758,7 @@ impl OverlapScratch {
             }
             let t = from_order_key(key);
             self.settle(l, t, nl);
-            if start == 1 {
+            if start {
                 self.counts[l * units + u] = 1;
                 self.n_units[l] += 1;
                 self.unit_sum[l] += u as u64;
@@ -1820,7 +1844,8 @@ mod tests {
         let mut matrix = vec![0.0; nl * nl];
         let mut covered = vec![0.0; nl];
         let mut prev_t = f64::NEG_INFINITY;
-        for &(key, start, l, u) in &o.events {
+        for &e in &o.events {
+            let (key, start, l, u) = unpack_event(e);
             let t = from_order_key(key);
             let dt = t - prev_t;
             let open_units = |counts: &[u32], r: usize| {
@@ -1844,7 +1869,7 @@ mod tests {
             }
             prev_t = t;
             let cell = &mut counts[l as usize * units + u as usize];
-            *cell = if start == 1 {
+            *cell = if start {
                 *cell + 1
             } else {
                 cell.saturating_sub(1)
@@ -1858,11 +1883,27 @@ mod tests {
         let mut o = OverlapScratch::default();
         for &(u, r, s, len) in spans {
             let (s, e) = (f64::from(s) * 0.25, f64::from(s + len) * 0.25);
-            o.events.push((order_key(s), 1, r, u));
-            o.events.push((order_key(e), 0, r, u));
+            o.events.push(pack_event(s, true, r, u));
+            o.events.push(pack_event(e, false, r, u));
         }
         o.events.sort();
         o
+    }
+
+    proptest! {
+        /// Packed events round-trip and sort as the tuples they stand for:
+        /// by time (negative, zero, positive), then ends before starts.
+        #[test]
+        fn packed_events_sort_as_their_tuples(
+            a in (-1e12f64..1e12, any::<bool>(), 0u32..1 << 16, any::<u32>()),
+            b in (-1e12f64..1e12, any::<bool>(), 0u32..1 << 16, any::<u32>()),
+        ) {
+            let (pa, pb) = (pack_event(a.0, a.1, a.2, a.3), pack_event(b.0, b.1, b.2, b.3));
+            let tuple = |x: (f64, bool, u32, u32)| (order_key(x.0), x.1, x.2, x.3);
+            prop_assert_eq!(unpack_event(pa), tuple(a));
+            prop_assert_eq!(pa.cmp(&pb), tuple(a).cmp(&tuple(b)));
+            prop_assert_eq!(from_order_key(tuple(a).0), a.0);
+        }
     }
 
     proptest! {
