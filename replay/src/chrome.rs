@@ -403,7 +403,7 @@ pub(crate) fn hw_word(target: &str) -> &'static str {
 /// 2^53 steps, about 25 days.
 fn quantise(ns: f64) -> i64 {
     if ns.is_finite() {
-        (ns * QUANTA_PER_US as f64 / 1000.0).round() as i64
+        crate::time::round_to_i64(ns * QUANTA_PER_US as f64 / 1000.0)
     } else {
         0
     }

@@ -223,7 +223,7 @@ impl PerfettoTraceWriter<BufWriter<File>> {
 /// (monotone); times before the axis zero clamp to it.
 fn quantise_ns(ns: f64) -> i64 {
     if ns.is_finite() && ns > 0.0 {
-        ns.round() as i64
+        crate::time::round_to_i64(ns)
     } else {
         0
     }

@@ -93,7 +93,7 @@ impl Durations {
 
 fn record(h: &mut Histogram<u64>, ns: f64) {
     let ps = if ns.is_finite() && ns > 0.0 {
-        (ns * PS_PER_NS).round().min(u64::MAX as f64 / 4.0) as u64
+        crate::time::round_to_i64((ns * PS_PER_NS).min(u64::MAX as f64 / 4.0)) as u64
     } else {
         0
     };
