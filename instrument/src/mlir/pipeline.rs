@@ -688,9 +688,16 @@ pub fn compile_plain(
     }
     // The same names as the instrumented build (`kperf cost` pairs them).
     unique_kernel_names(kctx, module_op(&module));
+    let kernels = regions::find_kernels(module_op(&module), &opts.target);
+    // As the instrumented build refuses it: a device target given host
+    // kernels (`func.func`) would otherwise fail later, in the pipeline's
+    // output, as "no gpu.binary object was produced".
+    if kernels.is_empty() {
+        return Err(InstrumentError::NoKernel(file.to_string()));
+    }
     if opts.target.is_host() {
         // The same host ABI as instrumented kernels (grid ids as arguments).
-        for k in regions::find_kernels(module_op(&module), &opts.target) {
+        for k in kernels {
             apply_host_abi(kctx, k)?;
         }
     }
