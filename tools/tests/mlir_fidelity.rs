@@ -35,8 +35,9 @@ fn kperf(args: &[&str]) -> String {
 }
 
 /// GPU kernels in MLIR, for sm_90a.
-const KERNELS: [&str; 8] = [
+const KERNELS: [&str; 9] = [
     "examples/reduce.mlir",
+    "tests/mlir/cost_printf_call_abi.mlir",
     "examples/hopper_matmul_tile.mlir",
     "tests/simt/all_reduce_and/kernel.mlir",
     "tests/simt/all_reduce_outlined/kernel.mlir",
@@ -127,7 +128,11 @@ const UNEXPLAINED_LIMIT: f64 = 0.02;
 ///   count known from the block size) keep LLVM from unrolling it fully; it
 ///   becomes a peeled iteration and a loop unrolled by 4 (78 instructions
 ///   plain, 78 unexplained).
+/// - cost_printf_call_abi (40 instructions, a vprintf call): an IMAD and a
+///   move, registers shuffled around the call for kperf's values live
+///   across it.
 const EXCEPTIONS: &[(&str, &str, f64)] = &[
+    ("tests/mlir/cost_printf_call_abi.mlir", "kernel", 0.06),
     ("tests/simt/early_return/kernel.mlir", "kernel", 0.38),
     ("tests/simt/early_exit_barrier/kernel.mlir", "*", 0.22),
     ("tests/simt/all_reduce_and/kernel.mlir", "kernel", 0.06),
