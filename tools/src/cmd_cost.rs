@@ -171,11 +171,11 @@ fn reports(
     let mut out = Vec::new();
     for km in &kmeta.kernels {
         let name = km.name.as_str();
-        let plain = plain.kernel(name)?;
+        let plain_kernel = plain.kernel(name)?;
         let (hollow_plain, hollow_kernel) =
-            hollow_reference(kctx, opts, &kmeta, km, chip, plain.hollow_body())?;
+            hollow_reference(kctx, opts, &kmeta, km, chip, plain_kernel.hollow_body())?;
         let v = Variants {
-            plain,
+            plain: plain_kernel,
             instrumented: inst.kernel(name)?,
             kernel_only: kern.kernel(name)?,
             probed: probed.kernel(name)?,

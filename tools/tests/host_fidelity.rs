@@ -18,6 +18,12 @@ fn profile(name: &str) -> serde_json::Value {
     profile_with(&format!("tests/fidelity/{name}"), "kernel,iterations", &[])
 }
 
+/// Held while a test times a launch: the harness runs this file's tests in
+/// parallel, and on a 2-core machine another test's launches would land
+/// between a run's uninstrumented (truth) and instrumented launches.
+/// `--threads 1` keeps a run to one core; this keeps it alone.
+static TIMING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Run and replay `<stem>.mlir` with the launch spec `<stem>.toml` (paths
 /// from the repository root), `regions` and more `kperf run` options.
 fn profile_with(stem: &str, regions: &str, run_options: &[&str]) -> serde_json::Value {
@@ -60,6 +66,10 @@ fn profile_with(stem: &str, regions: &str, run_options: &[&str]) -> serde_json::
             dir.join("trace.json").into_os_string().leak(),
         ],
     ];
+    // A failed test poisons the lock; the next one still runs alone.
+    let _alone = TIMING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     for args in steps {
         let o = Command::new(env!("CARGO_BIN_EXE_kperf"))
             .args(&args)
