@@ -994,6 +994,55 @@ fn a_calibrated_cost_the_uninstrumented_run_refutes_is_fitted_to_it() {
 }
 
 #[test]
+fn the_fit_holds_for_the_units_past_its_sample() {
+    // 300 CTAs of one unit: a kernel region of 999 gaps (499 iterations).
+    // The fit samples the first 2^18 record clocks, 262 units of 1000; the
+    // first 262 CTAs ran 12 ticks a gap, the last 38 ran 10 (the host got
+    // quieter). Mean raw = (262·11988 + 38·9990) / 300 = 11734.92; with a
+    // truth 5994 below it, the cost that matches all units is 6 a record.
+    // Fitted on the samples alone it was (11988 − truth) / 999 = 6.25,
+    // leaving all units 4.4% under the truth. (Units past the sample that
+    // ran longer are caught anyway: the average cost over all units is the
+    // fit's lower bound.)
+    let regions = [
+        (0, "kernel", RegionKind::Kernel, None, None),
+        (1, "iter", RegionKind::Iteration, Some(0), None),
+    ];
+    let mut info = ns_info(&regions);
+    info.record_cost_ticks = Some(20.0);
+    let raw_mean = (262.0 * 11988.0 + 38.0 * 9990.0) / 300.0;
+    let truth = raw_mean - 6.0 * 999.0;
+    info.check = Some(kperf_runtime::profile::UninstrumentedRun {
+        ctas: 300,
+        cta_mean_ticks: Some(truth),
+        cta_median_ticks: Some(truth),
+        wall_ns: 1,
+        method: "by hand".into(),
+    });
+    let ctas: Vec<_> = (0..300u32)
+        .map(|c| {
+            let gap = if c < 262 { 12 } else { 10 };
+            let mut recs = vec![s(0, 0)];
+            for k in 0..499 {
+                recs.push(s(1, gap * (2 * k + 1)));
+                recs.push(e(1, gap * (2 * k + 2)));
+            }
+            recs.push(e(0, gap * 999));
+            cta(c, 0, 0, 20_000, 1.0, vec![unit(0, recs)])
+        })
+        .collect();
+    let r = Profile::from_parts(info, ctas).unwrap().report().clone();
+    assert_eq!(r.correction.source, CostSource::FittedToCheck);
+    assert!(
+        (r.correction.cost_ticks - 6.0).abs() < 1e-6,
+        "{:?}",
+        r.correction
+    );
+    let check = r.check.as_ref().unwrap();
+    assert!(check.fitted && check.error.abs() < 1e-9, "{check:?}");
+}
+
+#[test]
 fn a_calibrated_cost_the_uninstrumented_run_confirms_is_kept() {
     let (info, ctas) = kernel_with_check(4.0);
     let r = Profile::from_parts(info, ctas).unwrap().report().clone();
