@@ -437,23 +437,7 @@ impl Replayer {
                 .as_ref()
                 .filter(|f| f.applied && !f.resolved)
             {
-                report.caveats.push(format!(
-                    "below resolution: the kernel's own work ({:.0} ticks per CTA uninstrumented) \
-                     is {:.1}% of the instrumented kernel region ({:.0} ticks raw over {:.1} \
-                     records), and the records sit closer together than their average cost ({} \
-                     ticks) in places and farther apart in others: no single record cost makes \
-                     the corrected kernel region match (that would take {} ticks per record), \
-                     or the records changed the code between them (what the plain build \
-                     keeps in registers or overlaps). The average cost is subtracted; \
-                     durations inside this kernel are not meaningful. Fewer records (coarser \
-                     --regions) would measure it",
-                    f.truth_ticks,
-                    100.0 * f.truth_ticks / f.raw_ticks.max(f64::MIN_POSITIVE),
-                    f.raw_ticks,
-                    f.records,
-                    crate::correct::fmt_ticks(f.fitted_cost_ticks),
-                    crate::correct::fmt_ticks(f.needed_cost_ticks)
-                ));
+                report.caveats.push(below_resolution_caveat(f));
             }
             match &report.check {
                 Some(c) if c.fitted && c.error.abs() <= crate::analyze::CHECK_TOLERANCE => {
@@ -641,4 +625,41 @@ pub fn replay_with_scan(
         t.finish(Some(&report))?;
     }
     Ok(report)
+}
+
+/// Why the kernel's work is below the records' resolution
+/// ([`crate::correct::CostFit::resolved`]): no single record cost matched
+/// the kernel region, or one did but the corrected times are mostly the
+/// subtraction.
+fn below_resolution_caveat(f: &crate::correct::CostFit) -> String {
+    let share = f.truth_ticks / f.raw_ticks.max(f64::MIN_POSITIVE);
+    let why = if f.needed_cost_ticks > f.fitted_cost_ticks {
+        format!(
+            "the records sit closer together than their average cost ({} ticks) in places and \
+             farther apart in others: no single record cost makes the corrected kernel region \
+             match (that would take {} ticks per record), or the records changed the code \
+             between them (what the plain build keeps in registers or overlaps). The average \
+             cost is subtracted",
+            crate::correct::fmt_ticks(f.fitted_cost_ticks),
+            crate::correct::fmt_ticks(f.needed_cost_ticks)
+        )
+    } else {
+        format!(
+            "though a record cost of {} ticks makes the corrected kernel region match, every \
+             corrected time is mostly that subtraction: a 1% error in the cost moves them by \
+             {:.0}%",
+            crate::correct::fmt_ticks(f.fitted_cost_ticks),
+            (1.0 / share.max(f64::MIN_POSITIVE) - 1.0)
+        )
+    };
+    format!(
+        "below resolution: the kernel's own work ({:.0} ticks per CTA uninstrumented) is \
+         {:.1}% of the instrumented kernel region ({:.0} ticks raw over {:.1} records), and \
+         {why}; durations inside this kernel are not meaningful. Fewer records (coarser \
+         --regions) would measure it",
+        f.truth_ticks,
+        100.0 * share,
+        f.raw_ticks,
+        f.records,
+    )
 }

@@ -304,6 +304,13 @@ impl ReplayReport {
                      the calibrated cost gave {:+.1}%",
                     100.0 * e
                 ),
+                (false, Some(e)) if matched && self.correction.kernel_below_resolution() => {
+                    format!(
+                        "; the record cost was fitted to it (the calibrated cost gave {:+.1}%), \
+                         but the kernel's work is below the records' resolution (caveats)",
+                        100.0 * e
+                    )
+                }
                 _ => String::new(),
             };
             let _ = writeln!(

@@ -1043,6 +1043,62 @@ fn the_fit_holds_for_the_units_past_its_sample() {
 }
 
 #[test]
+fn a_kernel_mostly_records_is_below_resolution_even_where_a_fit_matches() {
+    // 17 records 10 ticks apart (raw 170) around 17 ticks of work: a cost
+    // of 9 matches the truth exactly (no gap is shorter than it, nothing is
+    // clamped), but the work is 10% of the region, and a 1% error in the
+    // cost would move the corrected times by 9%. The README's demo kernel
+    // fitted like this on one host and not on another: neither is a
+    // measurement.
+    let regions = [
+        (0, "kernel", RegionKind::Kernel, None, None),
+        (1, "iter", RegionKind::Iteration, Some(0), None),
+    ];
+    let mut info = ns_info(&regions);
+    info.record_cost_ticks = Some(20.0);
+    info.check = Some(kperf_runtime::profile::UninstrumentedRun {
+        ctas: 1,
+        cta_mean_ticks: Some(17.0),
+        cta_median_ticks: Some(17.0),
+        wall_ns: 17,
+        method: "by hand".into(),
+    });
+    let mut recs = vec![s(0, 0)];
+    for k in 0..8 {
+        recs.push(s(1, 10 + 20 * k));
+        recs.push(e(1, 20 + 20 * k));
+    }
+    recs.push(e(0, 170));
+    let ctas = vec![ns_cta(0, 0, 0, vec![unit(0, recs)])];
+    let r = Profile::from_parts(info, ctas).unwrap().report().clone();
+    let fit = r.correction.fit.as_ref().unwrap();
+    assert!(fit.applied && !fit.resolved, "{fit:?}");
+    assert_eq!(fit.fitted_cost_ticks, 9.0, "{fit:?}");
+    let check = r.check.as_ref().unwrap();
+    assert!(!check.fitted, "no agreement by construction: {check:?}");
+    assert!(
+        r.regions.iter().all(|x| x.below_resolution),
+        "{:?}",
+        r.regions
+    );
+    let caveat = r
+        .caveats
+        .iter()
+        .find(|c| c.starts_with("below resolution: the kernel's own work"))
+        .unwrap_or_else(|| panic!("{:?}", r.caveats));
+    assert!(
+        caveat.contains("10.0% of the instrumented kernel region")
+            && caveat.contains("a 1% error in the cost moves them by 9%"),
+        "{caveat}"
+    );
+    let summary = r.render_summary();
+    assert!(
+        summary.contains("below the records' resolution"),
+        "the check line says so: {summary}"
+    );
+}
+
+#[test]
 fn a_calibrated_cost_the_uninstrumented_run_confirms_is_kept() {
     let (info, ctas) = kernel_with_check(4.0);
     let r = Profile::from_parts(info, ctas).unwrap().report().clone();

@@ -129,6 +129,10 @@ fn iterations_shorter_than_a_record_are_below_resolution() {
     let iter = region(&fb, "iteration");
     assert_eq!(iter["count"], 256 * 499);
     assert_eq!(iter["below_resolution"], true, "{iter}");
+    // Records outweigh the work 15 to 1: a fitted cost matches the kernel
+    // region, but that is the subtraction, not a measurement.
+    assert_eq!(region(&fb, "kernel")["below_resolution"], true, "{fb}");
+    assert_eq!(fb["check"]["fitted"], false, "{}", fb["check"]);
 }
 
 #[test]
@@ -136,6 +140,7 @@ fn iteration_regions_hold_the_iterations_work() {
     let fb = checked_profile("loop_long");
     let (kernel, iter) = (region(&fb, "kernel"), region(&fb, "iteration"));
     assert_eq!(iter["below_resolution"], false, "{iter}");
+    assert_eq!(kernel["below_resolution"], false, "{kernel}");
     // Strict ordering pins each iteration's work between its records: the
     // iteration regions' total is most of the kernel's (82% measured; the
     // rest is the loop's own branch and the records' work between an END
