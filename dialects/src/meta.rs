@@ -185,6 +185,11 @@ pub struct InstrumentMeta {
     /// Source file the kernel came from.
     #[serde(default)]
     pub source: String,
+    /// Source loops (`file:line:col`) the plain build unrolls completely
+    /// and the records would have kept rolled: given LLVM's unroll pragma,
+    /// they are unrolled completely in the instrumented build too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unrolled_as_plain: Vec<String>,
 }
 
 impl InstrumentMeta {
@@ -219,6 +224,7 @@ impl InstrumentMeta {
             kernels: Vec::new(),
             uninstrumented: Vec::new(),
             source: String::new(),
+            unrolled_as_plain: Vec::new(),
         }
     }
 

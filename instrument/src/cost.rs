@@ -690,6 +690,11 @@ pub struct CostReport {
     /// so ptxas compiles it under the call ABI and the hollow reference
     /// makes a call too ([`crate::llvm::hollow_kernel`]).
     pub calls_functions: bool,
+    /// Source loops the plain build unrolls completely, unrolled completely
+    /// in the instrumented build too (`file:line:col`;
+    /// [`crate::mlir::unroll`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unrolled_as_plain: Vec<String>,
     /// Is the instrumented kernel the plain kernel plus records, init and
     /// finalize, and nothing else?
     pub fidelity: Fidelity,
@@ -1161,6 +1166,8 @@ pub struct Variants {
     /// Threads per CTA, and the register cap of the instrumented build.
     pub threads: u32,
     pub max_registers: Option<u32>,
+    /// `InstrumentMeta::unrolled_as_plain` of the instrumented build.
+    pub unrolled_as_plain: Vec<String>,
 }
 
 /// Record stores kperf's lowering put in kernel `function` of `ptx`: its
@@ -1256,6 +1263,7 @@ pub fn report(l: &Labels, v: &Variants) -> CostReport {
         unexpected_loop_records: with_records > 0 && !v.loop_regions_requested,
         fixed_reference,
         calls_functions: v.plain.hollow_body() != crate::llvm::HollowBody::Empty,
+        unrolled_as_plain: v.unrolled_as_plain.clone(),
         fidelity,
         region_fidelity: region_fidelity(&v.instrumented, &v.region_lines, &v.region_names),
         occupancy: {

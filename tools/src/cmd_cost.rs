@@ -195,6 +195,10 @@ fn reports(
             loop_regions_requested: loop_related(&opts.regions) || name_has_markers(bytes),
             threads: km.block.iter().product(),
             max_registers: km.max_registers,
+            unrolled_as_plain: imeta
+                .as_ref()
+                .map(|m| m.unrolled_as_plain.clone())
+                .unwrap_or_default(),
         };
         out.push(cost::report(
             &Labels {
@@ -313,6 +317,7 @@ fn table(reports: &[CostReport], markdown: bool) -> String {
         }
         s.push_str(&residuals(reports, "\n", "- "));
         s.push_str(&region_lines(reports, "\n", "- "));
+        s.push_str(&unrolled_lines(reports, "\n", "- "));
         return s;
     }
     let widths: Vec<usize> = (0..header.len())
@@ -340,6 +345,7 @@ fn table(reports: &[CostReport], markdown: bool) -> String {
     }
     s.push_str(&residuals(reports, "", "  "));
     s.push_str(&region_lines(reports, "", "  "));
+    s.push_str(&unrolled_lines(reports, "", "  "));
     s
 }
 
@@ -400,6 +406,25 @@ fn residuals(reports: &[CostReport], lead: &str, bullet: &str) -> String {
             r.counter,
             r.granularity,
             cells.join(", ")
+        ));
+    }
+    s
+}
+
+/// Per kernel, the source loops unrolled completely as the plain build
+/// unrolls them, which the records would have kept rolled.
+fn unrolled_lines(reports: &[CostReport], lead: &str, bullet: &str) -> String {
+    let mut s = String::new();
+    for r in reports.iter().filter(|r| !r.unrolled_as_plain.is_empty()) {
+        if s.is_empty() {
+            s.push_str(lead);
+        }
+        s.push_str(&format!(
+            "{bullet}{} {} {}: unrolled completely as in the plain build: {}\n",
+            r.kernel,
+            r.counter,
+            r.granularity,
+            r.unrolled_as_plain.join(", ")
         ));
     }
     s

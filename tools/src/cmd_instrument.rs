@@ -383,7 +383,20 @@ pub fn run(a: InstrumentArgs) -> Result<()> {
         return Ok(());
     }
     report_buffer(&opts, &out.meta);
+    report_unrolled(&out.meta);
     write_with_meta(&path, &out.bytes, &out.meta)
+}
+
+/// Name the source loops given the plain build's complete unroll
+/// (`InstrumentMeta::unrolled_as_plain`).
+pub fn report_unrolled(meta: &InstrumentMeta) {
+    if !meta.unrolled_as_plain.is_empty() {
+        eprintln!(
+            "kperf: unrolled completely, as the plain build unrolls them (the records would \
+             have kept them rolled): {}",
+            meta.unrolled_as_plain.join(", ")
+        );
+    }
 }
 
 /// Say where the records go on a GPU target, and why when `--buffer auto`
@@ -486,6 +499,7 @@ fn run_llvm(
         return Ok(());
     };
     report_buffer(opts, &meta);
+    report_unrolled(&meta);
     write_with_meta(&path, &out.bytes, &meta)?;
     for k in meta.kernels.iter().filter(|k| k.profile_param.is_some()) {
         eprintln!(

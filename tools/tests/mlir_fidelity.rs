@@ -124,10 +124,10 @@ const UNEXPLAINED_LIMIT: f64 = 0.02;
 ///   exit; ptxas keeps the leaving threads for them (BRA, BSSY/BSYNC,
 ///   moves), 4 and 9 instructions.
 /// - all_reduce_and (36 instructions): two moves and a branch.
-/// - reduce with iterations: the records in the strided loop (its trip
-///   count known from the block size) keep LLVM from unrolling it fully; it
-///   becomes a peeled iteration and a loop unrolled by 4 (78 instructions
-///   plain, 78 unexplained).
+/// - reduce with iterations was 102% (a peeled iteration and a loop
+///   unrolled by 4 where the plain build has 8 straight-line loads) until
+///   the plain build's complete unrolls were matched (instrument/src/mlir/
+///   unroll.rs, 2026-11-25): 3 of 78 (an IADD3, an IMAD, a PLOP3).
 /// - cost_printf_call_abi (40 instructions, a vprintf call): an IMAD and a
 ///   move, registers shuffled around the call for kperf's values live
 ///   across it.
@@ -136,7 +136,7 @@ const EXCEPTIONS: &[(&str, &str, f64)] = &[
     ("tests/simt/early_return/kernel.mlir", "kernel", 0.38),
     ("tests/simt/early_exit_barrier/kernel.mlir", "*", 0.22),
     ("tests/simt/all_reduce_and/kernel.mlir", "kernel", 0.06),
-    ("examples/reduce.mlir", "iterations", 1.02),
+    ("examples/reduce.mlir", "iterations", 0.045),
 ];
 
 /// Every MLIR kernel in the automatic modes is measured by its line table,

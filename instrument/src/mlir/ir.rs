@@ -253,6 +253,15 @@ pub fn attr_string(a: MlirAttribute) -> String {
 }
 
 pub fn describe_location(loc: MlirLocation) -> String {
+    if let Some((file, line, col)) = file_line_col(loc) {
+        return format!("{file}:{line}:{col}");
+    }
+    "unknown".to_string()
+}
+
+/// File, line and column of a location (through names, call sites and
+/// fused locations, as [`describe_location`] prints them).
+pub fn file_line_col(loc: MlirLocation) -> Option<(String, u32, u32)> {
     unsafe {
         if mlirLocationIsAFileLineColRange(loc) {
             let file = string_of(mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(
@@ -260,13 +269,13 @@ pub fn describe_location(loc: MlirLocation) -> String {
             )));
             let line = mlirLocationFileLineColRangeGetStartLine(loc);
             let col = mlirLocationFileLineColRangeGetStartColumn(loc);
-            return format!("{file}:{line}:{col}");
+            return Some((file, line.max(0) as u32, col.max(0) as u32));
         }
         if mlirLocationIsAName(loc) {
-            return describe_location(mlirLocationNameGetChildLoc(loc));
+            return file_line_col(mlirLocationNameGetChildLoc(loc));
         }
         if mlirLocationIsACallSite(loc) {
-            return describe_location(mlirLocationCallSiteGetCallee(loc));
+            return file_line_col(mlirLocationCallSiteGetCallee(loc));
         }
         if mlirLocationIsAFused(loc) {
             let n = mlirLocationFusedGetNumLocations(loc);
@@ -274,11 +283,11 @@ pub fn describe_location(loc: MlirLocation) -> String {
                 let mut locs =
                     vec![mlirLocationUnknownGet(mlirLocationGetContext(loc)); n as usize];
                 mlirLocationFusedGetLocations(loc, locs.as_mut_ptr());
-                return describe_location(locs[0]);
+                return file_line_col(locs[0]);
             }
         }
     }
-    "unknown".to_string()
+    None
 }
 
 /// Does op `a` dominate op `b`? Both must be in the same function. Handles

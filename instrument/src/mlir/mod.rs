@@ -11,6 +11,7 @@ pub mod pipeline;
 pub mod regions;
 pub mod snippets;
 pub mod templates;
+pub mod unroll;
 
 use crate::error::{InstrumentError, Result};
 use ir::{sref, Op};

@@ -74,7 +74,20 @@ pub fn instrument(
 ) -> Result<Output> {
     crate::plan::with_buffer_choice(opts, |opts| {
         let mut module = kctx.parse(source, file)?;
-        let meta = instrument_module(kctx, &mut module, file, opts, emit)?;
+        let mut meta = instrument_module(kctx, &mut module, file, opts, emit)?;
+        if let (Target::Nvptx { chip, simt: false }, Emit::Llvm | Emit::Ptx | Emit::Cubin) =
+            (&opts.target, emit)
+        {
+            if !meta.kernels.is_empty() {
+                let plain = plain_module(kctx, source, file, opts)?;
+                let matched = super::unroll::unroll_as_plain(kctx, &mut module, &plain, chip)?;
+                meta.unrolled_as_plain = matched
+                    .hinted
+                    .iter()
+                    .map(|(f, l, c)| format!("{f}:{l}:{c}"))
+                    .collect();
+            }
+        }
         let bytes = emit_module(kctx, &mut module, opts, emit)?;
         Ok(Output { bytes, meta })
     })
@@ -362,7 +375,7 @@ pub fn gpu_binary_payload(module: &Module) -> Result<Vec<u8>> {
 }
 
 /// Each object's payload, in module order.
-fn gpu_binary_objects(module: &Module) -> Result<Vec<Vec<u8>>> {
+pub(crate) fn gpu_binary_objects(module: &Module) -> Result<Vec<Vec<u8>>> {
     let top = module_op(module);
     let mut out = Vec::new();
     for b in top
@@ -680,6 +693,18 @@ pub fn compile_plain(
     opts: &InstrumentOptions,
     emit: Emit,
 ) -> Result<Vec<u8>> {
+    let mut module = plain_module(kctx, source, file, opts)?;
+    emit_module(kctx, &mut module, opts, emit)
+}
+
+/// The plain build's module: `source` without records, with the
+/// instrumented build's outlining, kernel names and host ABI, not lowered.
+pub fn plain_module<'c>(
+    kctx: &'c KperfContext,
+    source: &str,
+    file: &str,
+    opts: &InstrumentOptions,
+) -> Result<Module<'c>> {
     let mut module = kctx.parse(source, file)?;
     // Records the author placed would reach translation unlowered.
     regions::strip_user_regions(module_op(&module));
@@ -701,7 +726,7 @@ pub fn compile_plain(
             apply_host_abi(kctx, k)?;
         }
     }
-    emit_module(kctx, &mut module, opts, emit)
+    Ok(module)
 }
 
 /// Set on a kernel once its records are lowered: the passes leave it alone.
