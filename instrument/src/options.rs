@@ -397,6 +397,10 @@ pub struct InstrumentOptions {
     /// `nvvm.maxnreg`, lowered to `.maxnreg`), never raising one the kernel
     /// has; see [`crate::registers::hold_occupancy`].
     pub register_limits: std::collections::BTreeMap<String, u32>,
+    /// MLIR: passes run on the input right after parsing, in both builds,
+    /// as the file's own RUN line runs them before lowering
+    /// (`convert-linalg-to-loops` for host code, `transform-interpreter`).
+    pub pre_pipeline: Option<String>,
 }
 
 impl Default for InstrumentOptions {
@@ -426,6 +430,7 @@ impl Default for InstrumentOptions {
             line_tags: false,
             ordering: Ordering::Auto,
             register_limits: Default::default(),
+            pre_pipeline: None,
         }
     }
 }

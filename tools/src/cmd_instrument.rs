@@ -94,6 +94,12 @@ pub struct LoweringArgs {
     /// warning without it) or free (ptxas chooses)
     #[arg(long, default_value = "occupancy")]
     pub registers: String,
+    /// MLIR: passes to run on the input first, in the plain and
+    /// instrumented builds alike, as the file's own RUN line runs them
+    /// before lowering: e.g. `convert-linalg-to-loops` (host code) or
+    /// `transform-interpreter` (a transform schedule, erased afterwards)
+    #[arg(long, value_name = "PASSES")]
+    pub pre_pipeline: Option<String>,
 }
 
 impl LoweringArgs {
@@ -125,6 +131,7 @@ impl LoweringArgs {
             .with_context(|| format!("unknown --strategy `{}` (circular, flush)", self.strategy))?;
         o.slots = self.slots;
         o.flush_slots = self.flush_slots;
+        o.pre_pipeline = self.pre_pipeline.clone();
         o.shared_budget = self.shared_budget;
         o.dynamic_shared = self.dynamic_shared;
         if self.shared_opt_in {

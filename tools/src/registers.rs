@@ -45,6 +45,17 @@ pub fn hold_occupancy(
             );
             Ok(())
         }
+        // The input itself is at fault: say so as the build would, not as
+        // a failed register comparison (the hold compiles both builds first).
+        Err(
+            e @ (InstrumentError::Parse { .. }
+            | InstrumentError::ParseLlvm { .. }
+            | InstrumentError::Unbalanced { .. }
+            | InstrumentError::At { .. }
+            | InstrumentError::NoKernel(_)
+            | InstrumentError::Option(_)
+            | InstrumentError::SharedMemory { .. }),
+        ) => Err(e.into()),
         Err(e) => Err(anyhow::Error::new(e).context(format!(
             "{file}: comparing the plain and instrumented kernels' registers \
              (--registers free skips this)"

@@ -87,7 +87,9 @@ impl KperfContext {
     /// top-level ops (several, as in most upstream tests, or a lone
     /// `gpu.module`), which are wrapped in an implicit module. The wrapper
     /// opens on the first line, so line numbers in locations stay the
-    /// user's (only columns of line 1 shift).
+    /// user's (only columns of line 1 shift); alias definitions
+    /// (`!t = ...`, `#map = ...`), which must stay outside it, move ahead of
+    /// it on that line ([`split_top_level_aliases`]).
     pub fn parse(&self, source: &str, name: &str) -> Result<Module<'_>> {
         let module = match self.parse_module(source, name)? {
             Some(m) => m,
@@ -99,7 +101,8 @@ impl KperfContext {
                 } else {
                     ""
                 };
-                let wrapped = format!("module{attrs} {{{source}\n}}");
+                let (aliases, body) = split_top_level_aliases(source);
+                let wrapped = format!("{aliases}module{attrs} {{{body}\n}}");
                 self.parse_module(&wrapped, name)?
                     .ok_or_else(|| InstrumentError::Parse {
                         file: name.into(),
@@ -173,6 +176,102 @@ impl KperfContext {
     }
 }
 
+/// Split `source` into its top-level alias definitions (`!name = type`,
+/// `#name = attribute`), each flattened onto one line and followed by a
+/// space, and the rest with each definition replaced by its newlines, so
+/// that the rest keeps every line number. A definition runs from its `!` or
+/// `#` at nesting depth 0 to the first newline where `<([{` are closed
+/// again; `//` comments inside it are dropped, and the `>` of `->` closes
+/// nothing, nor do those of `<=` and `>=` (integer sets).
+pub fn split_top_level_aliases(source: &str) -> (String, String) {
+    let (mut aliases, mut body) = (String::new(), String::with_capacity(source.len()));
+    let mut depth = 0i64;
+    let mut in_alias = false;
+    // At the start of a top-level statement (only blanks since the last
+    // newline or statement end at depth 0).
+    let mut at_start = true;
+    let mut chars = source.chars().peekable();
+    let mut prev = '\0';
+    while let Some(c) = chars.next() {
+        let out = if in_alias { &mut aliases } else { &mut body };
+        match c {
+            '/' if chars.peek() == Some(&'/') => {
+                // A comment: to the end of the line, kept only outside aliases.
+                let mut comment = String::from(c);
+                while let Some(&n) = chars.peek() {
+                    if n == '\n' {
+                        break;
+                    }
+                    comment.push(n);
+                    chars.next();
+                }
+                if !in_alias {
+                    body.push_str(&comment);
+                }
+                prev = ' ';
+                continue;
+            }
+            '"' => {
+                out.push(c);
+                while let Some(n) = chars.next() {
+                    out.push(n);
+                    if n == '\\' {
+                        if let Some(e) = chars.next() {
+                            out.push(e);
+                        }
+                    } else if n == '"' {
+                        break;
+                    }
+                }
+                at_start = false;
+                prev = '"';
+                continue;
+            }
+            '\n' => {
+                if in_alias {
+                    body.push('\n');
+                    if depth <= 0 {
+                        in_alias = false;
+                        aliases.push(' ');
+                    } else {
+                        aliases.push(' ');
+                    }
+                } else {
+                    body.push('\n');
+                }
+                if depth <= 0 {
+                    at_start = true;
+                }
+                prev = c;
+                continue;
+            }
+            c if c.is_whitespace() => out.push(c),
+            '!' | '#' if at_start && depth == 0 && !in_alias => {
+                in_alias = true;
+                at_start = false;
+                aliases.push(c);
+            }
+            _ => {
+                let comparison = matches!(c, '<' | '>') && chars.peek() == Some(&'=');
+                match c {
+                    _ if comparison => {}
+                    '<' | '(' | '[' | '{' => depth += 1,
+                    '>' if prev == '-' => {}
+                    '>' | ')' | ']' | '}' => depth -= 1,
+                    _ => {}
+                }
+                out.push(c);
+                at_start = false;
+            }
+        }
+        prev = c;
+    }
+    if in_alias {
+        aliases.push(' ');
+    }
+    (aliases, body)
+}
+
 /// MLIR's notes can carry a whole module ("see current operation: ..."):
 /// keep the first lines so an error stays readable.
 fn brief(note: &str) -> String {
@@ -196,4 +295,46 @@ pub fn module_op(m: &Module) -> Op {
 /// Print the module in its custom (pretty) form with locations elided.
 pub fn print_module(m: &Module) -> String {
     module_op(m).print()
+}
+
+#[cfg(test)]
+mod alias_tests {
+    use super::split_top_level_aliases;
+
+    /// (source, aliases, rest): the rest keeps every line of the source.
+    const CASES: &[(&str, &str, &str)] = &[
+        ("func.func @f() {\n}\n", "", "func.func @f() {\n}\n"),
+        (
+            "// RUN: x\n!t = memref<4xf32>\n#m = affine_map<(d0) -> (d0)>\nfunc.func @f(%a: !t) -> i32\n",
+            "!t = memref<4xf32> #m = affine_map<(d0) -> (d0)> ",
+            "// RUN: x\n\n\nfunc.func @f(%a: !t) -> i32\n",
+        ),
+        (
+            // Several lines, a comment and a string inside; an op after.
+            "!d = !nvgpu.tensormap.descriptor<\n  tensor = memref<8xf16, 3>, // c\n  swizzle = none>\ngpu.module @g {\n}\n",
+            "!d = !nvgpu.tensormap.descriptor<   tensor = memref<8xf16, 3>,    swizzle = none> ",
+            "\n\n\ngpu.module @g {\n}\n",
+        ),
+        (
+            // Nested: not top level. `>=` closes nothing.
+            "#s = affine_set<(d0) : (d0 - 1 >= 0)>\nmodule {\n  !x = 1\n}\n",
+            "#s = affine_set<(d0) : (d0 - 1 >= 0)> ",
+            "\nmodule {\n  !x = 1\n}\n",
+        ),
+        (
+            "func.func @f() attributes {s = \"!a = b\"}\n#a = 1 : i32",
+            "#a = 1 : i32 ",
+            "func.func @f() attributes {s = \"!a = b\"}\n",
+        ),
+    ];
+
+    #[test]
+    fn aliases_move_out_and_lines_stay() {
+        for (source, aliases, rest) in CASES {
+            let (a, r) = split_top_level_aliases(source);
+            assert_eq!((a.as_str(), r.as_str()), (*aliases, *rest), "{source}");
+            let newlines = |t: &str| t.matches('\n').count();
+            assert_eq!(newlines(&r), newlines(source), "{source}");
+        }
+    }
 }
