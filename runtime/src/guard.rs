@@ -7,9 +7,12 @@
 //! (address space is cheap, nothing is committed for them). An access that
 //! leaves a buffer faults in its guard instead of landing in kperf's heap;
 //! the fault handler names the buffer and the offset, as compute-sanitizer
-//! would, and ends the process with an error. Writes into the few bytes of
-//! alignment slack beside a buffer do not fault: a canary there is checked
-//! after each launch ([`GuardedWords::check_canary`]).
+//! would, and ends the process with an error. A buffer's words end exactly
+//! at its upper guard, so reading or writing one element past the end
+//! faults. What does not fault: the bytes of the last word past a buffer
+//! of 4-byte elements in odd number, and the page before its start; a
+//! canary there is checked after each launch, so writes are still caught
+//! ([`GuardedWords::check_canary`]); reads there return the canary byte.
 //!
 //! Sizes are checked against [`memory_limit`] before anything is mapped.
 
@@ -19,8 +22,6 @@ use std::sync::Once;
 
 /// The byte written into alignment slack and checked after a launch.
 const CANARY: u8 = 0xA5;
-/// Data is 64-byte aligned (vector stores, cache lines).
-const ALIGN: usize = 64;
 /// Smallest guard on each side, when the address space is limited
 /// (`ulimit -v`): catches strides well past a small buffer.
 const MIN_GUARD: usize = 16 << 20;
@@ -37,6 +38,9 @@ const SLOTS: usize = 256;
 pub struct GuardedWords {
     data: *mut u64,
     words: usize,
+    /// The buffer's own bytes (`words * 8` or up to 7 fewer): the rest of
+    /// the last word holds the canary.
+    bytes: usize,
     map: *mut c_void,
     map_len: usize,
     /// Bytes of canary between the start of the data pages and the data.
@@ -103,11 +107,19 @@ impl GuardedWords {
         let bytes = words
             .checked_mul(8)
             .ok_or_else(|| format!("{name}: {words} words overflow the address space"))?;
+        GuardedWords::zeroed_bytes(bytes, name)
+    }
+
+    /// A zeroed buffer of `bytes` bytes named `name`, in whole words: the
+    /// words end exactly at the upper guard page, so the data is aligned
+    /// to the largest power of two that divides its length in words × 8
+    /// (8 at least; a multiple of 64 bytes is 64-byte aligned, as before).
+    pub fn zeroed_bytes(bytes: usize, name: &str) -> Result<GuardedWords, String> {
         check_memory(bytes as u64, name)?;
+        let words = bytes.div_ceil(8);
         let page = page();
-        let data_len = round_up(bytes.max(ALIGN), ALIGN)
-            .ok_or_else(|| format!("{name}: {bytes} bytes overflow the address space"))?;
-        let data_pages = round_up(data_len, page)
+        let data_len = words * 8;
+        let data_pages = round_up(data_len.max(1), page)
             .ok_or_else(|| format!("{name}: {bytes} bytes overflow the address space"))?;
         let guard = round_up(data_pages.clamp(guard_floor(), MAX_GUARD), page).unwrap_or(MAX_GUARD);
         let map_len = data_pages
@@ -146,14 +158,15 @@ impl GuardedWords {
             unsafe { libc::munmap(map, map_len) };
             return Err(format!("{name}: cannot allocate {bytes} bytes: {err}"));
         }
-        // The data ends as close to the upper guard as alignment allows:
-        // an overrun faults within `ALIGN` bytes, the slack holds a canary.
+        // The words end at the upper guard: an overrun of one element
+        // faults; the page before the data holds a canary.
         let lead = data_pages - data_len;
         // SAFETY: inside the readable, writable data pages.
         let data = unsafe { pages.add(lead) } as *mut u64;
         let mut g = GuardedWords {
             data,
             words,
+            bytes,
             map,
             map_len,
             lead,
@@ -174,17 +187,18 @@ impl GuardedWords {
         unsafe { (self.data as *mut u8).sub(self.lead) }
     }
 
+    /// Canary bytes before the data, and after the buffer's own bytes in
+    /// its last word.
     fn slack(&self) -> (usize, usize) {
-        let tail = round_up((self.words * 8).max(ALIGN), ALIGN).unwrap_or(0) - self.words * 8;
-        (self.lead, tail)
+        (self.lead, self.words * 8 - self.bytes)
     }
 
     fn fill_slack(&mut self) {
         let (lead, tail) = self.slack();
-        // SAFETY: the slack lies in the data pages, outside the data.
+        // SAFETY: the slack lies in the data pages, outside the buffer's bytes.
         unsafe {
             std::ptr::write_bytes(self.data_pages(), CANARY, lead);
-            std::ptr::write_bytes((self.data as *mut u8).add(self.words * 8), CANARY, tail);
+            std::ptr::write_bytes((self.data as *mut u8).add(self.bytes), CANARY, tail);
         }
     }
 
@@ -195,23 +209,20 @@ impl GuardedWords {
         let (lead, tail) = self.slack();
         // SAFETY: both ranges lie in the readable data pages.
         let before = unsafe { std::slice::from_raw_parts(self.data_pages(), lead) };
-        let after = unsafe {
-            std::slice::from_raw_parts((self.data as *const u8).add(self.words * 8), tail)
-        };
+        let after =
+            unsafe { std::slice::from_raw_parts((self.data as *const u8).add(self.bytes), tail) };
         if let Some(i) = before.iter().position(|b| *b != CANARY) {
             return Err(format!(
                 "the kernel wrote `{}` out of bounds: byte {} before its start (it holds {} bytes)",
                 self.name,
                 lead - i,
-                self.words * 8
+                self.bytes
             ));
         }
         if let Some(i) = after.iter().position(|b| *b != CANARY) {
             return Err(format!(
                 "the kernel wrote `{}` out of bounds: byte {} past its end (it holds {} bytes)",
-                self.name,
-                i,
-                self.words * 8
+                self.name, i, self.bytes
             ));
         }
         Ok(())
@@ -241,7 +252,7 @@ impl Clone for GuardedWords {
     fn clone(&self) -> GuardedWords {
         // A copy of a buffer that was allocated fits the limit again; a
         // failure here is address-space exhaustion, as for a Vec.
-        let mut g = GuardedWords::zeroed(self.words, &self.name)
+        let mut g = GuardedWords::zeroed_bytes(self.bytes, &self.name)
             .unwrap_or_else(|e| panic!("cannot copy buffer: {e}"));
         g.copy_from_slice(self);
         g
@@ -671,26 +682,37 @@ impl Msg {
 mod tests {
     use super::*;
 
+    /// (words, the alignment the data must have at least).
+    const LAYOUTS: &[(usize, usize)] = &[(1, 8), (7, 8), (8, 64), (513, 8), (100_000, 64)];
+
     #[test]
     fn words_are_aligned_zeroed_and_end_at_the_guard() {
-        for words in [0usize, 1, 7, 8, 513, 100_000] {
+        for &(words, align) in LAYOUTS {
             let g = GuardedWords::zeroed(words, "x").expect("allocates");
             assert_eq!(g.len(), words);
             assert!(g.iter().all(|w| *w == 0));
-            assert_eq!(g.as_ptr() as usize % ALIGN, 0);
+            assert_eq!(g.as_ptr() as usize % align, 0, "{words} words");
+            let end = g.as_ptr() as usize + words * 8;
+            assert_eq!(end % page(), 0, "{words} words end at the guard page");
             g.check_canary().expect("untouched");
         }
+        assert!(GuardedWords::zeroed(0, "x").expect("allocates").is_empty());
     }
 
     #[test]
     fn a_write_into_the_slack_is_reported_with_its_offset() {
-        let mut g = GuardedWords::zeroed(3, "C").expect("allocates");
-        unsafe { *(g.as_mut_ptr().add(4) as *mut u8) = 1 };
+        // 3 floats: 12 bytes in 2 words; byte 12 is past the buffer.
+        let mut g = GuardedWords::zeroed_bytes(12, "C").expect("allocates");
+        unsafe { *(g.as_mut_ptr() as *mut u8).add(13) = 1 };
         let err = g.check_canary().expect_err("slack written");
         assert!(
-            err.contains("`C`") && err.contains("byte 8 past its end"),
+            err.contains("`C`") && err.contains("byte 1 past its end (it holds 12 bytes)"),
             "{err}"
         );
+        let mut g = GuardedWords::zeroed(3, "D").expect("allocates");
+        unsafe { *(g.as_mut_ptr() as *mut u8).sub(5) = 1 };
+        let err = g.check_canary().expect_err("slack written");
+        assert!(err.contains("byte 5 before its start"), "{err}");
     }
 
     #[test]

@@ -279,12 +279,14 @@ impl HostBuffer {
                     .is_some_and(|b| b <= isize::MAX as u64)
             })
             .ok_or_else(|| format!("{who}: shape {shape:?} is too large to allocate"))?;
-        let words = (n as usize * dtype.size()).div_ceil(8);
+        let bytes = n as usize * dtype.size();
         let mut b = HostBuffer {
             name: a.name.clone(),
             dtype,
             shape,
-            data: GuardedWords::zeroed(words.max(1), &who)?,
+            // An empty shape still gets one element's room, never passed
+            // a null pointer.
+            data: GuardedWords::zeroed_bytes(bytes.max(dtype.size()), &who)?,
         };
         let fill = a.fill.as_deref().unwrap_or("zeros");
         let put = |b: &mut HostBuffer, i: usize, v: f64| {
