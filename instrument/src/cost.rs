@@ -908,6 +908,58 @@ fn induced_proxy_fences(sass: &[SassInst]) -> usize {
     induced
 }
 
+/// Reconvergence ptxas puts in for kperf's code alone: a `BSSY`/`BSYNC`
+/// pair (a warp that diverged waits for its other threads at the `BSYNC`)
+/// is kperf's where everything it encloses is kperf's (finalize's
+/// per-unit copy, which only each unit's leader runs), or where everything
+/// after its `BSYNC` up to the exit is (the kernel's END record and
+/// finalize after the join of the kernel's own `if`, where the plain
+/// kernel's threads just exit). Branches, exits and the barrier
+/// instructions themselves are nobody's: ptxas tags them as it likes.
+/// Only a line-tagged build tells whose an instruction is.
+fn induced_reconvergence(sass: &[SassInst]) -> usize {
+    let neutral = |i: &SassInst| {
+        matches!(
+            i.family(),
+            "BRA" | "EXIT" | "NOP" | "BSSY" | "BSYNC" | "WARPSYNC" | "BMOV"
+        ) || i.source.is_none()
+    };
+    let all_kperf = |part: &[SassInst]| {
+        let mut owned = part.iter().filter(|i| !neutral(i)).peekable();
+        owned.peek().is_some() && owned.all(is_kperf)
+    };
+    let barrier = |i: &SassInst| {
+        i.text
+            .split_whitespace()
+            .skip_while(|w| !w.starts_with("BSSY") && !w.starts_with("BSYNC"))
+            .nth(1)
+            .map(|b| b.trim_end_matches([',', ';']).to_string())
+    };
+    let mut induced = 0;
+    for (at, open) in sass
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| i.family() == "BSSY")
+    {
+        let name = barrier(open);
+        let Some(close) = sass[at + 1..]
+            .iter()
+            .position(|i| i.family() == "BSYNC" && barrier(i) == name)
+            .map(|k| at + 1 + k)
+        else {
+            continue;
+        };
+        let tail_end = sass[close + 1..]
+            .iter()
+            .position(|i| i.family() == "EXIT" && !i.predicated)
+            .map_or(sass.len(), |k| close + 1 + k);
+        if all_kperf(&sass[at + 1..close]) || all_kperf(&sass[close + 1..tail_end]) {
+            induced += 1;
+        }
+    }
+    induced
+}
+
 fn fidelity(v: &Variants, per_record: &BTreeMap<String, f64>, records: i64) -> (f64, Fidelity) {
     // In-line code only: what ptxas lays out after the last EXIT (a
     // diverged warp's fallback) is `out_of_line_added`.
@@ -926,6 +978,25 @@ fn fidelity(v: &Variants, per_record: &BTreeMap<String, f64>, records: i64) -> (
             induced.push(format!(
                 "{fences} FENCE.VIEW.ASYNC.S: ptxas orders kperf's shared stores (init stamp, \
                  first records) before the kernel's first mbarrier init or async-proxy operation"
+            ));
+        }
+        // Candidates only explain pairs beyond the plain kernel's.
+        let extra = |f: &str| {
+            inst.get(f).copied().unwrap_or(0)
+                - plain.get(f).copied().unwrap_or(0)
+                - ours.get(f).copied().unwrap_or(0.0) as i64
+        };
+        let pairs = (induced_reconvergence(v.instrumented.in_line()) as i64)
+            .min(extra("BSSY"))
+            .min(extra("BSYNC"));
+        if pairs > 0 {
+            for f in ["BSSY", "BSYNC"] {
+                *ours.entry(f.into()).or_default() += pairs as f64;
+            }
+            induced.push(format!(
+                "{pairs} BSSY/BSYNC: ptxas reconverges the warp around or before kperf's code \
+                 alone (finalize's per-unit copy; END and finalize after the kernel's own \
+                 branch, where the plain kernel's threads just exit)"
             ));
         }
     }
@@ -1374,6 +1445,46 @@ mod tests {
                 sass,
             };
             assert_eq!(c.hollow_body(), want, "{text}");
+        }
+    }
+
+    /// (SASS, one instruction per line with `k` marking kperf's lines and
+    /// `u` the kernel's, pairs induced by kperf's code).
+    #[test]
+    fn reconvergence_for_kperfs_code_alone_is_kperfs() {
+        let cases = [
+            // Finalize's leader copy: all enclosed code is kperf's.
+            ("u STG\n- BSSY B0, 0x60\n- @P1 BRA 0x50\nk LDS.128\nk STG.E.128\n- BSYNC B0\nk CS2R\n- EXIT", 1),
+            // The kernel's branch, then only kperf's code after the join.
+            ("- BSSY B1, 0x40\nu LDG\nu STG\n- BSYNC B1\nk CS2R.32\nk STS.64\n- @P0 EXIT\nk STG.E.128\n- EXIT", 1),
+            // The kernel's branch with the kernel's code after the join.
+            ("- BSSY B0, 0x40\nu LDG\n- BSYNC B0\nu STG\nk STS.64\n- EXIT", 0),
+            // Nothing tagged inside or after: no evidence.
+            ("- BSSY B0, 0x30\n- BRA 0x30\n- BSYNC B0\n- EXIT", 0),
+        ];
+        for (text, want) in cases {
+            let sass: Vec<SassInst> = text
+                .lines()
+                .enumerate()
+                .map(|(n, l)| {
+                    let (who, t) = l.split_once(' ').unwrap();
+                    let source = match who {
+                        "k" => Some((crate::llvm::line_tags::TAG_FILE.to_string(), 1)),
+                        "u" => Some(("kernel.mlir".to_string(), 7)),
+                        _ => None,
+                    };
+                    let words: Vec<&str> = t.split_whitespace().collect();
+                    let predicated = words[0].starts_with('@');
+                    SassInst {
+                        addr: 16 * n as u64,
+                        predicated,
+                        opcode: words[usize::from(predicated)].to_string(),
+                        text: t.to_string(),
+                        source,
+                    }
+                })
+                .collect();
+            assert_eq!(induced_reconvergence(&sass), want, "{text}");
         }
     }
 
