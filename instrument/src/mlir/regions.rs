@@ -234,12 +234,25 @@ pub fn insert_regions(ctx: MlirContext, f: Op, modes: &[RegionMode]) -> Result<(
             }
             RegionMode::Iterations => {
                 for op in body.iter().filter(|o| LOOPS.contains(&o.name().as_str())) {
-                    // scf.while runs its body in the second ("after") region.
+                    // scf.while runs its body in the second ("after")
+                    // region. A spin loop does all its work in the first
+                    // ("before": the condition) and has an empty body:
+                    // records there would make a second block of it, and
+                    // LLVM's loop rotation then copies the condition's
+                    // work (an atomic, in upstream's concurrent-kernels)
+                    // in front of the loop. Its iteration is the
+                    // condition, recorded on every evaluation.
                     let regions = op.regions();
-                    let Some(r) = (if op.name() == "scf.while" {
-                        regions.get(1)
-                    } else {
-                        regions.first()
+                    let empty_body = |r: &super::ir::Region| {
+                        r.first_block()
+                            .is_some_and(|b| b.first_op().is_some() && b.first_op() == b.terminator())
+                    };
+                    let Some(r) = (match regions.as_slice() {
+                        [before, after] if op.name() == "scf.while" && empty_body(after) => {
+                            Some(before)
+                        }
+                        [_, after] if op.name() == "scf.while" => Some(after),
+                        other => other.first(),
                     }) else {
                         continue;
                     };
