@@ -12,6 +12,7 @@ use kperf_dialects::irdl::ops;
 use kperf_dialects::meta::{InstrumentMeta, KernelMeta};
 use melior::ir::Module;
 use mlir_sys::*;
+use std::collections::HashMap;
 
 /// What `instrument` produced.
 pub struct Output {
@@ -417,14 +418,16 @@ pub fn gpu_binary_assembly(module: &Module) -> Result<String> {
 pub fn gpu_binary_ptx(module: &Module) -> Result<String> {
     let mut out = String::new();
     let mut externs = std::collections::HashSet::new();
+    let mut files = LineTableFiles::default();
     for (i, ptx) in gpu_binary_objects(module)?.iter().enumerate() {
         let text = String::from_utf8_lossy(ptx);
+        let renumber = files.add_module(&text);
         for line in text.split_inclusive('\n') {
             let t = line.trim_start();
             let header = t.starts_with(".version")
                 || t.starts_with(".target")
                 || t.starts_with(".address_size");
-            if i > 0 && header {
+            if i > 0 && (header || t.starts_with(".section\t.debug_macinfo")) {
                 continue;
             }
             if t.starts_with(".extern")
@@ -433,13 +436,83 @@ pub fn gpu_binary_ptx(module: &Module) -> Result<String> {
             {
                 continue;
             }
-            out.push_str(line);
+            match LineTableFiles::rewrite(t, &renumber) {
+                Some(None) => continue,
+                Some(Some(rewritten)) => {
+                    out.push('\t');
+                    out.push_str(&rewritten);
+                    out.push('\n');
+                }
+                None => out.push_str(line),
+            }
         }
         if !out.ends_with('\n') {
             out.push('\n');
         }
     }
     Ok(out)
+}
+
+/// The source files of the line tables of several PTX modules joined into
+/// one: each module numbers its `.file`s from 1, and ptxas refuses a
+/// repeated index ("Duplicate file index"). Every path gets one index
+/// across the modules; each module's `.loc`s follow it.
+#[derive(Default)]
+struct LineTableFiles {
+    paths: Vec<String>,
+}
+
+impl LineTableFiles {
+    /// Register `ptx`'s `.file` directives; its local index → the joined one.
+    fn add_module(&mut self, ptx: &str) -> HashMap<u32, (u32, bool)> {
+        let mut map = HashMap::new();
+        for t in ptx.lines().map(str::trim_start) {
+            let Some((index, path)) = Self::file_directive(t) else {
+                continue;
+            };
+            let (global, new) = match self.paths.iter().position(|p| *p == path) {
+                Some(k) => (k as u32 + 1, false),
+                None => {
+                    self.paths.push(path);
+                    (self.paths.len() as u32, true)
+                }
+            };
+            map.insert(index, (global, new));
+        }
+        map
+    }
+
+    /// `.file N "path"...` → (N, path).
+    fn file_directive(t: &str) -> Option<(u32, String)> {
+        let rest = t.strip_prefix(".file")?.trim_start();
+        let (index, rest) = rest.split_once(char::is_whitespace)?;
+        let path = rest.trim_start().strip_prefix('"')?.split('"').next()?;
+        Some((index.parse().ok()?, path.to_string()))
+    }
+
+    /// A `.file` or `.loc` line with its index renumbered (`None` inside:
+    /// drop a `.file` already given), or `None` for any other line.
+    fn rewrite(t: &str, renumber: &HashMap<u32, (u32, bool)>) -> Option<Option<String>> {
+        let t = t.trim_end();
+        if let Some((index, _)) = Self::file_directive(t) {
+            let &(global, new) = renumber.get(&index)?;
+            if !new {
+                return Some(None);
+            }
+            let rest = t
+                .strip_prefix(".file")?
+                .trim_start()
+                .split_once(char::is_whitespace)?
+                .1;
+            return Some(Some(format!(".file\t{global} {}", rest.trim_start())));
+        }
+        let rest = t.strip_prefix(".loc")?;
+        let mut words = rest.split_whitespace();
+        let index: u32 = words.next()?.parse().ok()?;
+        let &(global, _) = renumber.get(&index)?;
+        let tail: Vec<&str> = words.collect();
+        Some(Some(format!(".loc\t{global} {}", tail.join(" "))))
+    }
 }
 
 /// LLVM bitcode → LLVM IR text, with LLVM 22's llvm-dis.
