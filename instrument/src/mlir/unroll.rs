@@ -55,6 +55,10 @@ pub struct UnrollMatch {
     /// Source loops the plain build does not keep, which the hint did not
     /// unroll: left as they were.
     pub unmatched: Vec<LoopSite>,
+    /// Why no loop was compared: a probe build failed (the line-table
+    /// pipeline on an input the plain pipeline takes). The module is then
+    /// emitted as it is; the probe is never a reason to refuse a kernel.
+    pub probe_failed: Option<String>,
 }
 
 /// Give the loops of `module` (instrumented, not yet lowered past the kperf
@@ -74,8 +78,15 @@ pub fn unroll_as_plain(
     if candidates.is_empty() {
         return Ok(out);
     }
-    let plain_loops = optimized_loops(kctx, plain, chip)?;
-    let inst_loops = optimized_loops(kctx, module, chip)?;
+    let probes = optimized_loops(kctx, plain, chip)
+        .and_then(|p| Ok((p, optimized_loops(kctx, module, chip)?)));
+    let (plain_loops, inst_loops) = match probes {
+        Ok(loops) => loops,
+        Err(e) => {
+            out.probe_failed = Some(e.to_string());
+            return Ok(out);
+        }
+    };
     let hinted: Vec<(Op, LoopSite)> = candidates
         .into_iter()
         .filter(|(_, site)| inst_loops.contains(site) && !plain_loops.contains(site))
@@ -87,8 +98,18 @@ pub fn unroll_as_plain(
     for (op, _) in &hinted {
         op.set_attr(LOOP_ANNOTATION, hint);
     }
-    // A hint whose loop survives would runtime-unroll it by the count.
-    let after = optimized_loops(kctx, module, chip)?;
+    // A hint whose loop survives would runtime-unroll it by the count; so
+    // would every hint if the check cannot be made.
+    let after = match optimized_loops(kctx, module, chip) {
+        Ok(after) => after,
+        Err(e) => {
+            for (op, _) in &hinted {
+                op.remove_attr(LOOP_ANNOTATION);
+            }
+            out.probe_failed = Some(e.to_string());
+            return Ok(out);
+        }
+    };
     for (op, site) in hinted {
         if after.contains(&site) {
             op.remove_attr(LOOP_ANNOTATION);
