@@ -1387,6 +1387,28 @@ pub fn report(l: &Labels, v: &Variants) -> CostReport {
 mod tests {
     use super::*;
 
+    /// SASS written one instruction per line (`@!P0 BRA 0x40`), 16 bytes
+    /// apart, line `n` from the source `source(n)` gives.
+    fn sass_lines(text: &str, source: impl Fn(usize) -> Option<(String, u32)>) -> Vec<SassInst> {
+        text.lines()
+            .enumerate()
+            .map(|(n, t)| {
+                let predicated = t.starts_with('@');
+                let words: Vec<&str> = t.split_whitespace().collect();
+                SassInst {
+                    addr: 16 * n as u64,
+                    predicated,
+                    opcode: words
+                        .get(usize::from(predicated))
+                        .unwrap_or(&"")
+                        .to_string(),
+                    text: t.to_string(),
+                    source: source(n),
+                }
+            })
+            .collect()
+    }
+
     const SASS: &str = r#"
 	code for sm_90a
 		Function : k
@@ -1423,20 +1445,7 @@ mod tests {
             ("HFMA2 R3, R1, R2, R3", InstClass::Other),
         ];
         for (text, want) in cases {
-            let words: Vec<&str> = text.split_whitespace().collect();
-            let opcode = if words[0].starts_with('@') {
-                words[1]
-            } else {
-                words[0]
-            };
-            let i = SassInst {
-                addr: 0,
-                predicated: text.starts_with('@'),
-                opcode: opcode.to_string(),
-                text: text.to_string(),
-                source: None,
-            };
-            assert_eq!(i.class(), want, "{text}");
+            assert_eq!(sass_lines(text, |_| None)[0].class(), want, "{text}");
         }
     }
 
@@ -1463,20 +1472,9 @@ mod tests {
             ),
         ];
         for (text, want) in cases {
-            let sass = text
-                .lines()
-                .enumerate()
-                .map(|(n, t)| SassInst {
-                    addr: 16 * n as u64,
-                    predicated: false,
-                    opcode: t.split_whitespace().next().unwrap_or("").to_string(),
-                    text: t.to_string(),
-                    source: None,
-                })
-                .collect();
             let c = Compiled {
                 ptxas: PtxasInfo::default(),
-                sass,
+                sass: sass_lines(text, |_| None),
             };
             assert_eq!(c.hollow_body(), want, "{text}");
         }
@@ -1497,24 +1495,9 @@ mod tests {
             ("SYNCS\n@P0 EXIT\nBRA 0x0\nSYNCS\nBRA 0x50\nBRA 0x50", 5),
         ];
         for (text, want) in cases {
-            let sass = text
-                .lines()
-                .enumerate()
-                .map(|(n, t)| {
-                    let predicated = t.starts_with('@');
-                    let words: Vec<&str> = t.split_whitespace().collect();
-                    SassInst {
-                        addr: 16 * n as u64,
-                        predicated,
-                        opcode: words[usize::from(predicated)].to_string(),
-                        text: t.to_string(),
-                        source: None,
-                    }
-                })
-                .collect();
             let c = Compiled {
                 ptxas: PtxasInfo::default(),
-                sass,
+                sass: sass_lines(text, |_| None),
             };
             assert_eq!(c.in_line().len(), want, "{text}");
         }
@@ -1535,27 +1518,13 @@ mod tests {
             ("- BSSY B0, 0x30\n- BRA 0x30\n- BSYNC B0\n- EXIT", 0),
         ];
         for (text, want) in cases {
-            let sass: Vec<SassInst> = text
-                .lines()
-                .enumerate()
-                .map(|(n, l)| {
-                    let (who, t) = l.split_once(' ').unwrap();
-                    let source = match who {
-                        "k" => Some((crate::llvm::line_tags::TAG_FILE.to_string(), 1)),
-                        "u" => Some(("kernel.mlir".to_string(), 7)),
-                        _ => None,
-                    };
-                    let words: Vec<&str> = t.split_whitespace().collect();
-                    let predicated = words[0].starts_with('@');
-                    SassInst {
-                        addr: 16 * n as u64,
-                        predicated,
-                        opcode: words[usize::from(predicated)].to_string(),
-                        text: t.to_string(),
-                        source,
-                    }
-                })
-                .collect();
+            let (who, lines): (Vec<&str>, Vec<&str>) =
+                text.lines().filter_map(|l| l.split_once(' ')).unzip();
+            let sass = sass_lines(&lines.join("\n"), |n| match who[n] {
+                "k" => Some((crate::llvm::line_tags::TAG_FILE.to_string(), 1)),
+                "u" => Some(("kernel.mlir".to_string(), 7)),
+                _ => None,
+            });
             assert_eq!(induced_reconvergence(&sass), want, "{text}");
         }
     }

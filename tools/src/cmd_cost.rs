@@ -356,13 +356,8 @@ fn residuals(reports: &[CostReport], lead: &str, bullet: &str) -> String {
     let mut s = String::new();
     for r in reports {
         for why in &r.fidelity.induced {
-            if s.is_empty() {
-                s.push_str(lead);
-            }
-            s.push_str(&format!(
-                "{bullet}{} {} {}: kperf's, though ptxas tags it as the kernel's: {why}\n",
-                r.kernel, r.counter, r.granularity
-            ));
+            let text = format!("kperf's, though ptxas tags it as the kernel's: {why}");
+            push_kernel_line(&mut s, lead, bullet, r, &text);
         }
         let mut fams: Vec<&cost::FamilyDelta> = r
             .fidelity
@@ -383,9 +378,6 @@ fn residuals(reports: &[CostReport], lead: &str, bullet: &str) -> String {
             };
             key(a).cmp(&key(b))
         });
-        if s.is_empty() {
-            s.push_str(lead);
-        }
         let cells: Vec<String> = fams
             .iter()
             .map(|f| {
@@ -400,13 +392,13 @@ fn residuals(reports: &[CostReport], lead: &str, bullet: &str) -> String {
                 )
             })
             .collect();
-        s.push_str(&format!(
-            "{bullet}{} {} {}: unexplained {}\n",
-            r.kernel,
-            r.counter,
-            r.granularity,
-            cells.join(", ")
-        ));
+        push_kernel_line(
+            &mut s,
+            lead,
+            bullet,
+            r,
+            &format!("unexplained {}", cells.join(", ")),
+        );
     }
     s
 }
@@ -416,18 +408,25 @@ fn residuals(reports: &[CostReport], lead: &str, bullet: &str) -> String {
 fn unrolled_lines(reports: &[CostReport], lead: &str, bullet: &str) -> String {
     let mut s = String::new();
     for r in reports.iter().filter(|r| !r.unrolled_as_plain.is_empty()) {
-        if s.is_empty() {
-            s.push_str(lead);
-        }
-        s.push_str(&format!(
-            "{bullet}{} {} {}: unrolled completely as in the plain build: {}\n",
-            r.kernel,
-            r.counter,
-            r.granularity,
+        let text = format!(
+            "unrolled completely as in the plain build: {}",
             r.unrolled_as_plain.join(", ")
-        ));
+        );
+        push_kernel_line(&mut s, lead, bullet, r, &text);
     }
     s
+}
+
+/// One line about kernel report `r` in a list after the table; the first
+/// line of the list opens it with `lead`.
+fn push_kernel_line(s: &mut String, lead: &str, bullet: &str, r: &CostReport, text: &str) {
+    if s.is_empty() {
+        s.push_str(lead);
+    }
+    s.push_str(&format!(
+        "{bullet}{} {} {}: {text}\n",
+        r.kernel, r.counter, r.granularity
+    ));
 }
 
 /// Per kernel, the regions ptxas did not keep together: the share of each
@@ -456,16 +455,13 @@ fn region_lines(reports: &[CostReport], lead: &str, bullet: &str) -> String {
         if cells.is_empty() {
             continue;
         }
-        if s.is_empty() {
-            s.push_str(lead);
-        }
-        s.push_str(&format!(
-            "{bullet}{} {} {}: regions {}\n",
-            r.kernel,
-            r.counter,
-            r.granularity,
-            cells.join("; ")
-        ));
+        push_kernel_line(
+            &mut s,
+            lead,
+            bullet,
+            r,
+            &format!("regions {}", cells.join("; ")),
+        );
     }
     s
 }
