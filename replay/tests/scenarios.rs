@@ -927,6 +927,18 @@ fn replayer_without_a_scan_says_when_ctas_start_early() {
     assert!(report.caveats.iter().any(|c| c.contains("negative times")));
 }
 
+/// The uninstrumented run a scenario compares with: `ctas` CTAs of
+/// `truth` ticks each (mean and median), `wall_ns` in all.
+fn timed_by_hand(ctas: u64, truth: f64, wall_ns: u64) -> kperf_runtime::profile::UninstrumentedRun {
+    kperf_runtime::profile::UninstrumentedRun {
+        ctas,
+        cta_mean_ticks: Some(truth),
+        cta_median_ticks: Some(truth),
+        wall_ns,
+        method: "by hand".into(),
+    }
+}
+
 /// A kernel region around four 20-tick iterations, 130 ticks raw with nine
 /// records after its START; the same launch took 94 ticks per CTA
 /// uninstrumented, so each record cost (130 − 94) / 9 = 4 ticks.
@@ -942,13 +954,7 @@ fn kernel_with_check(
     ];
     let mut info = ns_info(&regions);
     info.record_cost_ticks = Some(calibrated_cost);
-    info.check = Some(kperf_runtime::profile::UninstrumentedRun {
-        ctas: 1,
-        cta_mean_ticks: Some(94.0),
-        cta_median_ticks: Some(94.0),
-        wall_ns: 94,
-        method: "by hand".into(),
-    });
+    info.check = Some(timed_by_hand(1, 94.0, 94));
     let mut recs = vec![s(0, 0)];
     for k in 0..4 {
         recs.push(s(1, 10 + 30 * k));
@@ -1012,13 +1018,7 @@ fn the_fit_holds_for_the_units_past_its_sample() {
     info.record_cost_ticks = Some(20.0);
     let raw_mean = (262.0 * 11988.0 + 38.0 * 9990.0) / 300.0;
     let truth = raw_mean - 6.0 * 999.0;
-    info.check = Some(kperf_runtime::profile::UninstrumentedRun {
-        ctas: 300,
-        cta_mean_ticks: Some(truth),
-        cta_median_ticks: Some(truth),
-        wall_ns: 1,
-        method: "by hand".into(),
-    });
+    info.check = Some(timed_by_hand(300, truth, 1));
     let ctas: Vec<_> = (0..300u32)
         .map(|c| {
             let gap = if c < 262 { 12 } else { 10 };
@@ -1056,13 +1056,7 @@ fn a_kernel_mostly_records_is_below_resolution_even_where_a_fit_matches() {
     ];
     let mut info = ns_info(&regions);
     info.record_cost_ticks = Some(20.0);
-    info.check = Some(kperf_runtime::profile::UninstrumentedRun {
-        ctas: 1,
-        cta_mean_ticks: Some(17.0),
-        cta_median_ticks: Some(17.0),
-        wall_ns: 17,
-        method: "by hand".into(),
-    });
+    info.check = Some(timed_by_hand(1, 17.0, 17));
     let mut recs = vec![s(0, 0)];
     for k in 0..8 {
         recs.push(s(1, 10 + 20 * k));
