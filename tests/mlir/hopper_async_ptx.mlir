@@ -1,8 +1,12 @@
-// Hopper async mode to PTX. The prologue's TMA loads are waited for inside the
-// pipelined K loop, so they are not paired with the loop; inside the loop each TMA
-// issue is bracketed up to the mbarrier try_wait, with a wait START right after it;
-// the warpgroup MMA is bracketed up to the wgmma wait_group 0 after it. Records are
-// predicated stores without branches, so no async op is duplicated.
+// Hopper async mode to PTX: a software pipeline (issue 16 case 7). Each
+// iteration issues step k+1 and then waits for step k, so the wait retires the
+// previous iteration's loads (or the prologue's), not the three just issued.
+// The two-START pattern: START(issue) before the prologue's stage and before the
+// loop's first TMA issue, END(issue) right before the mbarrier try_wait and
+// START(wait) right after it; replay pairs waits with stages first in, first out.
+// The warpgroup MMA is bracketed up to the wgmma wait_group 0 after it (retired
+// in its own iteration). Records are predicated stores without branches, so no
+// async op is duplicated.
 // RUN: kperf instrument %s --target nvptx:sm_90a --regions kernel,loops,async --emit ptx
 // CHECK: .entry matmul_tile(
 // CHECK: .param .u64 .ptr .global .align 1 matmul_tile_param_10
@@ -14,14 +18,16 @@
 // CHECK: mov.u32 {{%r[0-9]+}}, %clock;
 // CHECK: [[LOOP:\$L__BB0_[0-9]+]]:
 // CHECK: mov.u32 {{%r[0-9]+}}, %clock;
-// CHECK: cp.async.bulk.tensor.2d
-// CHECK: %clock;
-// CHECK: cp.async.bulk.tensor.2d
-// CHECK: %clock;
-// CHECK: cp.async.bulk.tensor.2d
-// CHECK-COUNT-3: %clock;
+// CHECK-NOT: %clock
+// CHECK-COUNT-3: cp.async.bulk.tensor.2d
+// CHECK-NEXT: // end inline asm
+// CHECK-NEXT: mov.u32 {{%r[0-9]+}}, %clock;
+// CHECK-NOT: %clock
 // CHECK: mbarrier.try_wait.parity.shared.b64
-// CHECK-COUNT-3: %clock;
+// CHECK-NOT: %clock
+// CHECK: mov.u32 {{%r[0-9]+}}, %clock;
+// CHECK: mov.u32 {{%r[0-9]+}}, %clock;
+// CHECK-NOT: %clock
 // CHECK: wgmma.fence.sync.aligned;
 // CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // CHECK: wgmma.wait_group.sync.aligned 1;

@@ -56,6 +56,13 @@ impl PartialEq for Op {
 }
 impl Eq for Op {}
 
+impl PartialEq for Value {
+    fn eq(&self, o: &Self) -> bool {
+        unsafe { mlirValueEqual(self.0, o.0) }
+    }
+}
+impl Eq for Value {}
+
 impl PartialEq for Block {
     fn eq(&self, o: &Self) -> bool {
         self.0.ptr == o.0.ptr

@@ -8,6 +8,7 @@
 //!    ([`super::templates`]), the profile-buffer argument added to the kernel.
 
 use super::ir::{self, sref, type_string, Op, Value};
+use super::launch;
 use super::regions::{self, is_return, named_attr, record_sites, serde_json_kind};
 use super::templates::{self, LoweringConfig, INIT_RESULTS};
 use super::KperfContext;
@@ -97,7 +98,7 @@ fn block_shape(f: Op, opts: &InstrumentOptions) -> Result<[u32; 3]> {
             }
         }
     }
-    if let Some(d) = launch_block_size(f) {
+    if let Some(d) = launch::launch_block_size(f) {
         if let Some(b) = opts.block {
             if b != d {
                 return Err(InstrumentError::Option(format!(
@@ -115,92 +116,6 @@ fn block_shape(f: Op, opts: &InstrumentOptions) -> Result<[u32; 3]> {
             regions::symbol_name(f)
         ),
     })
-}
-
-/// The block size of the `gpu.launch_func`s of kernel `f` in the same file,
-/// when they all launch it with the same constant sizes (an upstream test's
-/// host code, already outlined).
-fn launch_block_size(f: Op) -> Option<[u32; 3]> {
-    let module = f.parent().filter(|m| m.name() == "gpu.module")?;
-    let target = format!(
-        "@{}::@{}",
-        regions::symbol_name(module),
-        regions::symbol_name(f)
-    );
-    let mut top = module;
-    while let Some(p) = top.parent() {
-        top = p;
-    }
-    let mut found: Option<[u32; 3]> = None;
-    for launch in top.nested_ops() {
-        if launch.name() != "gpu.launch_func" {
-            continue;
-        }
-        let kernel = launch.attr("kernel").map(ir::attr_string);
-        if kernel.as_deref() != Some(target.as_str()) {
-            continue;
-        }
-        // Operands: async tokens, grid x/y/z, block x/y/z, ...
-        let tokens = (0..launch.num_operands())
-            .take_while(|&i| type_string(launch.operand(i).ty()).starts_with("!gpu.async.token"))
-            .count() as isize;
-        let mut d = [0u32; 3];
-        for (k, slot) in d.iter_mut().enumerate() {
-            let i = tokens + 3 + k as isize;
-            if i >= launch.num_operands() {
-                return None;
-            }
-            *slot = u32::try_from(constant_index(launch.operand(i))?)
-                .ok()
-                .filter(|v| *v > 0)?;
-        }
-        match found {
-            Some(prev) if prev != d => return None,
-            _ => found = Some(d),
-        }
-    }
-    found
-}
-
-/// The value of an index the host code fixes: an `arith.constant`, an
-/// `arith.index_cast` of one, or the `memref.dim` of a static dimension
-/// (through `memref.cast`s, which upstream tests use to size their blocks
-/// by a buffer: `memref.dim` of a cast of `memref<13xf32>` is 13).
-fn constant_index(v: Value) -> Option<i64> {
-    let op = v.defining_op()?;
-    match op.name().as_str() {
-        "arith.constant" => op.int_attr("value"),
-        "arith.index_cast" | "arith.index_castui" => constant_index(op.operand(0)),
-        "memref.dim" => {
-            let dim = usize::try_from(constant_index(op.operand(1))?).ok()?;
-            let mut source = op.operand(0);
-            loop {
-                let ty = type_string(source.ty());
-                if let Some(size) = static_dims(&ty).and_then(|d| d.get(dim).copied().flatten()) {
-                    return Some(size);
-                }
-                let cast = source.defining_op().filter(|c| c.name() == "memref.cast")?;
-                source = cast.operand(0);
-            }
-        }
-        _ => None,
-    }
-}
-
-/// The dimensions of a ranked `memref<4x?x8xf32...>` (None for `?`).
-fn static_dims(ty: &str) -> Option<Vec<Option<i64>>> {
-    let inner = ty.strip_prefix("memref<")?;
-    let shape = inner.split([',', '>']).next()?;
-    let parts: Vec<&str> = shape.split('x').collect();
-    if parts.len() < 2 {
-        return Some(Vec::new()); // rank 0 or unranked (`*xf32` has no dims to read)
-    }
-    Some(
-        parts[..parts.len() - 1]
-            .iter()
-            .map(|d| d.trim().parse::<i64>().ok())
-            .collect(),
-    )
 }
 
 /// Bytes of one element of an MLIR element type, when known.

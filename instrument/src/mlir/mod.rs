@@ -4,6 +4,7 @@
 
 pub mod annotate;
 pub mod ir;
+pub mod launch;
 pub mod lower;
 pub mod outline;
 pub mod pin;

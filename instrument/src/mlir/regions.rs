@@ -2,7 +2,7 @@
 //! attributes, and the automatic modes. Every source ends up as pairs of
 //! `kperf.record` ops, which [`check_balance`] verifies before lowering.
 
-use super::ir::{dominates, sref, Op};
+use super::ir::{dominates, sref, Op, Value};
 use crate::error::{InstrumentError, Result};
 use crate::options::{RegionMode, Target};
 use globset::Glob;
@@ -11,29 +11,54 @@ use kperf_dialects::meta::RegionKind;
 use mlir_sys::*;
 use std::collections::{BTreeMap, HashMap};
 
+/// Families of asynchronous work: a wait retires only issues of its own
+/// family (a `cp.async` wait_group never completes a TMA load).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum AsyncFamily {
+    /// TMA and bulk copies into shared memory, completed on an mbarrier.
+    Mbarrier,
+    /// `cp.async` copies, completed by commit groups.
+    CpAsync,
+    /// TMA stores from shared memory, completed by bulk groups.
+    BulkGroup,
+    /// Warpgroup MMAs, completed by wgmma groups.
+    Wgmma,
+    /// Work no wait op here retires (AMD buffer loads complete on use).
+    Unwaited,
+}
+
 /// Ops that start asynchronous work whose completion a later op waits for.
-const ASYNC_ISSUE: &[&str] = &[
-    "nvgpu.tma.async.load",
-    "nvgpu.tma.async.store",
-    "nvgpu.device_async_copy",
-    "nvgpu.warpgroup.mma",
-    "nvvm.cp.async.shared.global",
-    "nvvm.cp.async.bulk.tensor.shared.cluster.global",
-    "nvvm.cp.async.bulk.shared.cluster.global",
-    "nvvm.wgmma.mma_async",
-    "amdgpu.raw_buffer_load",
-    "gpu.async_copy",
+const ASYNC_ISSUE: &[(&str, AsyncFamily)] = &[
+    ("nvgpu.tma.async.load", AsyncFamily::Mbarrier),
+    ("nvgpu.tma.async.store", AsyncFamily::BulkGroup),
+    ("nvgpu.device_async_copy", AsyncFamily::CpAsync),
+    ("nvgpu.warpgroup.mma", AsyncFamily::Wgmma),
+    ("nvvm.cp.async.shared.global", AsyncFamily::CpAsync),
+    (
+        "nvvm.cp.async.bulk.tensor.shared.cluster.global",
+        AsyncFamily::Mbarrier,
+    ),
+    (
+        "nvvm.cp.async.bulk.shared.cluster.global",
+        AsyncFamily::Mbarrier,
+    ),
+    ("nvvm.wgmma.mma_async", AsyncFamily::Wgmma),
+    ("amdgpu.raw_buffer_load", AsyncFamily::Unwaited),
+    ("gpu.async_copy", AsyncFamily::CpAsync),
 ];
 /// Ops that wait for asynchronous work.
-const ASYNC_WAIT: &[&str] = &[
-    "nvgpu.mbarrier.try_wait.parity",
-    "nvgpu.mbarrier.test.wait",
-    "nvgpu.device_async_wait",
-    "nvvm.cp.async.wait.group",
-    "nvvm.cp.async.bulk.wait_group",
-    "nvvm.wgmma.wait.group.sync.aligned",
-    "nvvm.mbarrier.try_wait.parity.shared",
-    "nvvm.mbarrier.try_wait.parity",
+const ASYNC_WAIT: &[(&str, AsyncFamily)] = &[
+    ("nvgpu.mbarrier.try_wait.parity", AsyncFamily::Mbarrier),
+    ("nvgpu.mbarrier.test.wait", AsyncFamily::Mbarrier),
+    ("nvgpu.device_async_wait", AsyncFamily::CpAsync),
+    ("nvvm.cp.async.wait.group", AsyncFamily::CpAsync),
+    ("nvvm.cp.async.bulk.wait_group", AsyncFamily::BulkGroup),
+    ("nvvm.wgmma.wait.group.sync.aligned", AsyncFamily::Wgmma),
+    (
+        "nvvm.mbarrier.try_wait.parity.shared",
+        AsyncFamily::Mbarrier,
+    ),
+    ("nvvm.mbarrier.try_wait.parity", AsyncFamily::Mbarrier),
 ];
 
 const RETURNS: &[&str] = &["func.return", "gpu.return", "llvm.return"];
@@ -311,60 +336,119 @@ pub fn insert_regions(ctx: MlirContext, f: Op, modes: &[RegionMode]) -> Result<(
 /// right before the wait, START(wait) right after it. Replay measures the
 /// wait as CLK(START wait) − CLK(END issue), where the record costs cancel.
 ///
-/// The wait may sit outside the branch that issues: upstream TMA kernels
-/// issue under `scf.if %tid == 0` and every thread waits after it. Then
-/// the three records go in the wait's block, START(issue) before the
-/// branch, so every thread records all three and the issue region spans
-/// the branch (see [`retiring_wait`]). Several issues that share both
-/// anchors (two loads under one branch, retired by one wait) are one region.
+/// Three passes, so that a wait is paired with the issue it really retires:
+/// 1. Issues outside loops pair with the first later wait that can retire
+///    them ([`retiring_wait`]). The wait may sit outside the branch that
+///    issues: upstream TMA kernels issue under `scf.if %tid == 0` and every
+///    thread waits after it. Then the three records go in the wait's block,
+///    START(issue) before the branch, so every thread records all three.
+///    Several issues that share both anchors are one region.
+/// 2. Software pipelines ([`pipeline`]): a loop whose wait retires the
+///    issue of an earlier iteration or of the prologue before the loop.
+/// 3. Issues in loops that no pipeline took pair within their iteration.
 fn insert_async(ctx: MlirContext, body: &[Op], counts: &mut HashMap<String, usize>) -> Result<()> {
+    let issues: Vec<Op> = body.iter().copied().filter(is_async_issue).collect();
+    let mut claimed: Vec<Op> = Vec::new();
     let mut placed: Vec<(Op, Op)> = Vec::new();
-    for issue in body.iter().filter(|o| is_async_issue(o)) {
-        let Some((from, wait)) = retiring_wait(*issue) else {
-            continue;
-        };
-        if placed.contains(&(from, wait)) {
-            continue;
+    for issue in issues.iter().filter(|i| enclosing_loop(**i).is_none()) {
+        pair_with_retiring_wait(ctx, *issue, &mut placed, &mut claimed, counts);
+    }
+    for l in body.iter().filter(|o| LOOPS.contains(&o.name().as_str())) {
+        for family in [
+            AsyncFamily::Mbarrier,
+            AsyncFamily::CpAsync,
+            AsyncFamily::BulkGroup,
+            AsyncFamily::Wgmma,
+        ] {
+            if let Some(p) = pipeline(*l, family, body, &claimed) {
+                place_pipeline(ctx, &p, counts);
+                claimed.extend(p.taken);
+            }
         }
-        placed.push((from, wait));
-        // The op name without its dialect: `nvgpu.tma.async.load` → `tma.async.load`.
-        let full = issue.name();
-        let short = full
-            .split_once('.')
-            .map_or(full.as_str(), |(_, rest)| rest)
-            .to_string();
-        let base = site_name(&format!("async:{short}"), counts);
-        let wait_name = format!("wait:{}", base.trim_start_matches("async:"));
-        insert_before(
-            from,
-            make_record(ctx, issue.location(), &base, true, RegionKind::AsyncIssue),
-        );
-        insert_before(
-            wait,
-            make_record(ctx, wait.location(), &base, false, RegionKind::AsyncIssue),
-        );
-        let w = make_record(
-            ctx,
-            wait.location(),
-            &wait_name,
-            true,
-            RegionKind::AsyncWait,
-        );
-        unsafe {
-            let a = mlirStringAttrGet(ctx, sref(&base));
-            mlirOperationSetAttributeByName(w, sref("pairs_with"), a);
-        }
-        insert_after(wait, w);
+    }
+    let in_loops: Vec<Op> = issues
+        .iter()
+        .copied()
+        .filter(|i| enclosing_loop(*i).is_some() && !claimed.contains(i))
+        .collect();
+    for issue in &in_loops {
+        pair_with_retiring_wait(ctx, *issue, &mut placed, &mut claimed, counts);
     }
     Ok(())
 }
 
+/// `async:<op>` for an issue: the op name without its dialect
+/// (`nvgpu.tma.async.load` → `async:tma.async.load`), numbered per kernel.
+fn async_region_name(issue: Op, counts: &mut HashMap<String, usize>) -> String {
+    let full = issue.name();
+    let short = full.split_once('.').map_or(full.as_str(), |(_, rest)| rest);
+    site_name(&format!("async:{short}"), counts)
+}
+
+/// END(issue) before the wait unit and START(wait) after it, naming the
+/// issue region it pairs with.
+fn place_wait_records(ctx: MlirContext, wait: Op, base: &str) {
+    let wait_name = format!("wait:{}", base.trim_start_matches("async:"));
+    insert_before(
+        wait,
+        make_record(ctx, wait.location(), base, false, RegionKind::AsyncIssue),
+    );
+    let w = make_record(
+        ctx,
+        wait.location(),
+        &wait_name,
+        true,
+        RegionKind::AsyncWait,
+    );
+    unsafe {
+        let a = mlirStringAttrGet(ctx, sref(base));
+        mlirOperationSetAttributeByName(w, sref("pairs_with"), a);
+    }
+    insert_after(wait, w);
+}
+
+fn pair_with_retiring_wait(
+    ctx: MlirContext,
+    issue: Op,
+    placed: &mut Vec<(Op, Op)>,
+    claimed: &mut Vec<Op>,
+    counts: &mut HashMap<String, usize>,
+) {
+    let Some((from, wait)) = retiring_wait(issue) else {
+        return;
+    };
+    claimed.push(issue);
+    if placed.contains(&(from, wait)) {
+        return;
+    }
+    placed.push((from, wait));
+    let base = async_region_name(issue, counts);
+    insert_before(
+        from,
+        make_record(ctx, issue.location(), &base, true, RegionKind::AsyncIssue),
+    );
+    place_wait_records(ctx, wait, &base);
+}
+
+fn async_family(table: &[(&str, AsyncFamily)], op: Op) -> Option<AsyncFamily> {
+    let n = op.name();
+    table.iter().find(|(k, _)| *k == n).map(|(_, f)| *f)
+}
+
+fn issue_family(op: Op) -> Option<AsyncFamily> {
+    async_family(ASYNC_ISSUE, op)
+}
+
+fn wait_family(op: Op) -> Option<AsyncFamily> {
+    async_family(ASYNC_WAIT, op)
+}
+
 fn is_async_wait(op: &Op) -> bool {
-    ASYNC_WAIT.contains(&op.name().as_str())
+    wait_family(*op).is_some()
 }
 
 fn is_async_issue(op: &Op) -> bool {
-    ASYNC_ISSUE.contains(&op.name().as_str())
+    issue_family(*op).is_some()
 }
 
 /// The mbarrier group an op arrives on or waits for (nvgpu's TMA loads and
@@ -376,35 +460,64 @@ fn mbarrier_operand(op: Op) -> Option<MlirValue> {
         .map(|v| v.0)
 }
 
-/// Whether `wait` can retire an issue on `barrier`: a wait on another
-/// mbarrier cannot; without barriers on both sides (cp.async groups, wgmma
-/// groups) program order decides.
-fn can_retire(wait: Op, barrier: Option<MlirValue>) -> bool {
-    match (barrier, mbarrier_operand(wait)) {
+/// Whether the wait op `wait` can retire `issue`: only within one family,
+/// and a wait on another mbarrier group cannot; without barriers on both
+/// sides (cp.async groups, wgmma groups) program order decides.
+fn can_retire(wait: Op, issue: Op) -> bool {
+    let (Some(w), Some(i)) = (wait_family(wait), issue_family(issue)) else {
+        return false;
+    };
+    if w != i {
+        return false;
+    }
+    match (mbarrier_operand(issue), mbarrier_operand(wait)) {
         (Some(b), Some(w)) => unsafe { mlirValueEqual(b, w) },
         _ => true,
     }
 }
 
+/// The innermost loop around `op` inside its function, if any.
+fn enclosing_loop(op: Op) -> Option<Op> {
+    let mut cur = op.parent();
+    while let Some(p) = cur {
+        let n = p.name();
+        if matches!(n.as_str(), "func.func" | "gpu.func" | "llvm.func") {
+            return None;
+        }
+        if LOOPS.contains(&n.as_str()) {
+            return Some(p);
+        }
+        cur = p.parent();
+    }
+    None
+}
+
+fn is_branch(op: Op) -> bool {
+    matches!(
+        op.name().as_str(),
+        "scf.if" | "scf.execute_region" | "scf.index_switch"
+    )
+}
+
 /// Where the records of `issue`'s async pair go: `(from, wait)`, with
 /// START(issue) before `from` and the wait pair around `wait`, both in one
 /// block. The wait is the first later op that can retire the issue: a wait
-/// op, or an op that waits without issuing (a spin loop around
-/// `try_wait`), bracketed whole. The search leaves the issue's block
-/// upwards through branches (`scf.if`, `scf.execute_region`,
+/// op, a branch holding one, or a spin loop (`scf.while` around
+/// `try_wait`) that issues nothing, bracketed whole. The search leaves the
+/// issue's block upwards through branches (`scf.if`, `scf.execute_region`,
 /// `scf.index_switch`), never out of a loop body or the kernel, and `from`
-/// is then the branch holding the issue. An op that issues async work of
-/// its own (a software-pipelined loop whose body waits for the prologue's
-/// loads) ends the search: its waits belong to its own issues, and
-/// bracketing the whole op would count the loop as waiting.
+/// is then the branch holding the issue. It ends without a pair at an op
+/// that issues async work of its own (its waits belong to its own issues)
+/// and at a counted loop that waits (a software pipeline consuming the
+/// prologue, [`pipeline`]'s to pair; bracketing it would count the loop's
+/// work as waiting).
 fn retiring_wait(issue: Op) -> Option<(Op, Op)> {
-    let barrier = mbarrier_operand(issue);
     let mut from = issue;
     loop {
         let mut cur = from.next();
         while let Some(op) = cur {
             if is_async_wait(&op) {
-                if can_retire(op, barrier) {
+                if can_retire(op, issue) {
                     return Some((from, op));
                 }
             } else {
@@ -412,25 +525,220 @@ fn retiring_wait(issue: Op) -> Option<(Op, Op)> {
                 if nested.iter().any(is_async_issue) {
                     return None;
                 }
-                if nested
-                    .iter()
-                    .any(|w| is_async_wait(w) && can_retire(*w, barrier))
-                {
-                    return Some((from, op));
+                if nested.iter().any(|w| can_retire(*w, issue)) {
+                    let counted_loop =
+                        LOOPS.contains(&op.name().as_str()) && op.name() != "scf.while";
+                    return (!counted_loop).then_some((from, op));
                 }
             }
             cur = op.next();
         }
         let parent = from.parent()?;
-        let is_branch = matches!(
-            parent.name().as_str(),
-            "scf.if" | "scf.execute_region" | "scf.index_switch"
-        );
-        if !is_branch {
+        if !is_branch(parent) {
             return None;
         }
         from = parent;
     }
+}
+
+/// One software pipeline of a loop (see [`pipeline`]).
+struct Pipeline {
+    /// START(issue) goes before each: one per prologue stage, then the
+    /// loop's first issue of the family when the loop issues.
+    starts: Vec<Op>,
+    /// The loop's wait unit: END(issue) before it, START(wait) after it.
+    wait: Op,
+    /// The issue that names the region.
+    named_by: Op,
+    /// Every issue the pipeline accounts for.
+    taken: Vec<Op>,
+}
+
+/// A software pipeline in loop `l` for one family: the loop's first wait
+/// retires an issue made before it, by the prologue (issues before the
+/// loop, outside other loops, that no wait retires before the loop) or
+/// by an earlier iteration. Upstream's sm_90 GEMMs issue two stages under
+/// `scf.if` and the K loop only waits and multiplies; Triton-style loops
+/// wait for the oldest stage and issue the next.
+///
+/// One region per stage, the paper's two-START pattern: START(issue)
+/// before each prologue stage and before the loop's first issue of the
+/// family, END(issue) before the loop's wait and START(wait) after it.
+/// Replay pairs the k-th START(wait) of a unit with its oldest unconsumed
+/// START(issue), which is the stage the wait retires when each wait
+/// retires one stage. When the loop issues, a prologue stage is as many
+/// issues as one iteration makes, and a prologue that is not a whole
+/// number of stages is no pipeline. When the loop only consumes, each
+/// top-level op of the prologue that issues (a branch, or a lone issue)
+/// is one stage, and the loop must run exactly once per stage: a constant
+/// trip count, equal to the stages.
+fn pipeline(l: Op, family: AsyncFamily, body: &[Op], claimed: &[Op]) -> Option<Pipeline> {
+    let own: Vec<Op> = l
+        .nested_ops()
+        .into_iter()
+        .filter(|o| enclosing_loop(*o) == Some(l))
+        .collect();
+    // The first wait unit of the family: a wait op, or a spin loop around one.
+    let (wait, wait_op) = own.iter().find_map(|o| {
+        if wait_family(*o) == Some(family) {
+            return Some((*o, *o));
+        }
+        if o.name() != "scf.while" {
+            return None;
+        }
+        let nested = o.nested_ops();
+        if nested.iter().any(is_async_issue) {
+            return None;
+        }
+        nested
+            .into_iter()
+            .find(|w| wait_family(*w) == Some(family))
+            .map(|w| (*o, w))
+    })?;
+    let retired = |i: &Op| !claimed.contains(i) && can_retire(wait_op, *i);
+    let in_loop: Vec<Op> = own.iter().copied().filter(retired).collect();
+    let at = body.iter().position(|o| *o == l)?;
+    let mut prologue: Vec<(Op, Op)> = Vec::new();
+    for (k, issue) in body[..at].iter().enumerate().filter(|(_, i)| retired(i)) {
+        let waited_before_loop = body[k + 1..at].iter().any(|w| can_retire(*w, *issue));
+        if waited_before_loop {
+            continue;
+        }
+        if let Some(anchor) = prologue_anchor(*issue, l) {
+            prologue.push((*issue, anchor));
+        }
+    }
+    let (first, _) = *prologue.first()?;
+    let mut starts: Vec<Op> = if in_loop.is_empty() {
+        let mut stages: Vec<(StageKey, Op)> = prologue
+            .iter()
+            .map(|(i, a)| (stage_key(*i, *a), *a))
+            .collect();
+        stages.dedup_by(|b, a| a.0 == b.0);
+        if constant_trip_count(l) != Some(stages.len() as i64) {
+            return None;
+        }
+        stages.into_iter().map(|(_, a)| a).collect()
+    } else {
+        if !prologue.len().is_multiple_of(in_loop.len()) {
+            return None;
+        }
+        prologue.chunks(in_loop.len()).map(|c| c[0].1).collect()
+    };
+    if let Some(i) = in_loop.first() {
+        starts.push(ancestor_in_body_of(*i, l)?);
+    }
+    Some(Pipeline {
+        starts,
+        wait,
+        named_by: first,
+        taken: prologue.iter().map(|(i, _)| *i).chain(in_loop).collect(),
+    })
+}
+
+fn place_pipeline(ctx: MlirContext, p: &Pipeline, counts: &mut HashMap<String, usize>) {
+    let base = async_region_name(p.named_by, counts);
+    for s in &p.starts {
+        insert_before(
+            *s,
+            make_record(
+                ctx,
+                p.named_by.location(),
+                &base,
+                true,
+                RegionKind::AsyncIssue,
+            ),
+        );
+    }
+    place_wait_records(ctx, p.wait, &base);
+}
+
+/// What makes prologue issues one stage of a consume-only pipeline.
+#[derive(PartialEq)]
+enum StageKey {
+    /// The branch that holds them (upstream's `scf.if %tid == 0 { ... }`).
+    Branch(Op),
+    /// The mbarrier slot they complete on (predicated issues in a row).
+    Slot(Value),
+    /// A lone issue.
+    Issue(Op),
+}
+
+fn stage_key(issue: Op, anchor: Op) -> StageKey {
+    if anchor != issue {
+        return StageKey::Branch(anchor);
+    }
+    match mbarrier_slot(issue) {
+        Some(v) => StageKey::Slot(v),
+        None => StageKey::Issue(issue),
+    }
+}
+
+/// The mbarrier index (`%bars[%i]`) of an `nvgpu.tma.async.load`, located
+/// by its operand segments: dst, barriers, descriptor, coordinates, mbarId.
+fn mbarrier_slot(issue: Op) -> Option<Value> {
+    if issue.name() != "nvgpu.tma.async.load" {
+        return None;
+    }
+    let seg = issue.attr("operandSegmentSizes")?;
+    let n = unsafe { mlirDenseArrayGetNumElements(seg) };
+    if n < 5 {
+        return None;
+    }
+    let at: i32 = (0..4)
+        .map(|i| unsafe { mlirDenseI32ArrayGetElement(seg, i) })
+        .sum();
+    (at >= 0 && (at as isize) < issue.num_operands()).then(|| issue.operand(at as isize))
+}
+
+/// Where START(issue) goes for a prologue issue of loop `l`: the issue, or
+/// the branch holding it, in a block that holds `l`, so the record
+/// dominates the loop. None when the issue is in another loop.
+fn prologue_anchor(issue: Op, l: Op) -> Option<Op> {
+    let mut anchor = issue;
+    loop {
+        let block = anchor.block()?;
+        let mut x = l;
+        while let Some(xb) = x.block() {
+            if xb == block {
+                return Some(anchor);
+            }
+            x = x.parent()?;
+        }
+        let parent = anchor.parent()?;
+        if !is_branch(parent) {
+            return None;
+        }
+        anchor = parent;
+    }
+}
+
+/// The ancestor of `op` (or `op`) directly in the body of loop `l`.
+fn ancestor_in_body_of(op: Op, l: Op) -> Option<Op> {
+    let mut x = op;
+    loop {
+        let parent = x.parent()?;
+        if parent == l {
+            return Some(x);
+        }
+        x = parent;
+    }
+}
+
+/// Iterations of an `scf.for` whose bounds and step the file fixes:
+/// constants in the kernel, or kernel arguments every launch in the file
+/// passes as the same constant (upstream GEMMs' `0 to 2 step 1`).
+fn constant_trip_count(l: Op) -> Option<i64> {
+    if l.name() != "scf.for" || l.num_operands() < 3 {
+        return None;
+    }
+    let f = innermost_function(l)?;
+    let known = |i: isize| super::launch::known_index(f, l.operand(i));
+    let (lb, ub, step) = (known(0)?, known(1)?, known(2)?);
+    if step <= 0 {
+        return None;
+    }
+    Some(((ub - lb).max(0) + step - 1) / step)
 }
 
 fn is_terminator_like(op: Op) -> bool {
@@ -524,7 +832,12 @@ pub fn check_balance(f: Op) -> Result<()> {
             }
         }
         for s in &starts {
-            if !ends.iter().any(|e| dominates(s.op, e.op)) {
+            // A pipelined loop's START(issue) follows the loop's wait: it
+            // reaches the END of the next iteration over the back edge.
+            let next_iteration = s.kind == RegionKind::AsyncIssue
+                && enclosing_loop(s.op)
+                    .is_some_and(|l| ends.iter().any(|e| enclosing_loop(e.op) == Some(l)));
+            if !next_iteration && !ends.iter().any(|e| dominates(s.op, e.op)) {
                 return Err(unbalanced(
                     name,
                     s.op,
