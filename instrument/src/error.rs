@@ -15,7 +15,7 @@ pub enum InstrumentError {
     },
     #[error("{location}: {message}")]
     At { location: String, message: String },
-    #[error("{0}: no kernel found (looked for gpu.func/llvm.func kernels, gpu.launch bodies, or func.func on the host target)")]
+    #[error("{0}: no kernel found (looked for `gpu.func` kernels, `gpu.launch` bodies, `llvm.func`s marked `nvvm.kernel` or `rocdl.kernel`, or `func.func` on the host target; an `llvm.func` marked only `gpu.kernel` is a device function, emitted as `.func`)")]
     NoKernel(String),
     #[error("invalid option: {0}")]
     Option(String),

@@ -1,4 +1,4 @@
-// ERROR: no kernel found (looked for gpu.func/llvm.func kernels, gpu.launch bodies, or func.func on the host target)
+// ERROR: no kernel found (looked for `gpu.func` kernels, `gpu.launch` bodies, `llvm.func`s marked `nvvm.kernel` or `rocdl.kernel`, or `func.func` on the host target
 // RUN: kperf cost %s --target nvptx
 // A host kernel (func.func marked kperf.kernel, as examples/matmul_host.mlir)
 // given to a device target: the plain build kperf cost compares against

@@ -18,13 +18,23 @@ const CORPUS: &str = "corpus/mlir-upstream";
 /// The modes each file is instrumented in.
 const MODES: &[&str] = &["kernel", "loops,iterations", "async", "ops=nvgpu.*"];
 
-/// One line of kperf-options.txt: `<path>: <options> [| error without ROCm: <text>]`.
+/// One line of kperf-options.txt:
+/// `<path>: <options> [| error: <text> | error without ROCm: <text>]`.
 #[derive(Clone)]
 struct Entry {
     path: String,
     options: Vec<String>,
-    /// The error expected where ROCm's device library is missing.
-    error_without_rocm: Option<String>,
+    expect: Expect,
+}
+
+/// What instrumenting a file must do.
+#[derive(Clone)]
+enum Expect {
+    Works,
+    /// Fail, naming `text` (a file kperf must refuse).
+    Error(String),
+    /// Fail naming `text` where ROCm's device library is missing.
+    ErrorWithoutRocm(String),
 }
 
 fn entries() -> Vec<Entry> {
@@ -34,29 +44,29 @@ fn entries() -> Vec<Entry> {
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .map(|l| {
             let (path, rest) = l.split_once(':').expect("`<path>: <options>`");
-            let (opts, error) = match rest.split_once('|') {
-                Some((o, e)) => (
-                    o,
-                    Some(
-                        e.trim()
-                            .strip_prefix("error without ROCm:")
-                            .expect("`| error without ROCm: <text>`")
-                            .trim()
-                            .to_string(),
-                    ),
-                ),
-                None => (rest, None),
+            let (opts, expect) = match rest.split_once('|') {
+                Some((o, e)) => {
+                    let e = e.trim();
+                    let expect = if let Some(t) = e.strip_prefix("error without ROCm:") {
+                        Expect::ErrorWithoutRocm(t.trim().to_string())
+                    } else if let Some(t) = e.strip_prefix("error:") {
+                        Expect::Error(t.trim().to_string())
+                    } else {
+                        panic!("`| error: <text>` or `| error without ROCm: <text>`, got `{e}`")
+                    };
+                    (o, expect)
+                }
+                None => (rest, Expect::Works),
             };
             Entry {
                 path: path.trim().to_string(),
                 options: opts.split_whitespace().map(str::to_string).collect(),
-                error_without_rocm: error,
+                expect,
             }
         })
         .collect()
 }
 
-/// `<path> <mode> <regions>` for each mode, or what went wrong.
 fn instrument(e: &Entry, out_dir: &Path) -> Result<Vec<String>, String> {
     let amd = e.options.iter().any(|o| o.starts_with("amdgpu"));
     let emit = if amd { "isa" } else { "cubin" };
@@ -73,21 +83,26 @@ fn instrument(e: &Entry, out_dir: &Path) -> Result<Vec<String>, String> {
             .output()
             .expect("run kperf");
         let stderr = String::from_utf8_lossy(&o.stderr);
-        match (&e.error_without_rocm, rocm, o.status.success()) {
-            (Some(text), false, false) if stderr.contains(text.as_str()) => {
+        let expected_error = match &e.expect {
+            Expect::Error(text) => Some(text),
+            Expect::ErrorWithoutRocm(text) if !rocm => Some(text),
+            _ => None,
+        };
+        match (expected_error, o.status.success()) {
+            (Some(text), false) if stderr.contains(text.as_str()) => {
                 lines.push(format!("{} {mode} refused: {text}", e.path));
                 continue;
             }
-            (Some(text), false, _) => {
+            (Some(text), _) => {
                 return Err(format!(
                     "{} --regions {mode}: expected an error naming `{text}`, got:\n{stderr}",
                     e.path
                 ))
             }
-            (_, _, false) => {
+            (None, false) => {
                 return Err(format!("{} --regions {mode} failed:\n{stderr}", e.path));
             }
-            _ => {}
+            (None, true) => {}
         }
         if stderr.contains("panicked") {
             return Err(format!(
@@ -239,13 +254,6 @@ const EXCEPTIONS: &[(&str, &str, f64)] = &[
     ("CUDA/concurrent-kernels.mlir", "loops,iterations", 0.21),
 ];
 
-/// Files `kperf cost` cannot compare, and why.
-const NOT_COMPARED: &[(&str, &str)] = &[(
-    "CUDA/dump-ptx.mlir",
-    "its `llvm.func`s marked `gpu.kernel` are not NVVM kernels (no `.entry`), so \
-     ptxas keeps no SASS of the plain ones",
-)];
-
 /// `kperf cost` of every CUDA file in each mode that found regions
 /// (expected-regions.txt): no guarded change (tensor core, TMA, memory,
 /// barriers) and at most 2% of the plain kernel unexplained, or its
@@ -257,14 +265,15 @@ fn upstream_mlir_kernels_are_the_kernel_by_their_line_table() {
     let runs: Vec<(Entry, String)> = entries()
         .into_iter()
         .filter(|e| e.path.starts_with("CUDA/"))
-        .filter(|e| !NOT_COMPARED.iter().any(|(p, _)| *p == e.path))
         .flat_map(|e| {
             let modes: Vec<String> = golden
                 .lines()
                 .filter_map(|l| {
-                    let mut w = l.rsplitn(3, ' ');
-                    let (n, mode, path) = (w.next()?, w.next()?, w.next()?);
-                    (path == e.path && n != "0" && mode != "ops=nvgpu.*").then(|| mode.to_string())
+                    // `<path> <mode> <regions>` or `<path> <mode> refused: <why>`.
+                    let mut w = l.splitn(3, ' ');
+                    let (path, mode, n) = (w.next()?, w.next()?, w.next()?);
+                    let found = n.parse::<usize>().is_ok_and(|n| n > 0);
+                    (path == e.path && found && mode != "ops=nvgpu.*").then(|| mode.to_string())
                 })
                 .collect();
             modes.into_iter().map(move |m| (e.clone(), m))

@@ -77,7 +77,10 @@ pub fn is_return(op: Op) -> bool {
 /// The kernels of a module for a target, in module order.
 ///
 /// Device targets: `gpu.func` with `gpu.kernel`, and `llvm.func` with
-/// `nvvm.kernel`/`rocdl.kernel`/`gpu.kernel` (kernels already lowered).
+/// `nvvm.kernel`/`rocdl.kernel` (kernels already lowered). An `llvm.func`
+/// marked `gpu.kernel` alone is a device function: the NVVM and ROCDL
+/// translations emit it as `.func`, not `.entry` (upstream's dump-ptx
+/// test), and no launch can start it.
 /// Host: `func.func` with `kperf.kernel`, or, when none is marked, every
 /// public `func.func` with a body.
 pub fn find_kernels(module: Op, target: &Target) -> Vec<Op> {
@@ -106,10 +109,7 @@ pub fn find_kernels(module: Op, target: &Target) -> Vec<Op> {
         .filter(|o| {
             let n = o.name();
             (n == "gpu.func" && o.has_attr("gpu.kernel"))
-                || (n == "llvm.func"
-                    && (o.has_attr("nvvm.kernel")
-                        || o.has_attr("rocdl.kernel")
-                        || o.has_attr("gpu.kernel")))
+                || (n == "llvm.func" && (o.has_attr("nvvm.kernel") || o.has_attr("rocdl.kernel")))
         })
         .filter(has_body)
         .collect()
@@ -470,9 +470,30 @@ fn can_retire(wait: Op, issue: Op) -> bool {
     if w != i {
         return false;
     }
+    if let Some(sources) = token_sources(wait) {
+        return sources.contains(&issue);
+    }
     match (mbarrier_operand(issue), mbarrier_operand(wait)) {
         (Some(b), Some(w)) => unsafe { mlirValueEqual(b, w) },
         _ => true,
+    }
+}
+
+/// The copies an `nvgpu.device_async_wait` waits for, read from the token
+/// it consumes: one copy's token, or a `device_async_create_group` of
+/// copies' tokens. None when the token comes from elsewhere (a value
+/// carried around a loop), and program order decides.
+fn token_sources(wait: Op) -> Option<Vec<Op>> {
+    if wait.name() != "nvgpu.device_async_wait" || wait.num_operands() == 0 {
+        return None;
+    }
+    let def = wait.operand(0).defining_op()?;
+    match def.name().as_str() {
+        "nvgpu.device_async_copy" => Some(vec![def]),
+        "nvgpu.device_async_create_group" => (0..def.num_operands())
+            .map(|i| def.operand(i).defining_op())
+            .collect(),
+        _ => None,
     }
 }
 
