@@ -47,6 +47,16 @@ pub enum OutputError {
 /// directory, or in a directory that does not exist. Call it before any
 /// work, so a bad `-o` fails before a long run rather than after.
 pub fn check_output(output: &Path, inputs: &[(&str, &Path)]) -> Result<(), OutputError> {
+    // Many tools read `-o -` as standard output; here it would quietly
+    // create a file named `-`.
+    if output.as_os_str() == "-" {
+        return Err(OutputError::Unwritable {
+            path: output.to_path_buf(),
+            why: "kperf does not read `-` as standard output (it would create a file named `-`): \
+                  name a file, or /dev/stdout for a command that writes one file"
+                .into(),
+        });
+    }
     if let Ok(out_meta) = std::fs::metadata(output) {
         if out_meta.is_dir() {
             return Err(OutputError::Unwritable {
@@ -395,6 +405,8 @@ mod tests {
         assert!(check_output(&alias, &[("the kernel", &input)]).is_err());
         assert!(check_output(&dir.path().join("o.kprof"), &[("the kernel", &input)]).is_ok());
         assert!(check_output(dir.path(), &[]).is_err());
+        let dash = check_output(Path::new("-"), &[]).expect_err("`-` is refused");
+        assert!(dash.to_string().contains("/dev/stdout"), "{dash}");
         assert!(check_output(&dir.path().join("missing/o"), &[]).is_err());
     }
 
