@@ -4,6 +4,8 @@
 # docs/cost.md (every corpus kernel at every granularity and counter: cost
 # per record, fixed cost) with `kperf cost`. Needs a built kperf
 # (cargo build -p kperf) and the CUDA tools from scripts/setup.sh.
+# `--mlir-only` regenerates only docs/corpus.md's upstream MLIR section
+# (~10 minutes less).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -17,6 +19,57 @@ kperf=${KPERF:-target/debug/kperf}
 kernels=(corpus/triton/*.llir corpus/cuda/*.ll)
 modes=("kernel" "loops" "iterations" "asm=wgmma|cp\\.async" "async" "calls=llvm.nvvm.*")
 
+
+# The upstream MLIR corpus: every (CUDA file, mode) that finds regions
+# (expected-regions.txt, which tools/tests/mlir_upstream.rs checks), with
+# the options the file's RUN line implies (kperf-options.txt). One table
+# per mode; the kernel column names the file, since every file's kernel is
+# outlined as `main_kernel`.
+mlir_marker="## The upstream MLIR corpus (corpus/mlir-upstream)"
+mlir_section() {
+  local dir=corpus/mlir-upstream
+  echo "$mlir_marker"
+  echo
+  echo "LLVM 22.1.8's CUDA integration tests as upstream wrote them (origin and licence in $dir/README.md), each with the options of $dir/kperf-options.txt (chip: sm_80 for the sm_80 and WMMA tests, sm_90a for sm_90; --pre-pipeline; --block), in every mode that finds regions in it ($dir/expected-regions.txt; a mode that finds nothing leaves the kernel as it was). The ROCm files emit ISA (tools/tests/mlir_upstream.rs): no SASS to compare."
+  local m file mode count opts out
+  for m in "kernel" "loops,iterations" "async" "ops=nvgpu.*"; do
+    echo
+    echo "### --regions $m"
+    echo
+    local header=""
+    local notes=""
+    while read -r file mode count; do
+      [ "$mode" = "$m" ] && [[ $file == CUDA/* ]] && [[ $count =~ ^[1-9][0-9]*$ ]] || continue
+      opts=$(grep "^$file:" "$dir/kperf-options.txt" | cut -d: -f2-)
+      # shellcheck disable=SC2086 # the options are words
+      out=$("$kperf" cost "$dir/$file" $opts --regions "$m" --markdown 2>/dev/null)
+      if [ -z "$header" ]; then
+        header=1
+        grep '^| kernel |' <<<"$out"
+        grep '^|---' <<<"$out"
+      fi
+      # The rows after the separator (a kernel may be named `kernel`).
+      awk -v f="$file" '/^\|---/ { rows = 1; next } rows && /^\| / { sub(/^\| /, "| " f ": "); print }' <<<"$out"
+      notes+=$(grep '^- ' <<<"$out" | sed "s#^- #- $file: #" || true)
+      notes+=$'\n'
+    done < <(grep -v '^#' "$dir/expected-regions.txt")
+    echo
+    grep . <<<"$notes" || true
+  done
+}
+
+if [ "${1:-}" = "--mlir-only" ]; then
+  {
+    # Everything before the section (all of it the first time).
+    awk -v m="$mlir_marker" '$0 == m { exit } { print }' docs/corpus.md
+    grep -qxF "$mlir_marker" docs/corpus.md || echo
+    mlir_section
+  } > docs/corpus.md.tmp
+  mv docs/corpus.md.tmp docs/corpus.md
+  echo "corpus-report: wrote docs/corpus.md's MLIR section"
+  exit 0
+fi
+
 {
   echo "# The corpus instrumented in every mode"
   echo
@@ -29,6 +82,8 @@ modes=("kernel" "loops" "iterations" "asm=wgmma|cp\\.async" "async" "calls=llvm.
     echo
     "$kperf" cost "${kernels[@]}" --regions "$m" --markdown
   done
+  echo
+  mlir_section
 } > docs/corpus.md.tmp
 mv docs/corpus.md.tmp docs/corpus.md
 
