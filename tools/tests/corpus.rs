@@ -5,6 +5,9 @@
 //! cost` holds the cost budgets and the fidelity limits: the instrumented
 //! kernel is the plain kernel plus kperf's own code (docs/fidelity.md).
 
+mod common;
+
+use common::fidelity::{verdict, Exception};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -241,11 +244,6 @@ fn corpus_kernels_stay_within_the_cost_budgets() {
     assert!(over.is_empty(), "{}", over.join("\n"));
 }
 
-/// Unexplained SASS (the instrumented kernel less kperf's own code, against
-/// the plain kernel, opcode by opcode; see `kperf cost`) may be at most
-/// this share of the plain kernel.
-const UNEXPLAINED_LIMIT: f64 = 0.02;
-
 /// Measured exceptions, each a ceiling a little above today's figure so
 /// that getting worse fails (docs/fidelity.md explains them):
 /// - reduce_sum: the kernel's END record and finalize sit after the join of
@@ -272,7 +270,7 @@ const UNEXPLAINED_LIMIT: f64 = 0.02;
 /// - add_kernel (41 instructions: one is 2.4%): one IMAD more than plain
 ///   with the occupancy cap the register hold picks for fidelity (4 of 41,
 ///   9.8%, without it).
-const EXCEPTIONS: &[(&str, &str, f64)] = &[
+const EXCEPTIONS: &[Exception] = &[
     ("reduce_sum", "*", 0.14),
     ("sgemm_tiled", "loops", 0.03),
     ("sgemm_tiled", "iterations", 0.03),
@@ -314,30 +312,8 @@ fn corpus_kernels_are_the_kernel_in_every_automatic_mode() {
     let mut bad = Vec::new();
     for mode in modes {
         for r in cost(&["--regions", mode, "--ignore-markers"]) {
-            let k = r["kernel"].as_str().unwrap_or("?").to_string();
-            let f = &r["fidelity"];
-            assert_eq!(
-                f["method"], "line_tags",
-                "{k} {mode}: LLVM IR is measured by line tags"
-            );
-            let guarded = f["guarded_changes"].as_array().cloned().unwrap_or_default();
-            if !guarded.is_empty() {
-                bad.push(format!(
-                    "{k} --regions {mode}: the kernel's own work changed: {guarded:?}"
-                ));
-            }
-            let share = f["unexplained_share"].as_f64().unwrap_or(f64::MAX);
-            let limit = EXCEPTIONS
-                .iter()
-                .find(|(ek, em, _)| *ek == k && (*em == "*" || *em == mode))
-                .map_or(UNEXPLAINED_LIMIT, |e| e.2);
-            if share > limit {
-                bad.push(format!(
-                    "{k} --regions {mode}: {:.1}% unexplained > {:.1}%",
-                    100.0 * share,
-                    100.0 * limit
-                ));
-            }
+            let k = r["kernel"].as_str().unwrap_or("?");
+            bad.extend(verdict(&r, k, mode, EXCEPTIONS));
         }
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));

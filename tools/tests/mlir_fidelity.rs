@@ -8,6 +8,9 @@
 //! builds, and the instrumented kernel is the plain kernel plus kperf's own
 //! code, within measured limits (docs/fidelity.md).
 
+mod common;
+
+use common::fidelity::{verdict, Exception};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -114,9 +117,6 @@ fn the_line_table_pipeline_builds_upstreams_sass() {
     }
 }
 
-/// Unexplained SASS allowed, as in tools/tests/corpus.rs.
-const UNEXPLAINED_LIMIT: f64 = 0.02;
-
 /// Measured exceptions, each a ceiling a little above today's figure
 /// (2026-11-25; docs/fidelity.md):
 /// - early_return (11 instructions) and early_exit_barrier (43): threads
@@ -131,7 +131,7 @@ const UNEXPLAINED_LIMIT: f64 = 0.02;
 /// - cost_printf_call_abi (40 instructions, a vprintf call): an IMAD and a
 ///   move, registers shuffled around the call for kperf's values live
 ///   across it.
-const EXCEPTIONS: &[(&str, &str, f64)] = &[
+const EXCEPTIONS: &[Exception] = &[
     ("tests/mlir/cost_printf_call_abi.mlir", "kernel", 0.06),
     ("tests/simt/early_return/kernel.mlir", "kernel", 0.38),
     ("tests/simt/early_exit_barrier/kernel.mlir", "*", 0.22),
@@ -175,28 +175,7 @@ fn check_kernels(kernels: &[&str]) -> Vec<String> {
             ]);
             let reports: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
             for r in reports {
-                let name = r["kernel"].as_str().unwrap_or("?").to_string();
-                let f = &r["fidelity"];
-                assert_eq!(
-                    f["method"], "line_tags",
-                    "{k} {mode}: measured by the line table"
-                );
-                let guarded = f["guarded_changes"].as_array().cloned().unwrap_or_default();
-                if !guarded.is_empty() {
-                    bad.push(format!("{k} --regions {mode}: guarded changes {guarded:?}"));
-                }
-                let share = f["unexplained_share"].as_f64().unwrap_or(f64::MAX);
-                let limit = EXCEPTIONS
-                    .iter()
-                    .find(|(ek, em, _)| *ek == k && (*em == "*" || *em == mode))
-                    .map_or(UNEXPLAINED_LIMIT, |e| e.2);
-                if share > limit {
-                    bad.push(format!(
-                        "{k} ({name}) --regions {mode}: {:.1}% unexplained > {:.1}%",
-                        100.0 * share,
-                        100.0 * limit
-                    ));
-                }
+                bad.extend(verdict(&r, k, mode, EXCEPTIONS));
             }
         }
     }

@@ -6,6 +6,9 @@
 //! `expected-regions.txt`; `KPERF_BLESS=1 cargo test -p kperf --test
 //! mlir_upstream` rewrites it after a change that should move them.
 
+mod common;
+
+use common::fidelity::{verdict, Exception};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -189,9 +192,6 @@ fn upstream_mlir_gpu_tests_instrument_in_every_mode() {
     }
 }
 
-/// Unexplained SASS allowed, as in tools/tests/corpus.rs.
-const UNEXPLAINED_LIMIT: f64 = 0.02;
-
 /// Measured exceptions (2026-11-25), each a ceiling a little above today's
 /// figure (docs/fidelity.md):
 /// - the all-reduce tests (`gpu.all_reduce` lowered to a shuffle tree and a
@@ -206,7 +206,7 @@ const UNEXPLAINED_LIMIT: f64 = 0.02;
 /// - the GEMMs' loop modes: ring-index arithmetic in their epilogue loops;
 /// - concurrent-kernels' spin loop (15 instructions): the iteration ring
 ///   index (IADD3 +2, IMNMX).
-const EXCEPTIONS: &[(&str, &str, f64)] = &[
+const EXCEPTIONS: &[Exception] = &[
     ("CUDA/all-reduce-and.mlir", "kernel", 0.04),
     ("CUDA/all-reduce-or.mlir", "kernel", 0.04),
     ("CUDA/all-reduce-xor.mlir", "kernel", 0.04),
@@ -300,28 +300,7 @@ fn upstream_mlir_kernels_are_the_kernel_by_their_line_table() {
             let reports: Vec<serde_json::Value> =
                 serde_json::from_slice(&o.stdout).expect("cost json");
             for r in reports {
-                let f = &r["fidelity"];
-                let guarded = f["guarded_changes"].as_array().cloned().unwrap_or_default();
-                if !guarded.is_empty() {
-                    bad.push(format!(
-                        "{} --regions {mode}: guarded changes {guarded:?}",
-                        e.path
-                    ));
-                }
-                let share = f["unexplained_share"].as_f64().unwrap_or(f64::MAX);
-                let limit = EXCEPTIONS
-                    .iter()
-                    .find(|(p, m, _)| *p == e.path && (*m == "*" || *m == mode))
-                    .map_or(UNEXPLAINED_LIMIT, |x| x.2);
-                if share > limit {
-                    bad.push(format!(
-                        "{} ({}) --regions {mode}: {:.1}% unexplained > {:.1}%",
-                        e.path,
-                        r["kernel"].as_str().unwrap_or("?"),
-                        100.0 * share,
-                        100.0 * limit
-                    ));
-                }
+                bad.extend(verdict(&r, &e.path, mode, EXCEPTIONS));
             }
         }
         bad
