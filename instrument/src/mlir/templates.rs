@@ -676,12 +676,14 @@ fn profile_state(b: &mut Body, cfg: &LoweringConfig) -> State {
         let seg = b.def(format!(
             "llvm.select {leader}, {own}, {trash} : i1, {seg_ty}"
         ));
-        if cfg.units == 1 {
+        let simt = matches!(cfg.target, Target::Nvptx { simt: true, .. });
+        if cfg.units == 1 && !simt {
             // One ring: `own` is a constant address like `trash`, and
             // LLVM folds every record's slot offset into both arms, one
             // select and two adds per record (4.9 SASS a record instead
             // of 2.5 at CTA granularity). Passed through an opaque move,
             // the ring base is one register and each slot an immediate.
+            // (The SIMT target runs no inline PTX, and its cost is not SASS.)
             opaque_pointer(b, cfg, &seg, seg_ty)
         } else {
             seg
