@@ -665,18 +665,22 @@ impl<'a> Collector<'a> {
         }
     }
 
-    /// The first wait after `issue`, following the straight-line path (its
-    /// block, then unconditional successors). A wait inside a loop that
-    /// issues nothing (a spin loop around `mbarrier.try_wait`) is that loop.
+    /// The first wait of `issue`'s family after it, following the
+    /// straight-line path (its block, then unconditional successors). A
+    /// wait inside a loop that issues nothing (a spin loop around
+    /// `mbarrier.try_wait`) is that loop.
     fn following_wait(&self, issue: Inst, loops: &[Loop]) -> Option<Wait> {
         let cfg = self.cfg;
+        let family = issue_family(&call_text(issue)?);
         let home = *cfg.index.get(&issue.block())?;
         let mut cur = issue.next();
         let mut visited: BTreeSet<usize> = BTreeSet::from([home]);
         for _ in 0..256 {
             let i = cur?;
             if let Some(t) = call_text(i) {
-                if async_wait().is_match(&t) {
+                // A wait of another family (a wgmma wait_group after a
+                // cp.async) does not retire this issue: look further.
+                if async_wait().is_match(&t) && wait_family(&t) == family {
                     let b = *cfg.index.get(&i.block())?;
                     return Some(self.wait_unit(i, b, home, loops));
                 }
