@@ -89,11 +89,14 @@ pub fn known_index(f: Op, v: Value) -> Option<i64> {
     }))
 }
 
-/// Kernel operand `k` of a `gpu.launch_func`, located by its operand
+/// The index of the kernel operands among a `gpu.launch_func`'s operand
 /// segments: async deps, grid xyz, block xyz, cluster xyz, dynamic shared
 /// memory, kernel operands, async object.
+pub(super) const KERNEL_OPERANDS: usize = 11;
+
+/// Kernel operand `k` of a `gpu.launch_func`, located by its operand
+/// segments ([`KERNEL_OPERANDS`]).
 fn kernel_operand(launch: Op, k: usize) -> Option<Value> {
-    const KERNEL_OPERANDS: usize = 11;
     let seg = launch.attr("operandSegmentSizes")?;
     let n = unsafe { mlirDenseArrayGetNumElements(seg) } as usize;
     if n <= KERNEL_OPERANDS {

@@ -881,9 +881,7 @@ pub fn pass_null_profile_at_launches(
         let mut sizes: Vec<i32> = (0..n)
             .map(|i| unsafe { mlirDenseI32ArrayGetElement(seg, i) })
             .collect();
-        // Segments: async deps, grid xyz, block xyz, cluster xyz, dynamic
-        // shared memory, kernel operands, async object.
-        const KERNEL_OPERANDS: usize = 11;
+        use launch::KERNEL_OPERANDS;
         if sizes.len() <= KERNEL_OPERANDS {
             return Err(InstrumentError::At {
                 location: launch.loc_string(),
