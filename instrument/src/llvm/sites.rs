@@ -517,12 +517,39 @@ impl<'a> Collector<'a> {
                 paired.insert(i);
                 let token = matched_token(&text, m);
                 let base = self.site_name(&format!("async:{token}"));
-                self.push(i, &base, true, RegionKind::AsyncIssue, 1002);
+                let start = self.issue_start(i, &wait, loops);
+                self.push(start, &base, true, RegionKind::AsyncIssue, 1002);
                 self.wait_records(wait, &base, loops);
             }
         }
         self.pipelined_pairs(loops, &paired);
         Ok(())
+    }
+
+    /// Where START(issue) goes: before the issue when its block dominates
+    /// the wait, else before the branch of the nearest block that dominates
+    /// both (an elected thread issues under `if (tid == 0)` and every thread
+    /// waits after the join), outside any loop the issue is not in. Every
+    /// path to END(issue) then passes START, so every warp writes all three
+    /// records, as the MLIR path does for an issue under `scf.if`.
+    fn issue_start(&self, issue: Inst, wait: &Wait, loops: &[Loop]) -> Inst {
+        let cfg = self.cfg;
+        let home = cfg.index[&issue.block()];
+        let wait_block = match wait {
+            Wait::At(w) => cfg.index[&w.block()],
+            Wait::Loop(l) => loops[*l].header,
+        };
+        let mut d = cfg.common_dominator(home, wait_block);
+        if d == home {
+            return issue;
+        }
+        while loops
+            .iter()
+            .any(|l| l.body.contains(&d) && !l.body.contains(&home))
+        {
+            d = cfg.idom(d);
+        }
+        cfg.blocks[d].terminator().unwrap_or(issue)
     }
 
     /// END(issue) before the wait (or on the edges into its spin loop) and
