@@ -7,12 +7,16 @@
 //! (address space is cheap, nothing is committed for them). An access that
 //! leaves a buffer faults in its guard instead of landing in kperf's heap;
 //! the fault handler names the buffer and the offset, as compute-sanitizer
-//! would, and ends the process with an error. A buffer's words end exactly
-//! at its upper guard, so reading or writing one element past the end
-//! faults. What does not fault: the bytes of the last word past a buffer
-//! of 4-byte elements in odd number, and the page before its start; a
-//! canary there is checked after each launch, so writes are still caught
-//! ([`GuardedWords::check_canary`]); reads there return the canary byte.
+//! would, and ends the process with an error.
+//!
+//! Pages are the unit of protection, so one edge of a buffer touches its
+//! guard byte-exactly and the other has the rest of a page beside it: the
+//! [`Placement`] chooses which. `kperf run` places the buffers against
+//! their upper guards, so reading or writing one byte past the end faults,
+//! and the uninstrumented check's launches against their lower guards, so
+//! an under-run faults there. The slack on the other side holds a canary,
+//! checked after each launch, so a write into it is still caught
+//! ([`GuardedBuffer::check_canary`]); a read there returns the canary byte.
 //!
 //! Sizes are checked against [`memory_limit`] before anything is mapped.
 
@@ -20,7 +24,8 @@ use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use std::sync::Once;
 
-/// The byte written into alignment slack and checked after a launch.
+/// The byte written into the slack beside a buffer and checked after a
+/// launch.
 const CANARY: u8 = 0xA5;
 /// Smallest guard on each side, when the address space is limited
 /// (`ulimit -v`): catches strides well past a small buffer.
@@ -34,24 +39,38 @@ const MAX_GUARD: usize = 64 << 30;
 /// only reported by address.
 const SLOTS: usize = 256;
 
-/// `u64` words in a guarded mapping. Derefs to `[u64]`.
-pub struct GuardedWords {
-    data: *mut u64,
-    words: usize,
-    /// The buffer's own bytes (`words * 8` or up to 7 fewer): the rest of
-    /// the last word holds the canary.
+/// Which guard a buffer's bytes touch, so that an access one byte past
+/// that edge faults.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Placement {
+    /// The last byte lies just below the upper guard: over-runs fault.
+    /// The data is aligned to the largest power of two dividing its
+    /// length (a multiple of 64 bytes is 64-byte aligned).
+    #[default]
+    AgainstEnd,
+    /// The first byte is the first of a page, just above the lower guard:
+    /// under-runs fault.
+    AgainstStart,
+}
+
+/// Bytes in a guarded mapping. Derefs to `[u8]`, exactly the buffer.
+pub struct GuardedBuffer {
+    data: *mut u8,
     bytes: usize,
     map: *mut c_void,
     map_len: usize,
-    /// Bytes of canary between the start of the data pages and the data.
+    /// Canary bytes between the start of the data pages and the data.
     lead: usize,
+    /// Canary bytes between the end of the data and the upper guard.
+    tail: usize,
+    placement: Placement,
     name: String,
     slot: Option<usize>,
 }
 
 // SAFETY: the mapping is owned exclusively, like a Vec's storage.
-unsafe impl Send for GuardedWords {}
-unsafe impl Sync for GuardedWords {}
+unsafe impl Send for GuardedBuffer {}
+unsafe impl Sync for GuardedBuffer {}
 
 fn page() -> usize {
     // SAFETY: sysconf has no preconditions.
@@ -101,25 +120,23 @@ fn round_up(n: usize, to: usize) -> Option<usize> {
     n.checked_add(to - 1).map(|v| v / to * to)
 }
 
-impl GuardedWords {
-    /// `words` zeroed `u64`s named `name` (the name errors use).
-    pub fn zeroed(words: usize, name: &str) -> Result<GuardedWords, String> {
-        let bytes = words
-            .checked_mul(8)
-            .ok_or_else(|| format!("{name}: {words} words overflow the address space"))?;
-        GuardedWords::zeroed_bytes(bytes, name)
+impl GuardedBuffer {
+    /// A zeroed buffer of `bytes` bytes named `name` (the name errors
+    /// use), placed against its upper guard.
+    pub fn zeroed(bytes: usize, name: &str) -> Result<GuardedBuffer, String> {
+        GuardedBuffer::zeroed_placed(bytes, name, Placement::AgainstEnd)
     }
 
-    /// A zeroed buffer of `bytes` bytes named `name`, in whole words: the
-    /// words end exactly at the upper guard page, so the data is aligned
-    /// to the largest power of two that divides its length in words × 8
-    /// (8 at least; a multiple of 64 bytes is 64-byte aligned, as before).
-    pub fn zeroed_bytes(bytes: usize, name: &str) -> Result<GuardedWords, String> {
+    /// A zeroed buffer of `bytes` bytes named `name`, its bytes against
+    /// the guard `placement` says.
+    pub fn zeroed_placed(
+        bytes: usize,
+        name: &str,
+        placement: Placement,
+    ) -> Result<GuardedBuffer, String> {
         check_memory(bytes as u64, name)?;
-        let words = bytes.div_ceil(8);
         let page = page();
-        let data_len = words * 8;
-        let data_pages = round_up(data_len.max(1), page)
+        let data_pages = round_up(bytes.max(1), page)
             .ok_or_else(|| format!("{name}: {bytes} bytes overflow the address space"))?;
         let guard = round_up(data_pages.clamp(guard_floor(), MAX_GUARD), page).unwrap_or(MAX_GUARD);
         let map_len = data_pages
@@ -158,18 +175,21 @@ impl GuardedWords {
             unsafe { libc::munmap(map, map_len) };
             return Err(format!("{name}: cannot allocate {bytes} bytes: {err}"));
         }
-        // The words end at the upper guard: an overrun of one element
-        // faults; the page before the data holds a canary.
-        let lead = data_pages - data_len;
+        let slack = data_pages - bytes;
+        let (lead, tail) = match placement {
+            Placement::AgainstEnd => (slack, 0),
+            Placement::AgainstStart => (0, slack),
+        };
         // SAFETY: inside the readable, writable data pages.
-        let data = unsafe { pages.add(lead) } as *mut u64;
-        let mut g = GuardedWords {
+        let data = unsafe { pages.add(lead) };
+        let mut g = GuardedBuffer {
             data,
-            words,
             bytes,
             map,
             map_len,
             lead,
+            tail,
+            placement,
             name: name.to_string(),
             slot: None,
         };
@@ -177,28 +197,21 @@ impl GuardedWords {
         // An empty buffer (no profile without instrumentation) is never
         // passed to the kernel: a fault near it is better reported as
         // outside every buffer than as an access to it.
-        if words > 0 {
+        if bytes > 0 {
             g.slot = register(&g, guard, data_pages);
         }
         Ok(g)
     }
 
     fn data_pages(&self) -> *mut u8 {
-        unsafe { (self.data as *mut u8).sub(self.lead) }
-    }
-
-    /// Canary bytes before the data, and after the buffer's own bytes in
-    /// its last word.
-    fn slack(&self) -> (usize, usize) {
-        (self.lead, self.words * 8 - self.bytes)
+        unsafe { self.data.sub(self.lead) }
     }
 
     fn fill_slack(&mut self) {
-        let (lead, tail) = self.slack();
         // SAFETY: the slack lies in the data pages, outside the buffer's bytes.
         unsafe {
-            std::ptr::write_bytes(self.data_pages(), CANARY, lead);
-            std::ptr::write_bytes((self.data as *mut u8).add(self.bytes), CANARY, tail);
+            std::ptr::write_bytes(self.data_pages(), CANARY, self.lead);
+            std::ptr::write_bytes(self.data.add(self.bytes), CANARY, self.tail);
         }
     }
 
@@ -206,16 +219,14 @@ impl GuardedWords {
     /// kernel wrote out of bounds without reaching a guard page. Names the
     /// buffer and the first offending offset, relative to the buffer start.
     pub fn check_canary(&self) -> Result<(), String> {
-        let (lead, tail) = self.slack();
         // SAFETY: both ranges lie in the readable data pages.
-        let before = unsafe { std::slice::from_raw_parts(self.data_pages(), lead) };
-        let after =
-            unsafe { std::slice::from_raw_parts((self.data as *const u8).add(self.bytes), tail) };
+        let before = unsafe { std::slice::from_raw_parts(self.data_pages(), self.lead) };
+        let after = unsafe { std::slice::from_raw_parts(self.data.add(self.bytes), self.tail) };
         if let Some(i) = before.iter().position(|b| *b != CANARY) {
             return Err(format!(
                 "the kernel wrote `{}` out of bounds: byte {} before its start (it holds {} bytes)",
                 self.name,
-                lead - i,
+                self.lead - i,
                 self.bytes
             ));
         }
@@ -233,53 +244,54 @@ impl GuardedWords {
     }
 }
 
-impl std::ops::Deref for GuardedWords {
-    type Target = [u64];
-    fn deref(&self) -> &[u64] {
-        // SAFETY: `words` initialised u64s at an aligned address.
-        unsafe { std::slice::from_raw_parts(self.data, self.words) }
+impl std::ops::Deref for GuardedBuffer {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        // SAFETY: `bytes` initialised bytes, alive as long as `self`.
+        unsafe { std::slice::from_raw_parts(self.data, self.bytes) }
     }
 }
 
-impl std::ops::DerefMut for GuardedWords {
-    fn deref_mut(&mut self) -> &mut [u64] {
+impl std::ops::DerefMut for GuardedBuffer {
+    fn deref_mut(&mut self) -> &mut [u8] {
         // SAFETY: as in Deref, and `&mut self` is exclusive.
-        unsafe { std::slice::from_raw_parts_mut(self.data, self.words) }
+        unsafe { std::slice::from_raw_parts_mut(self.data, self.bytes) }
     }
 }
 
-impl Clone for GuardedWords {
-    fn clone(&self) -> GuardedWords {
+impl Clone for GuardedBuffer {
+    fn clone(&self) -> GuardedBuffer {
         // A copy of a buffer that was allocated fits the limit again; a
         // failure here is address-space exhaustion, as for a Vec.
-        let mut g = GuardedWords::zeroed_bytes(self.bytes, &self.name)
+        let mut g = GuardedBuffer::zeroed_placed(self.bytes, &self.name, self.placement)
             .unwrap_or_else(|e| panic!("cannot copy buffer: {e}"));
         g.copy_from_slice(self);
         g
     }
 }
 
-impl PartialEq for GuardedWords {
-    fn eq(&self, other: &GuardedWords) -> bool {
+impl PartialEq for GuardedBuffer {
+    fn eq(&self, other: &GuardedBuffer) -> bool {
         **self == **other
     }
 }
 
-impl std::fmt::Debug for GuardedWords {
+impl std::fmt::Debug for GuardedBuffer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GuardedWords")
+        f.debug_struct("GuardedBuffer")
             .field("name", &self.name)
-            .field("words", &self.words)
+            .field("bytes", &self.bytes)
+            .field("placement", &self.placement)
             .finish()
     }
 }
 
-impl Drop for GuardedWords {
+impl Drop for GuardedBuffer {
     fn drop(&mut self) {
         if let Some(s) = self.slot {
             unregister(s);
         }
-        // SAFETY: the mapping was made by `zeroed` and is unmapped once.
+        // SAFETY: the mapping was made by `zeroed_placed` and is unmapped once.
         unsafe { libc::munmap(self.map, self.map_len) };
     }
 }
@@ -407,7 +419,7 @@ static INSTALL: Once = Once::new();
 static REPORTED: AtomicBool = AtomicBool::new(false);
 static mut PREVIOUS: [Option<libc::sigaction>; 2] = [None, None];
 
-fn register(g: &GuardedWords, guard: usize, data_pages: usize) -> Option<usize> {
+fn register(g: &GuardedBuffer, guard: usize, data_pages: usize) -> Option<usize> {
     INSTALL.call_once(install_handler);
     // The name outlives the slot: leaked once per buffer, a few bytes.
     let name: &'static [u8] = Box::leak(g.name.clone().into_bytes().into_boxed_slice());
@@ -419,7 +431,7 @@ fn register(g: &GuardedWords, guard: usize, data_pages: usize) -> Option<usize> 
             s.map_end
                 .store(g.map as usize + 2 * guard + data_pages, Ordering::Relaxed);
             s.data_start.store(g.data as usize, Ordering::Relaxed);
-            s.data_len.store(g.words * 8, Ordering::Relaxed);
+            s.data_len.store(g.bytes, Ordering::Relaxed);
             s.name.store(name.as_ptr() as *mut u8, Ordering::Relaxed);
             s.name_len.store(name.len(), Ordering::Relaxed);
             s.map_start.store(g.map as usize, Ordering::Release);
@@ -682,35 +694,54 @@ impl Msg {
 mod tests {
     use super::*;
 
-    /// (words, the alignment the data must have at least).
-    const LAYOUTS: &[(usize, usize)] = &[(1, 8), (7, 8), (8, 64), (513, 8), (100_000, 64)];
+    /// (bytes, the alignment the data must have at least when placed
+    /// against the end).
+    const LAYOUTS: &[(usize, usize)] = &[
+        (4, 4),
+        (12, 4),
+        (3996, 4),
+        (8, 8),
+        (56, 8),
+        (64, 64),
+        (4104, 8),
+        (800_000, 64),
+    ];
 
     #[test]
-    fn words_are_aligned_zeroed_and_end_at_the_guard() {
-        for &(words, align) in LAYOUTS {
-            let g = GuardedWords::zeroed(words, "x").expect("allocates");
-            assert_eq!(g.len(), words);
-            assert!(g.iter().all(|w| *w == 0));
-            assert_eq!(g.as_ptr() as usize % align, 0, "{words} words");
-            let end = g.as_ptr() as usize + words * 8;
-            assert_eq!(end % page(), 0, "{words} words end at the guard page");
+    fn buffers_are_zeroed_aligned_and_touch_their_guard() {
+        for &(bytes, align) in LAYOUTS {
+            let g = GuardedBuffer::zeroed(bytes, "x").expect("allocates");
+            assert_eq!(g.len(), bytes);
+            assert!(g.iter().all(|b| *b == 0));
+            assert_eq!(g.as_ptr() as usize % align, 0, "{bytes} bytes");
+            let end = g.as_ptr() as usize + bytes;
+            assert_eq!(end % page(), 0, "{bytes} bytes end at the upper guard");
+            g.check_canary().expect("untouched");
+            let g = GuardedBuffer::zeroed_placed(bytes, "x", Placement::AgainstStart)
+                .expect("allocates");
+            assert_eq!(
+                g.as_ptr() as usize % page(),
+                0,
+                "{bytes} bytes start a page"
+            );
             g.check_canary().expect("untouched");
         }
-        assert!(GuardedWords::zeroed(0, "x").expect("allocates").is_empty());
+        assert!(GuardedBuffer::zeroed(0, "x").expect("allocates").is_empty());
     }
 
     #[test]
     fn a_write_into_the_slack_is_reported_with_its_offset() {
-        // 3 floats: 12 bytes in 2 words; byte 12 is past the buffer.
-        let mut g = GuardedWords::zeroed_bytes(12, "C").expect("allocates");
-        unsafe { *(g.as_mut_ptr() as *mut u8).add(13) = 1 };
+        // 12 bytes against the start: byte 13 is in the slack after it.
+        let mut g =
+            GuardedBuffer::zeroed_placed(12, "C", Placement::AgainstStart).expect("allocates");
+        unsafe { *g.as_mut_ptr().add(13) = 1 };
         let err = g.check_canary().expect_err("slack written");
         assert!(
             err.contains("`C`") && err.contains("byte 1 past its end (it holds 12 bytes)"),
             "{err}"
         );
-        let mut g = GuardedWords::zeroed(3, "D").expect("allocates");
-        unsafe { *(g.as_mut_ptr() as *mut u8).sub(5) = 1 };
+        let mut g = GuardedBuffer::zeroed(24, "D").expect("allocates");
+        unsafe { *g.as_mut_ptr().sub(5) = 1 };
         let err = g.check_canary().expect_err("slack written");
         assert!(err.contains("byte 5 before its start"), "{err}");
     }

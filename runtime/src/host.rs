@@ -8,7 +8,7 @@
 //! offset, sizes, strides), then the profile buffer pointer when
 //! instrumented, then six `index` values: block x, y, z and grid x, y, z.
 
-use crate::guard::{check_memory, human, GuardedWords, KernelRunning};
+use crate::guard::{check_memory, human, GuardedBuffer, KernelRunning};
 use crate::launch_error::LaunchError as RuntimeError;
 use crate::spec::{DType, HostBuffer, LaunchSpec};
 use kperf_dialects::meta::KernelMeta;
@@ -71,17 +71,14 @@ compile_error!("the host target reads the profile buffer in place: little-endian
 /// the kernel wrote it to: a profile as large as memory allows is held
 /// once, not copied before it is written.
 pub struct ProfileBytes {
-    words: GuardedWords,
+    buffer: GuardedBuffer,
     len: usize,
 }
 
 impl std::ops::Deref for ProfileBytes {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
-        // SAFETY: `len` ≤ 8 × the words initialised at `words`' address,
-        // which live as long as `self`; on a little-endian host (checked
-        // above) these are exactly the words' little-endian bytes.
-        unsafe { std::slice::from_raw_parts(self.words.as_ptr() as *const u8, self.len) }
+        &self.buffer[..self.len]
     }
 }
 
@@ -196,9 +193,10 @@ pub struct GridLauncher<'jit> {
     f: Packed,
     _code: std::marker::PhantomData<&'jit ()>,
     buffers: Vec<HostBuffer>,
-    /// Guarded like the buffers, 64-byte aligned: CTA blocks are written
-    /// with 16-byte vector stores.
-    profile: GuardedWords,
+    /// Guarded like the buffers, a multiple of 16 bytes against its upper
+    /// guard, so 16-byte aligned: CTA blocks are written with 16-byte
+    /// vector stores.
+    profile: GuardedBuffer,
     profile_bytes: usize,
     /// The per-call argument words: memref descriptors, scalars, profile
     /// pointer; the six grid ids are appended per CTA.
@@ -241,7 +239,7 @@ impl<'jit> GridLauncher<'jit> {
         check_launch_memory(spec, profile_bytes)?;
         let (mut buffers, scalars) = prepare_args(kernel, params, spec)?;
         let profile_bytes = profile_bytes as usize;
-        let mut profile = GuardedWords::zeroed(profile_bytes.div_ceil(16) * 2, "profile buffer")
+        let mut profile = GuardedBuffer::zeroed(profile_bytes.div_ceil(16) * 16, "profile buffer")
             .map_err(RuntimeError::Launch)?;
         let _ = kperf_host_now_ns();
         // The vectors' heap storage does not move when the launcher does,
@@ -270,8 +268,8 @@ impl<'jit> GridLauncher<'jit> {
 
     /// Bytes the launch holds: buffer arguments and profile buffer.
     pub fn allocated_bytes(&self) -> u64 {
-        let bufs: usize = self.buffers.iter().map(|b| b.data.len() * 8).sum();
-        (bufs + self.profile.len() * 8) as u64
+        let bufs: usize = self.buffers.iter().map(|b| b.data.len()).sum();
+        (bufs + self.profile.len()) as u64
     }
 
     /// Run `body` with this launcher in a child process (see
@@ -349,11 +347,11 @@ impl<'jit> GridLauncher<'jit> {
     /// bounds check passed.
     pub fn into_run(self, wall_ns: u64) -> Result<HostRun, RuntimeError> {
         self.check_bounds()?;
-        debug_assert!(self.profile_bytes <= self.profile.len() * 8);
+        debug_assert!(self.profile_bytes <= self.profile.len());
         Ok(HostRun {
             buffers: self.buffers,
             profile: ProfileBytes {
-                words: self.profile,
+                buffer: self.profile,
                 len: self.profile_bytes,
             },
             wall_ns,
@@ -362,7 +360,7 @@ impl<'jit> GridLauncher<'jit> {
     }
 
     /// Whether the launches so far stayed inside every buffer: an access
-    /// beyond the alignment slack faults at once (see [`crate::guard`]);
+    /// beyond the slack beside a buffer faults at once (see [`crate::guard`]);
     /// one into the slack is found here.
     pub fn check_bounds(&self) -> Result<(), RuntimeError> {
         for b in &self.buffers {
@@ -471,7 +469,8 @@ pub fn prepare_args(
                         "argument {i} is a pointer; the spec gives a scalar"
                     )));
                 }
-                buffers.push(HostBuffer::from_spec(a, i).map_err(|m| spec.error(m))?);
+                buffers
+                    .push(HostBuffer::from_spec(a, i, spec.placement).map_err(|m| spec.error(m))?);
             }
             Param::MemRef { rank, dtype, dims } => {
                 let shape = a.shape.as_ref().ok_or_else(|| {
@@ -496,7 +495,8 @@ pub fn prepare_args(
                         }
                     }
                 }
-                buffers.push(HostBuffer::from_spec(a, i).map_err(|m| spec.error(m))?);
+                buffers
+                    .push(HostBuffer::from_spec(a, i, spec.placement).map_err(|m| spec.error(m))?);
             }
             Param::Scalar(t) => {
                 let v = a.value.ok_or_else(|| {

@@ -17,7 +17,7 @@
 //! value = 64
 //! ```
 
-use crate::guard::GuardedWords;
+use crate::guard::{GuardedBuffer, Placement};
 use crate::launch_error::LaunchError as RuntimeError;
 use serde::Deserialize;
 use std::path::Path;
@@ -41,6 +41,10 @@ pub struct LaunchSpec {
     /// (arguments that disagree with the kernel).
     #[serde(skip)]
     pub origin: Option<String>,
+    /// Which guard the buffers touch ([`crate::guard`]): the end, unless a
+    /// launch that checks for under-runs asks for the start.
+    #[serde(skip)]
+    pub placement: Placement,
 }
 
 fn one3() -> [u32; 3] {
@@ -228,7 +232,7 @@ pub struct HostBuffer {
     pub shape: Vec<u64>,
     /// Raw little-endian elements, in a guarded mapping
     /// ([`crate::guard`]): a kernel indexing past it faults with a report.
-    pub data: GuardedWords,
+    pub data: GuardedBuffer,
 }
 
 impl HostBuffer {
@@ -240,12 +244,11 @@ impl HostBuffer {
     }
     pub fn bytes(&self) -> &[u8] {
         let n = self.len() * self.dtype.size();
-        // SAFETY: u64 storage viewed as bytes; n ≤ capacity by construction.
-        unsafe { std::slice::from_raw_parts(self.data.as_ptr() as *const u8, n) }
+        &self.data[..n]
     }
     pub fn bytes_mut(&mut self) -> &mut [u8] {
         let n = self.len() * self.dtype.size();
-        unsafe { std::slice::from_raw_parts_mut(self.data.as_mut_ptr() as *mut u8, n) }
+        &mut self.data[..n]
     }
     /// Element i as f64 (for summaries and comparisons).
     pub fn get(&self, i: usize) -> f64 {
@@ -263,7 +266,11 @@ impl HostBuffer {
     }
 
     /// Allocate and fill a buffer as the spec says.
-    pub fn from_spec(a: &ArgSpec, index: usize) -> Result<HostBuffer, String> {
+    pub fn from_spec(
+        a: &ArgSpec,
+        index: usize,
+        placement: Placement,
+    ) -> Result<HostBuffer, String> {
         let dtype = DType::parse(&a.dtype).ok_or("bad dtype")?;
         let shape = a.shape.clone().unwrap_or_default();
         let who = if a.name.is_empty() {
@@ -286,7 +293,7 @@ impl HostBuffer {
             shape,
             // An empty shape still gets one element's room, never passed
             // a null pointer.
-            data: GuardedWords::zeroed_bytes(bytes.max(dtype.size()), &who)?,
+            data: GuardedBuffer::zeroed_placed(bytes.max(dtype.size()), &who, placement)?,
         };
         let fill = a.fill.as_deref().unwrap_or("zeros");
         let put = |b: &mut HostBuffer, i: usize, v: f64| {

@@ -39,6 +39,7 @@ fn run(source: &str, kernel: &str, ctas: u32) -> (RunInfo, Vec<kperf_runtime::pr
         shared_bytes: 0,
         args: vec![],
         origin: None,
+        placement: Default::default(),
     };
     // One thread: the CTAs run one after another, undisturbed by each other.
     let r = run_host(&hm.module, kernel, &[], Some(&km), &spec, 1).expect("run");

@@ -465,6 +465,7 @@ impl BenchSpec {
             shared_bytes,
             args,
             origin: None,
+            placement: Default::default(),
         };
         launch.validate().map_err(anyhow::Error::msg)?;
         let work = match &self.work {

@@ -744,6 +744,7 @@ mod tests {
                 value: None,
             }],
             origin: None,
+            placement: Default::default(),
         };
         let (name, params) = ptx_kernel("k.ptx", ptx, &launch).unwrap();
         assert_eq!((name.as_str(), params), ("axpy", vec![Param::Pointer]));
@@ -777,6 +778,7 @@ mod tests {
             shared_bytes: 0,
             args: vec![],
             origin: None,
+            placement: Default::default(),
         };
         // Without a parameter list, a kernel that takes nothing.
         let (name, params) = ptx_kernel("k.ptx", ".visible .entry k {\n ret;\n}", &launch).unwrap();
@@ -819,6 +821,7 @@ mod tests {
                 arg(None, "i64"),
             ],
             origin: None,
+            placement: Default::default(),
         };
         let (name, params) = ptx_kernel("k.ptx", ptx, &launch).unwrap();
         assert_eq!(name, "axpy");

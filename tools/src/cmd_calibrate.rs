@@ -77,6 +77,7 @@ pub fn run(a: CalibrateArgs) -> Result<()> {
                 shared_bytes: 0,
                 args: vec![],
                 origin: None,
+                placement: Default::default(),
             };
             let ptx = String::from_utf8(out.bytes).context("PTX is not UTF-8")?;
             let run = run_cuda(DeviceCode::Ptx(ptx), KERNEL, &[], Some(&km), &spec, 0)?;

@@ -140,6 +140,12 @@ pub fn check_host_job(
     threads: usize,
     llvm: bool,
 ) -> Result<UninstrumentedRun> {
+    // The buffers against their lower guards: the profiled launch
+    // catches over-runs, these launches under-runs (kperf_runtime::guard).
+    let spec = &LaunchSpec {
+        placement: kperf_runtime::guard::Placement::AgainstStart,
+        ..spec.clone()
+    };
     // Several launches, the median one kept: one cold launch of a few
     // milliseconds varies by more than the error being measured (13%
     // between two runs of the same grid on this 2-core machine).
@@ -236,6 +242,7 @@ pub fn calibrate_host(opts: &InstrumentOptions, pairs: usize, ctas: u32) -> Resu
         shared_bytes: 0,
         args: vec![],
         origin: None,
+        placement: Default::default(),
     };
     let job = run_host_job(
         &source,

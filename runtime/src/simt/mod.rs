@@ -13,7 +13,7 @@ pub mod rewrite;
 pub mod threads;
 
 use crate::cuda::DeviceRun;
-use crate::guard::{check_memory, GuardedWords, KernelRunning};
+use crate::guard::{check_memory, GuardedBuffer, KernelRunning};
 use crate::host::{pack_host_args, prepare_args, Packed, Param};
 use crate::host_llvm::{jit_packed, parse_for_jit};
 use crate::launch_error::LaunchError;
@@ -123,7 +123,7 @@ pub fn run_simt(
     check_memory(profile_bytes, "the profile buffer").map_err(launch)?;
     let (mut buffers, scalars) = prepare_args(kernel, params, spec)?;
     let mut profile =
-        GuardedWords::zeroed((profile_bytes as usize).div_ceil(16) * 2, "profile buffer")
+        GuardedBuffer::zeroed((profile_bytes as usize).div_ceil(16) * 16, "profile buffer")
             .map_err(launch)?;
     let profile_addr = meta.is_some().then(|| profile.as_mut_ptr() as u64);
     let mut words = pack_host_args(params, &mut buffers, &scalars, profile_addr);
@@ -191,11 +191,7 @@ pub fn run_simt(
         b.data.check_canary().map_err(LaunchError::OutOfBounds)?;
     }
     profile.check_canary().map_err(LaunchError::OutOfBounds)?;
-    // SAFETY: the profile's words are initialised; little-endian host.
-    let bytes = unsafe {
-        std::slice::from_raw_parts(profile.as_ptr() as *const u8, profile_bytes as usize)
-    }
-    .to_vec();
+    let bytes = profile[..profile_bytes as usize].to_vec();
     Ok(DeviceRun {
         buffers,
         profile: bytes,
