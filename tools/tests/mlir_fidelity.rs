@@ -11,6 +11,7 @@
 mod common;
 
 use common::fidelity::{verdict, Exception};
+use common::in_two_halves;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -146,14 +147,7 @@ const EXCEPTIONS: &[Exception] = &[
 #[test]
 fn mlir_kernels_are_the_kernel_by_their_line_table() {
     // Two kernels at a time: each `kperf cost` runs ptxas a dozen times.
-    let kernels: Vec<&str> = KERNELS.to_vec();
-    let (a, b) = kernels.split_at(KERNELS.len() / 2);
-    let bad: Vec<String> = std::thread::scope(|s| {
-        let h = s.spawn(|| check_kernels(a));
-        let mut bad = check_kernels(b);
-        bad.extend(h.join().expect("checker thread"));
-        bad
-    });
+    let bad: Vec<String> = in_two_halves(&KERNELS, check_kernels);
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 

@@ -9,6 +9,7 @@
 mod common;
 
 use common::fidelity::{verdict, Exception};
+use common::in_two_halves;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -139,16 +140,8 @@ fn upstream_mlir_gpu_tests_instrument_in_every_mode() {
     let all = entries();
     assert!(all.len() >= 38, "the manifest lists {} files", all.len());
     // Two at a time: ptxas and LLVM run once per build.
-    let (a, b) = all.split_at(all.len() / 2);
-    let check = |part: &[Entry]| -> Vec<Result<Vec<String>, String>> {
+    let results: Vec<Result<Vec<String>, String>> = in_two_halves(&all, |part| {
         part.iter().map(|e| instrument(e, &out_dir)).collect()
-    };
-    let results: Vec<Result<Vec<String>, String>> = std::thread::scope(|s| {
-        let h = s.spawn(|| check(a));
-        let rest = check(b);
-        let mut r = h.join().expect("checker thread");
-        r.extend(rest);
-        r
     });
     let _ = std::fs::remove_dir_all(&out_dir);
     let failures: Vec<&String> = results.iter().filter_map(|r| r.as_ref().err()).collect();
@@ -301,12 +294,6 @@ fn upstream_mlir_kernels_are_the_kernel_by_their_line_table() {
         }
         bad
     };
-    let (a, b) = runs.split_at(runs.len() / 2);
-    let bad: Vec<String> = std::thread::scope(|s| {
-        let h = s.spawn(|| check(a));
-        let mut bad = check(b);
-        bad.extend(h.join().expect("checker thread"));
-        bad
-    });
+    let bad: Vec<String> = in_two_halves(&runs, check);
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
