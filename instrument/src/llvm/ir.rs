@@ -152,6 +152,90 @@ impl Inst {
     }
 }
 
+/// The constraint string of a call to inline asm (`=r,r,~{memory}`).
+pub fn inline_asm_constraints(call: Inst) -> Option<String> {
+    let c = call.called()?;
+    if unsafe { LLVMIsAInlineAsm(c) }.is_null() {
+        return None;
+    }
+    let mut len = 0usize;
+    let p = unsafe { LLVMGetInlineAsmConstraintString(c, &mut len) };
+    Some(owned(p, len))
+}
+
+/// A pointer as a base and a byte offset: casts looked through, and
+/// `getelementptr i8` with a constant offset (LLVM's canonical form of a
+/// constant address computation) or all-zero indices folded in. Another
+/// address computation is its own base.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Address {
+    pub base: LLVMValueRef,
+    pub offset: i64,
+}
+
+impl Address {
+    pub fn of(mut v: LLVMValueRef) -> Address {
+        let mut offset = 0i64;
+        for _ in 0..16 {
+            let opcode = if !unsafe { LLVMIsAInstruction(v) }.is_null() {
+                unsafe { LLVMGetInstructionOpcode(v) }
+            } else if !unsafe { LLVMIsAConstantExpr(v) }.is_null() {
+                unsafe { LLVMGetConstOpcode(v) }
+            } else {
+                break;
+            };
+            match opcode {
+                LLVMOpcode::LLVMAddrSpaceCast | LLVMOpcode::LLVMBitCast => {
+                    v = unsafe { LLVMGetOperand(v, 0) };
+                }
+                LLVMOpcode::LLVMGetElementPtr => match gep_bytes(v) {
+                    Some(b) => {
+                        offset = offset.wrapping_add(b);
+                        v = unsafe { LLVMGetOperand(v, 0) };
+                    }
+                    None => break,
+                },
+                _ => break,
+            }
+        }
+        Address { base: v, offset }
+    }
+
+    /// Whether the two certainly name different bytes: distinct globals,
+    /// or one base at different offsets. Anything else may alias.
+    pub fn certainly_differs(self, other: Address) -> bool {
+        let global = |v: LLVMValueRef| !unsafe { LLVMIsAGlobalVariable(v) }.is_null();
+        if self.base == other.base {
+            return self.offset != other.offset;
+        }
+        global(self.base) && global(other.base)
+    }
+}
+
+/// The constant byte offset of a GEP: `getelementptr i8, p, C`, or any
+/// GEP whose indices are all constant zero.
+fn gep_bytes(gep: LLVMValueRef) -> Option<i64> {
+    let n = unsafe { LLVMGetNumOperands(gep) };
+    let constant = |i: i32| {
+        let x = unsafe { LLVMGetOperand(gep, i as u32) };
+        (!unsafe { LLVMIsAConstantInt(x) }.is_null())
+            .then(|| unsafe { LLVMConstIntGetSExtValue(x) })
+    };
+    let indices: Option<Vec<i64>> = (1..n).map(constant).collect();
+    let indices = indices?;
+    if indices.iter().all(|&i| i == 0) {
+        return Some(0);
+    }
+    let ty = unsafe { LLVMGetGEPSourceElementType(gep) };
+    let is_i8 = unsafe { LLVMGetTypeKind(ty) }
+        == inkwell::llvm_sys::LLVMTypeKind::LLVMIntegerTypeKind
+        && unsafe { LLVMGetIntTypeWidth(ty) } == 8;
+    match indices.as_slice() {
+        [b] if is_i8 => Some(*b),
+        _ => None,
+    }
+}
+
 /// A constant C string behind a pointer operand (`@.str`, possibly behind
 /// GEP or address-space casts), without its trailing NUL.
 pub fn constant_string(mut v: LLVMValueRef) -> Option<String> {

@@ -14,7 +14,7 @@
 //! loop back edges, and ptxas then compiles another kernel.
 
 use super::cfg::{Cfg, Loop};
-use super::ir::{constant_string, Block, Inst};
+use super::ir::{constant_string, inline_asm_constraints, Address, Block, Inst};
 use crate::error::{InstrumentError, Result};
 use crate::options::RegionMode;
 use globset::Glob;
@@ -119,6 +119,46 @@ fn wait_family(text: &str) -> AsyncFamily {
     } else {
         AsyncFamily::CpAsync
     }
+}
+
+/// The mbarrier a TMA copy completes on, or an mbarrier wait waits on:
+/// the last `[$N]` operand of a bulk copy's asm and the first of a
+/// try_wait/test_wait's, or the intrinsic's barrier argument. `None` when
+/// the instruction names no mbarrier kperf can read.
+fn mbarrier_of(i: Inst, text: &str) -> Option<Address> {
+    static OPERAND: OnceLock<Regex> = OnceLock::new();
+    let is_wait = text.contains("mbarrier.try_wait")
+        || text.contains("mbarrier.test_wait")
+        || text.starts_with("llvm.nvvm.mbarrier.try.wait")
+        || text.starts_with("llvm.nvvm.mbarrier.test.wait");
+    let is_issue = text.contains("mbarrier::complete_tx")
+        || text.starts_with("llvm.nvvm.cp.async.bulk.tensor.g2s")
+        || text.starts_with("llvm.nvvm.cp.async.bulk.global.to.shared");
+    if !is_wait && !is_issue {
+        return None;
+    }
+    let arg = match inline_asm_constraints(i) {
+        Some(constraints) => {
+            let re = OPERAND.get_or_init(|| Regex::new(r"\[\s*\$(\d+)").expect("valid regex"));
+            let mut numbers = re
+                .captures_iter(text)
+                .filter_map(|c| c[1].parse::<usize>().ok());
+            let n = if is_wait {
+                numbers.next()
+            } else {
+                numbers.last()
+            }?;
+            // `$N` counts the asm's outputs first, the call's arguments after.
+            let outputs = constraints
+                .split(',')
+                .filter(|c| c.trim_start().starts_with('='))
+                .count();
+            n.checked_sub(outputs)?
+        }
+        None if is_wait => 0,
+        None => 1,
+    };
+    Some(Address::of(i.operand(u32::try_from(arg).ok()?)?))
 }
 
 /// What an instruction does, as the async mode sees it: the text to match
@@ -698,7 +738,9 @@ impl<'a> Collector<'a> {
     /// `mbarrier.try_wait`) is that loop.
     fn following_wait(&self, issue: Inst, loops: &[Loop]) -> Option<Wait> {
         let cfg = self.cfg;
-        let family = issue_family(&call_text(issue)?);
+        let issue_text = call_text(issue)?;
+        let family = issue_family(&issue_text);
+        let barrier = mbarrier_of(issue, &issue_text);
         let home = *cfg.index.get(&issue.block())?;
         let mut cur = issue.next();
         let mut visited: BTreeSet<usize> = BTreeSet::from([home]);
@@ -706,8 +748,12 @@ impl<'a> Collector<'a> {
             let i = cur?;
             if let Some(t) = call_text(i) {
                 // A wait of another family (a wgmma wait_group after a
-                // cp.async) does not retire this issue: look further.
-                if async_wait().is_match(&t) && wait_family(&t) == family {
+                // cp.async), or on another mbarrier, does not retire this
+                // issue: look further.
+                let other_barrier = barrier
+                    .zip(mbarrier_of(i, &t))
+                    .is_some_and(|(a, b)| a.certainly_differs(b));
+                if async_wait().is_match(&t) && wait_family(&t) == family && !other_barrier {
                     let b = *cfg.index.get(&i.block())?;
                     return Some(self.wait_unit(i, b, home, loops));
                 }
