@@ -592,6 +592,24 @@ impl<'a> Collector<'a> {
         cfg.blocks[d].terminator().unwrap_or(issue)
     }
 
+    /// Where a START(issue) goes so that it runs whether or not the branch
+    /// around the issue is taken: before the issue when its own block
+    /// satisfies `runs_always`, else before the branch of its nearest
+    /// dominator that does.
+    fn hoisted_start(&self, issue: Inst, runs_always: impl Fn(usize) -> bool) -> Inst {
+        let cfg = self.cfg;
+        let home = cfg.index[&issue.block()];
+        let mut d = home;
+        while !runs_always(d) && d != 0 {
+            d = cfg.idom(d);
+        }
+        if d == home {
+            issue
+        } else {
+            cfg.blocks[d].terminator().unwrap_or(issue)
+        }
+    }
+
     /// END(issue) before the wait (or on the edges into its spin loop) and
     /// START(wait) right after it (or on the spin loop's exits).
     fn wait_records(&mut self, wait: Wait, base: &str, loops: &[Loop]) {
@@ -665,8 +683,19 @@ impl<'a> Collector<'a> {
             // must come before its first issue, and the issue's block must
             // be dominated by the wait's, so every iteration that issues
             // has waited first.
+            // A spin loop directly inside (one that issues nothing, around
+            // `mbarrier.try_wait`) counts as the loop's own.
+            let is_own = |b: usize| match innermost[b] {
+                Some(j) if j == k => true,
+                Some(j) => {
+                    loops[j].depth == l.depth + 1
+                        && loops[j].body.is_subset(&l.body)
+                        && !issues_in(cfg, &loops[j])
+                }
+                None => false,
+            };
             let own: Vec<Inst> = (0..cfg.blocks.len())
-                .filter(|&b| innermost[b] == Some(k))
+                .filter(|&b| is_own(b))
                 .flat_map(|b| cfg.blocks[b].instructions())
                 .collect();
             for family in [AsyncFamily::CpAsync, AsyncFamily::Bulk, AsyncFamily::Wgmma] {
@@ -698,9 +727,11 @@ impl<'a> Collector<'a> {
                 // blocks whose innermost loop is this one.
                 let per_iteration = own.iter().filter(|i| is_issue(i)).count();
                 // The prologue: the family's unpaired issues outside any
-                // loop, in blocks that dominate the header, in program order.
+                // loop, in blocks on the way to the header (under a branch
+                // too: an elected thread issues), in program order.
+                let before_header = blocks_reaching(cfg, l);
                 let prologue: Vec<Inst> = (0..cfg.blocks.len())
-                    .filter(|&b| innermost[b].is_none() && cfg.dominates(b, l.header))
+                    .filter(|&b| innermost[b].is_none() && before_header.contains(&b))
                     .flat_map(|b| cfg.blocks[b].instructions())
                     .filter(is_issue)
                     .collect();
@@ -721,10 +752,20 @@ impl<'a> Collector<'a> {
                     .chain(own.iter().copied().filter(|i| is_issue(i)))
                     .collect();
                 claimed.extend(taken);
+                // Every warp writes every START, as every warp waits: a
+                // stage issued under a branch gets its START before the
+                // branch (before the loop for the prologue, in a block that
+                // runs every iteration for the loop's own issue).
                 for stage in prologue.chunks(per_iteration) {
-                    self.push(stage[0], &base, true, RegionKind::AsyncIssue, 1002);
+                    let at = self.hoisted_start(stage[0], |d| {
+                        innermost[d].is_none() && cfg.dominates(d, l.header)
+                    });
+                    self.push(at, &base, true, RegionKind::AsyncIssue, 1002);
                 }
-                self.push(first_issue, &base, true, RegionKind::AsyncIssue, 1002);
+                let at = self.hoisted_start(first_issue, |d| {
+                    innermost[d] == Some(k) && l.latches.iter().all(|&t| cfg.dominates(d, t))
+                });
+                self.push(at, &base, true, RegionKind::AsyncIssue, 1002);
                 let home = cfg.index[&first_issue.block()];
                 let w = self.wait_unit(wait, cfg.index[&wait.block()], home, loops);
                 self.wait_records(w, &base, loops);
@@ -755,7 +796,17 @@ impl<'a> Collector<'a> {
                     .is_some_and(|(a, b)| a.certainly_differs(b));
                 if async_wait().is_match(&t) && wait_family(&t) == family && !other_barrier {
                     let b = *cfg.index.get(&i.block())?;
-                    return Some(self.wait_unit(i, b, home, loops));
+                    let unit = self.wait_unit(i, b, home, loops);
+                    // A wait that runs more often than the issue (inside
+                    // a loop the issue is not in, beyond its own spin
+                    // loop) retires one stage of a pipeline per
+                    // iteration: `pipelined_pairs` decides.
+                    let repeats = loops.iter().enumerate().any(|(k, l)| {
+                        l.body.contains(&b)
+                            && !l.body.contains(&home)
+                            && !matches!(unit, Wait::Loop(spin) if spin == k)
+                    });
+                    return (!repeats).then_some(unit);
                 }
             }
             cur = match i.next() {
@@ -783,18 +834,35 @@ impl<'a> Collector<'a> {
             .filter(|(_, l)| l.body.contains(&block) && !l.body.contains(&home))
             .max_by_key(|(_, l)| l.depth);
         if let Some((k, l)) = spin {
-            let issues_inside = l.body.iter().any(|&b| {
-                self.cfg.blocks[b]
-                    .instructions()
-                    .into_iter()
-                    .any(|i| call_text(i).is_some_and(|t| async_issue().is_match(&t)))
-            });
-            if !issues_inside {
+            if !issues_in(self.cfg, l) {
                 return Wait::Loop(k);
             }
         }
         Wait::At(wait)
     }
+}
+
+/// Whether any block of `l` issues an async copy or MMA.
+fn issues_in(cfg: &Cfg, l: &Loop) -> bool {
+    l.body.iter().any(|&b| {
+        cfg.blocks[b]
+            .instructions()
+            .into_iter()
+            .any(|i| call_text(i).is_some_and(|t| async_issue().is_match(&t)))
+    })
+}
+
+/// Blocks outside `l` from which its header is reached without passing
+/// through the loop.
+fn blocks_reaching(cfg: &Cfg, l: &Loop) -> BTreeSet<usize> {
+    let mut seen = BTreeSet::new();
+    let mut work: Vec<usize> = cfg.entering_edges(l).into_iter().map(|(u, _)| u).collect();
+    while let Some(b) = work.pop() {
+        if !l.body.contains(&b) && seen.insert(b) {
+            work.extend(cfg.preds[b].iter().copied());
+        }
+    }
+    seen
 }
 
 enum Wait {
