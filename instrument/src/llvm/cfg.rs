@@ -88,11 +88,6 @@ impl Cfg {
         }
     }
 
-    /// The nearest block that dominates both `a` and `b`.
-    pub fn common_dominator(&self, a: usize, b: usize) -> usize {
-        intersect(&self.idom, a, b)
-    }
-
     /// The immediate dominator of `b` (the entry's is itself).
     pub fn idom(&self, b: usize) -> usize {
         self.idom[b]

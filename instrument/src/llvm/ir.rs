@@ -99,14 +99,23 @@ impl Inst {
         }
         Some(value_name(c))
     }
+    /// The inline asm a call calls.
+    fn called_asm(self) -> Option<LLVMValueRef> {
+        let c = self.called()?;
+        (!unsafe { LLVMIsAInlineAsm(c) }.is_null()).then_some(c)
+    }
     /// The asm string of a call to inline asm.
     pub fn inline_asm(self) -> Option<String> {
-        let c = self.called()?;
-        if unsafe { LLVMIsAInlineAsm(c) }.is_null() {
-            return None;
-        }
+        let c = self.called_asm()?;
         let mut len = 0usize;
         let p = unsafe { LLVMGetInlineAsmAsmString(c, &mut len) };
+        Some(owned(p, len))
+    }
+    /// The constraint string of a call to inline asm (`=r,r,~{memory}`).
+    pub fn inline_asm_constraints(self) -> Option<String> {
+        let c = self.called_asm()?;
+        let mut len = 0usize;
+        let p = unsafe { LLVMGetInlineAsmConstraintString(c, &mut len) };
         Some(owned(p, len))
     }
     pub fn operand(self, i: u32) -> Option<LLVMValueRef> {
@@ -150,17 +159,6 @@ impl Inst {
             format!("{dir}/{file}")
         })
     }
-}
-
-/// The constraint string of a call to inline asm (`=r,r,~{memory}`).
-pub fn inline_asm_constraints(call: Inst) -> Option<String> {
-    let c = call.called()?;
-    if unsafe { LLVMIsAInlineAsm(c) }.is_null() {
-        return None;
-    }
-    let mut len = 0usize;
-    let p = unsafe { LLVMGetInlineAsmConstraintString(c, &mut len) };
-    Some(owned(p, len))
 }
 
 /// A pointer as a base and a byte offset: casts looked through, and

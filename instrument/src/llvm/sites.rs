@@ -14,7 +14,7 @@
 //! loop back edges, and ptxas then compiles another kernel.
 
 use super::cfg::{Cfg, Loop};
-use super::ir::{constant_string, inline_asm_constraints, Address, Block, Inst};
+use super::ir::{constant_string, Address, Block, Inst};
 use crate::error::{InstrumentError, Result};
 use crate::options::RegionMode;
 use globset::Glob;
@@ -137,7 +137,7 @@ fn mbarrier_of(i: Inst, text: &str) -> Option<Address> {
     if !is_wait && !is_issue {
         return None;
     }
-    let arg = match inline_asm_constraints(i) {
+    let arg = match i.inline_asm_constraints() {
         Some(constraints) => {
             let re = OPERAND.get_or_init(|| Regex::new(r"\[\s*\$(\d+)").expect("valid regex"));
             let mut numbers = re
@@ -579,17 +579,12 @@ impl<'a> Collector<'a> {
             Wait::At(w) => cfg.index[&w.block()],
             Wait::Loop(l) => loops[*l].header,
         };
-        let mut d = cfg.common_dominator(home, wait_block);
-        if d == home {
-            return issue;
-        }
-        while loops
-            .iter()
-            .any(|l| l.body.contains(&d) && !l.body.contains(&home))
-        {
-            d = cfg.idom(d);
-        }
-        cfg.blocks[d].terminator().unwrap_or(issue)
+        self.hoisted_start(issue, |d| {
+            cfg.dominates(d, wait_block)
+                && !loops
+                    .iter()
+                    .any(|l| l.body.contains(&d) && !l.body.contains(&home))
+        })
     }
 
     /// Where a START(issue) goes so that it runs whether or not the branch
