@@ -757,7 +757,7 @@ impl OverlapScratch {
                 continue;
             }
             let t = from_order_key(key);
-            self.settle(l, t, nl);
+            let open_before = self.n_units[l];
             if start {
                 self.counts[l * units + u] = 1;
                 self.n_units[l] += 1;
@@ -779,6 +779,10 @@ impl OverlapScratch {
                     self.active_pos[l] = NONE;
                 }
             }
+            if open_before > 0 {
+                self.covered[l] += f64::from(open_before) * (t - self.covered_since[l]);
+            }
+            self.covered_since[l] = t;
             self.rerate(l, t, nl, units);
         }
         // Every instance ends, so every rate is back to zero here.
@@ -798,42 +802,34 @@ impl OverlapScratch {
         }
     }
 
-    /// Add row and column `l`'s open pairs, and `l`'s own cover, up to `t`.
-    fn settle(&mut self, l: usize, t: f64, nl: usize) {
-        let add = |cell: usize, matrix: &mut [f64], rate: &[f64], since: &mut [f64]| {
-            if rate[cell] > 0.0 {
-                matrix[cell] += rate[cell] * (t - since[cell]);
-            }
-            since[cell] = t;
-        };
-        for &x in &self.active {
-            let x = x as usize;
-            add(l * nl + x, &mut self.matrix, &self.rate, &mut self.since);
-            if x != l {
-                add(x * nl + l, &mut self.matrix, &self.rate, &mut self.since);
-            }
-        }
-        if self.n_units[l] > 0 {
-            self.covered[l] += f64::from(self.n_units[l]) * (t - self.covered_since[l]);
-        }
-        self.covered_since[l] = t;
-    }
-
-    /// Rates of row and column `l` after its state changed at `t`.
+    /// Row and column `l` after `l`'s state changed at `t`: each cell's
+    /// time at its old rate is added up to `t`, then it takes its new rate.
+    /// The cells are those of `l` with the regions open now; a region that
+    /// closed or opened only here had rate 0 with `l` since it last changed.
+    /// One pass over them: settling every cell before the state change and
+    /// re-rating after it was a third of the sweep.
     fn rerate(&mut self, l: usize, t: f64, nl: usize, units: usize) {
         // `l` itself, also when it just closed everywhere (not in `active`).
-        self.rate[l * nl + l] = self.pair_rate(l, l, units);
-        self.since[l * nl + l] = t;
+        self.rate_cell(l * nl + l, self.pair_rate(l, l, units), t);
         for k in 0..self.active.len() {
             let x = self.active[k] as usize;
             if x == l {
                 continue;
             }
-            self.rate[l * nl + x] = self.pair_rate(l, x, units);
-            self.rate[x * nl + l] = self.pair_rate(x, l, units);
-            self.since[l * nl + x] = t;
-            self.since[x * nl + l] = t;
+            self.rate_cell(l * nl + x, self.pair_rate(l, x, units), t);
+            self.rate_cell(x * nl + l, self.pair_rate(x, l, units), t);
         }
+    }
+
+    /// Settle `cell` up to `t` at its old rate, and give it `rate` from `t`.
+    #[inline]
+    fn rate_cell(&mut self, cell: usize, rate: f64, t: f64) {
+        let old = self.rate[cell];
+        if old > 0.0 {
+            self.matrix[cell] += old * (t - self.since[cell]);
+        }
+        self.rate[cell] = rate;
+        self.since[cell] = t;
     }
 }
 

@@ -40,6 +40,46 @@ pub struct ProfileScan {
     pub unwritten_blocks: u64,
     /// The kernel region of every unit, when [`ProfileScan::for_run`] named it.
     pub kernel_spans: KernelSpans,
+    /// Every region id the records name, in the order they first do.
+    pub regions: RegionsSeen,
+}
+
+/// Region ids in the order the records first name them (block order, then
+/// unit and record order): the order the replay enters ids the metadata
+/// lacks into its table, so the scan's list fills the table ahead and the
+/// CTAs replay without a serial pass over their records.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RegionsSeen {
+    pub order: Vec<RegionId>,
+    /// One bit per id in `order`.
+    seen: Vec<u64>,
+}
+
+impl RegionsSeen {
+    fn note(&mut self, id: RegionId) {
+        let (word, bit) = (usize::from(id.0) / 64, id.0 % 64);
+        if word >= self.seen.len() {
+            self.seen.resize(word + 1, 0);
+        }
+        if self.seen[word] >> bit & 1 == 0 {
+            self.seen[word] |= 1 << bit;
+            self.order.push(id);
+        }
+    }
+
+    /// Whether a record named `id`.
+    pub fn contains(&self, id: RegionId) -> bool {
+        self.seen
+            .get(usize::from(id.0) / 64)
+            .is_some_and(|w| w >> (id.0 % 64) & 1 == 1)
+    }
+
+    /// Fold in the ids of later blocks.
+    fn merge(&mut self, later: &RegionsSeen) {
+        for &id in &later.order {
+            self.note(id);
+        }
+    }
 }
 
 /// Sums over the units whose kernel region survived whole: what the record
@@ -167,6 +207,9 @@ impl ProfileScan {
                 self.min_gap_ticks = Some(self.min_gap_ticks.map_or(g, |m| m.min(g)));
             }
             self.kernel_spans.observe(u);
+            for r in &u.records {
+                self.regions.note(r.region);
+            }
         }
     }
 
@@ -189,6 +232,7 @@ impl ProfileScan {
         k.calibrated_shift += l.calibrated_shift;
         // Only the first chunks sample (scan_reader), in block order.
         k.samples.extend(l.samples);
+        self.regions.merge(&later.regions);
     }
 
     /// Count a block that was skipped as unfinished.
@@ -281,6 +325,11 @@ impl Replayer {
     ) -> Result<Replayer, ReplayError> {
         opts.validate()?;
         let mut table = RegionTable::from_info(info);
+        // In the order `prepare` would meet them, so that replay_blocks,
+        // which skips it, builds the same table.
+        for &id in &scan.regions.order {
+            table.ensure(id);
+        }
         let mut info = info.clone();
         if let Some(rate) = info
             .ticks_per_ns
@@ -347,6 +396,15 @@ impl Replayer {
         if cta.start_time_ns < t0 {
             self.early_ctas += 1;
         }
+    }
+
+    /// Whether every region `cta`'s records name is in the table.
+    fn knows_regions_of(&self, cta: &CtaTrace) -> bool {
+        cta.units.iter().all(|u| {
+            u.records
+                .iter()
+                .all(|r| self.table.index_of(r.region).is_some())
+        })
     }
 
     /// Replay a [`prepare`](Self::prepare)d CTA and gather its statistics
@@ -543,10 +601,6 @@ where
     let mut start = 0;
     loop {
         let end = (start + batch).min(blocks);
-        let ctas: Vec<CtaTrace> = (start..end).into_par_iter().filter_map(&decode).collect();
-        for c in &ctas {
-            replayer.prepare(c);
-        }
         let r = &replayer;
         let (written, replayed) = rayon::join(
             || {
@@ -557,14 +611,24 @@ where
                     &r.table,
                 )
             },
+            // Each block decoded and replayed by one task: no pause between
+            // decoding a batch and replaying it, and no serial pass over its
+            // records (the scan's region list filled the table already).
             || {
-                ctas.par_iter()
-                    .map_init(PairScratch::default, |s, c| r.replay_one(c, s))
-                    .collect::<Vec<_>>()
+                (start..end)
+                    .into_par_iter()
+                    .filter_map(|block| decode(block).map(|cta| (block, cta)))
+                    .map_init(PairScratch::default, |s, (block, cta)| {
+                        if !r.knows_regions_of(&cta) {
+                            return Err(ReplayError::Changed { block });
+                        }
+                        Ok(r.replay_one(&cta, s))
+                    })
+                    .collect::<Result<Vec<_>, _>>()
             },
         );
         written?;
-        pending = replayed;
+        pending = replayed?;
         if end >= blocks {
             break;
         }
@@ -662,4 +726,42 @@ fn below_resolution_caveat(f: &crate::correct::CostFit) -> String {
         f.raw_ticks,
         f.records,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kperf_runtime::synthetic;
+
+    #[test]
+    fn a_block_that_changed_after_the_scan_stops_the_replay() {
+        let info = synthetic::run_info(2);
+        let ctas: Vec<CtaTrace> = (0..2).map(synthetic::cta_trace).collect();
+        let mut scan = ProfileScan::for_run(&info);
+        for c in &ctas {
+            scan.observe(c);
+        }
+        let ids: Vec<u16> = scan.regions.order.iter().map(|r| r.0).collect();
+        assert_eq!(ids, [0, 1, 2, 3], "first-seen order");
+        let opts = ReplayOptions::default();
+        let replay = |ctas: &[CtaTrace]| {
+            replay_blocks(
+                &info,
+                &opts,
+                &scan,
+                2,
+                |b| ctas.get(b as usize).cloned(),
+                None,
+            )
+        };
+        let report = replay(&ctas).expect("the scanned blocks replay");
+        assert_eq!(report.totals.ctas, 2);
+        // Block 1 now names region 9, which no record named in the scan.
+        let mut changed = ctas.clone();
+        changed[1].units[0].records[1].region = RegionId(9);
+        match replay(&changed) {
+            Err(ReplayError::Changed { block: 1 }) => {}
+            other => panic!("expected block 1 to have changed, got {:?}", other.err()),
+        }
+    }
 }

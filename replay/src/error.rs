@@ -16,6 +16,13 @@ pub enum ReplayError {
     /// A CTA source (other than a profile file) failed.
     #[error("cannot read CTA {index} of the profile: {message}")]
     Source { index: u64, message: String },
+    /// A block decoded differently in the replay than in the scan before
+    /// it: the file changed while it was read.
+    #[error(
+        "block {block} of the profile changed during the replay (it names a region the first \
+         pass did not see): is something still writing the file?"
+    )]
+    Changed { block: u64 },
     /// The Chrome trace file could not be created or written.
     #[error("cannot write Chrome trace {path}: {source}")]
     TraceFile {

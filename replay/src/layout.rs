@@ -50,6 +50,7 @@ impl UnitLayout {
         mut name_of: impl FnMut(&crate::pair::RegionInstance) -> u32,
     ) {
         self.spans.clear();
+        self.spans.reserve(unit.instances.len());
         self.zero_length = 0;
         self.corrected_to_zero = 0;
         for (index, inst) in unit.instances.iter().enumerate() {
