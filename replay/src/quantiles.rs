@@ -92,8 +92,10 @@ impl Durations {
 }
 
 fn record(h: &mut Histogram<u64>, ns: f64) {
+    // Half up, since the value is positive: one add and one conversion,
+    // for every instance's two values.
     let ps = if ns.is_finite() && ns > 0.0 {
-        crate::time::round_to_i64((ns * PS_PER_NS).min(u64::MAX as f64 / 4.0)) as u64
+        ((ns * PS_PER_NS).min(u64::MAX as f64 / 4.0) + 0.5) as u64
     } else {
         0
     };
