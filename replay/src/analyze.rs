@@ -34,7 +34,8 @@
 //! - **Imbalance**: min/mean/max CTA duration and max/mean; per SM (hw_id) the
 //!   busy time is the union of its CTAs' [start, end] intervals on the axis.
 
-use std::collections::{BTreeMap, HashMap};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
 use kperf_dialects::abi::{ClockDomain, Counter, RegionId, Strategy};
 use kperf_dialects::meta::{Granularity, RegionKind};
@@ -618,6 +619,10 @@ fn unpack_event(e: u128) -> (u64, bool, u32, u32) {
     )
 }
 
+/// Units whose event runs are merged by scanning their heads; a CTA with
+/// more has its events sorted.
+const MERGE_SCAN_RUNS: usize = 16;
+
 /// Working memory of the overlap sweep.
 #[derive(Default)]
 struct OverlapScratch {
@@ -627,8 +632,16 @@ struct OverlapScratch {
     /// sorts by time, ends before starts: a 16-byte compare and move
     /// instead of a 24-byte tuple's.
     events: Vec<u128>,
-    /// One unit's end events while its starts are gathered.
-    ends: Vec<u128>,
+    /// One unit's end events not yet passed by its starts (its open
+    /// instances: as many as are nested).
+    ends: BinaryHeap<Reverse<u128>>,
+    /// Each unit's events as one sorted run, back to back, and where each
+    /// run ends.
+    runs: Vec<u128>,
+    run_ends: Vec<usize>,
+    /// One unit's instances as `push_run` takes them.
+    spans: Vec<(f64, f64, u32)>,
+
     /// Open instances per (local region, unit).
     counts: Vec<u32>,
     /// Units with an open instance, per local region.
@@ -660,9 +673,13 @@ impl OverlapScratch {
             self.local.resize(table.len(), NONE);
         }
         self.globals.clear();
-        self.events.clear();
+        self.runs.clear();
+        self.run_ends.clear();
         let units = c.units.len();
         for (ui, u) in c.units.iter().enumerate() {
+            let mut spans = Vec::new();
+            std::mem::swap(&mut spans, &mut self.spans);
+            spans.clear();
             for i in &u.instances {
                 if i.end_ns <= i.start_ns {
                     continue;
@@ -677,23 +694,16 @@ impl OverlapScratch {
                     }
                     l => l,
                 };
-                self.events.push(pack_event(i.start_ns, true, l, ui as u32));
-                self.ends.push(pack_event(i.end_ns, false, l, ui as u32));
+                spans.push((i.start_ns, i.end_ns, l));
             }
-            // A unit's starts, then its ends: the starts a sorted run
-            // (instances come in start order, `pair::instance_order`), the
-            // ends nearly one, which the stable sort below merges in about
-            // linear time instead of sorting from scratch.
-            self.events.append(&mut self.ends);
+            self.push_run(ui as u32, &spans);
+            self.spans = spans;
         }
         let nl = self.globals.len();
         if nl == 0 {
             return;
         }
-        // Ends before starts at equal times: touching instances do not
-        // overlap. Equal events are interchangeable, so the stable sort
-        // gives the sequence the unstable one did.
-        self.events.sort();
+        self.merge_runs();
         self.sweep(nl, units);
         for a in 0..nl {
             covered[self.globals[a]] += self.covered[a];
@@ -708,6 +718,87 @@ impl OverlapScratch {
         }
         for &g in &self.globals {
             self.local[g] = NONE;
+        }
+    }
+
+    /// Add unit `unit`'s events as one sorted run: its instances'
+    /// `(start, end, local region)`, which come in start order
+    /// (`pair::instance_order`), with the ends up to each start put before
+    /// it (a heap of the open instances' ends: as many as are nested).
+    fn push_run(&mut self, unit: u32, spans: &[(f64, f64, u32)]) {
+        let run_start = self.runs.len();
+        for &(start_ns, end_ns, l) in spans {
+            let start = pack_event(start_ns, true, l, unit);
+            while let Some(&Reverse(end)) = self.ends.peek() {
+                if end > start {
+                    break;
+                }
+                self.runs.push(end);
+                self.ends.pop();
+            }
+            self.runs.push(start);
+            self.ends.push(Reverse(pack_event(end_ns, false, l, unit)));
+        }
+        while let Some(Reverse(end)) = self.ends.pop() {
+            self.runs.push(end);
+        }
+        // Starts at one time come in instance order, not region order.
+        let run = &mut self.runs[run_start..];
+        if !run.is_sorted() {
+            run.sort_unstable();
+        }
+        self.run_ends.push(self.runs.len());
+    }
+
+    /// Merge the units' sorted runs into `events`, in time order, ends
+    /// before starts at equal times (touching instances do not overlap).
+    /// Events of two units always differ (the unit is part of the event),
+    /// and equal events of one unit are interchangeable, so any correct
+    /// merge gives the same sequence.
+    ///
+    /// Up to [`MERGE_SCAN_RUNS`] runs, each event is the least of the runs'
+    /// heads, found by a branch-free scan: which unit comes next is a coin
+    /// toss, and the stable sort's merges and a heap both paid for it in
+    /// mispredicted branches and copies (a fifth of `kperf report`). More
+    /// runs are sorted.
+    fn merge_runs(&mut self) {
+        self.events.clear();
+        if self.run_ends.len() > MERGE_SCAN_RUNS {
+            self.events.extend_from_slice(&self.runs);
+            self.events.sort();
+            return;
+        }
+        const DONE: u128 = u128::MAX;
+        let mut heads = [DONE; MERGE_SCAN_RUNS];
+        let mut next = [0usize; MERGE_SCAN_RUNS];
+        let runs = self.run_ends.len();
+        let mut start = 0;
+        for (r, &end) in self.run_ends.iter().enumerate() {
+            if start < end {
+                heads[r] = self.runs[start];
+            }
+            next[r] = start + 1;
+            start = end;
+        }
+        // No event is DONE: its unit bits would be u32::MAX, more units than
+        // a CTA holds.
+        for _ in 0..self.runs.len() {
+            // The least head kept in a register: indexing `heads[best]`
+            // made each step wait for the one before.
+            let (mut best, mut least) = (0, heads[0]);
+            for (r, &head) in heads.iter().enumerate().take(runs).skip(1) {
+                let less = head < least;
+                best = if less { r } else { best };
+                least = if less { head } else { least };
+            }
+            self.events.push(least);
+            let i = next[best];
+            heads[best] = if i < self.run_ends[best] {
+                self.runs[i]
+            } else {
+                DONE
+            };
+            next[best] = i + 1;
         }
     }
 
@@ -1896,6 +1987,34 @@ mod tests {
     }
 
     proptest! {
+        /// Each unit's instances in start order become one sorted run, and
+        /// the runs merge into the sorted events, by a scan of the heads
+        /// (up to 16 units) or a sort (more).
+        #[test]
+        fn unit_runs_merge_into_the_sorted_events(
+            units in 1u32..20,
+            spans in proptest::collection::vec((0u32..20, 0u32..4, 0u32..120, 1u32..40), 0..160)
+        ) {
+            let mut o = OverlapScratch::default();
+            let mut want = Vec::new();
+            for unit in 0..units {
+                let mut mine: Vec<(f64, f64, u32)> = spans
+                    .iter()
+                    .filter(|s| s.0 % units == unit)
+                    .map(|&(_, r, s, len)| (f64::from(s) * 0.25, f64::from(s + len) * 0.25, r))
+                    .collect();
+                mine.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
+                for &(s, e, r) in &mine {
+                    want.push(pack_event(s, true, r, unit));
+                    want.push(pack_event(e, false, r, unit));
+                }
+                o.push_run(unit, &mine);
+            }
+            want.sort();
+            o.merge_runs();
+            prop_assert_eq!(o.events, want);
+        }
+
         /// Packed events round-trip and sort as the tuples they stand for:
         /// by time (negative, zero, positive), then ends before starts.
         #[test]
