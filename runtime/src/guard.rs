@@ -127,6 +127,13 @@ impl GuardedBuffer {
         GuardedBuffer::zeroed_placed(bytes, name, Placement::AgainstEnd)
     }
 
+    /// A zeroed profile buffer of at least `bytes` bytes: a multiple of 16
+    /// against its upper guard, so its start is 16-byte aligned, since CTA
+    /// blocks are written with 16-byte vector stores.
+    pub fn for_profile(bytes: usize) -> Result<GuardedBuffer, String> {
+        GuardedBuffer::zeroed(bytes.div_ceil(16) * 16, "profile buffer")
+    }
+
     /// A zeroed buffer of `bytes` bytes named `name`, its bytes against
     /// the guard `placement` says.
     pub fn zeroed_placed(

@@ -193,9 +193,7 @@ pub struct GridLauncher<'jit> {
     f: Packed,
     _code: std::marker::PhantomData<&'jit ()>,
     buffers: Vec<HostBuffer>,
-    /// Guarded like the buffers, a multiple of 16 bytes against its upper
-    /// guard, so 16-byte aligned: CTA blocks are written with 16-byte
-    /// vector stores.
+    /// Guarded like the buffers ([`GuardedBuffer::for_profile`]).
     profile: GuardedBuffer,
     profile_bytes: usize,
     /// The per-call argument words: memref descriptors, scalars, profile
@@ -239,8 +237,8 @@ impl<'jit> GridLauncher<'jit> {
         check_launch_memory(spec, profile_bytes)?;
         let (mut buffers, scalars) = prepare_args(kernel, params, spec)?;
         let profile_bytes = profile_bytes as usize;
-        let mut profile = GuardedBuffer::zeroed(profile_bytes.div_ceil(16) * 16, "profile buffer")
-            .map_err(RuntimeError::Launch)?;
+        let mut profile =
+            GuardedBuffer::for_profile(profile_bytes).map_err(RuntimeError::Launch)?;
         let _ = kperf_host_now_ns();
         // The vectors' heap storage does not move when the launcher does,
         // so the addresses baked into the template stay valid.

@@ -122,9 +122,7 @@ pub fn run_simt(
     };
     check_memory(profile_bytes, "the profile buffer").map_err(launch)?;
     let (mut buffers, scalars) = prepare_args(kernel, params, spec)?;
-    let mut profile =
-        GuardedBuffer::zeroed((profile_bytes as usize).div_ceil(16) * 16, "profile buffer")
-            .map_err(launch)?;
+    let mut profile = GuardedBuffer::for_profile(profile_bytes as usize).map_err(launch)?;
     let profile_addr = meta.is_some().then(|| profile.as_mut_ptr() as u64);
     let mut words = pack_host_args(params, &mut buffers, &scalars, profile_addr);
     if words.len() != f.count_params() as usize {
