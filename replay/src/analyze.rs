@@ -641,7 +641,6 @@ struct OverlapScratch {
     run_ends: Vec<usize>,
     /// One unit's instances as `push_run` takes them.
     spans: Vec<(f64, f64, u32)>,
-
     /// Open instances per (local region, unit).
     counts: Vec<u32>,
     /// Units with an open instance, per local region.
@@ -677,8 +676,7 @@ impl OverlapScratch {
         self.run_ends.clear();
         let units = c.units.len();
         for (ui, u) in c.units.iter().enumerate() {
-            let mut spans = Vec::new();
-            std::mem::swap(&mut spans, &mut self.spans);
+            let mut spans = std::mem::take(&mut self.spans);
             spans.clear();
             for i in &u.instances {
                 if i.end_ns <= i.start_ns {
@@ -803,7 +801,7 @@ impl OverlapScratch {
     }
 
     /// Integrate over the sorted `events` of `nl` local regions in `units`
-    /// units: `covered[a]`, the unit-time `a` is open, and `matrix[a][b]`,
+    /// units: `covered[a]`, the unit-time `a` is open, and `pairs[a][b]`,
     /// the unit-time `a` is open while `b` is open in another unit.
     ///
     /// Both rates of a pair depend only on the two regions' own state (the

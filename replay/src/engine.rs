@@ -67,13 +67,6 @@ impl RegionsSeen {
         }
     }
 
-    /// Whether a record named `id`.
-    pub fn contains(&self, id: RegionId) -> bool {
-        self.seen
-            .get(usize::from(id.0) / 64)
-            .is_some_and(|w| w >> (id.0 % 64) & 1 == 1)
-    }
-
     /// Fold in the ids of later blocks.
     fn merge(&mut self, later: &RegionsSeen) {
         for &id in &later.order {
@@ -407,7 +400,8 @@ impl Replayer {
         })
     }
 
-    /// Replay a [`prepare`](Self::prepare)d CTA and gather its statistics
+    /// Replay a CTA whose regions are in the table ([`prepare`](Self::prepare),
+    /// or the scan's list in `replay_blocks`) and gather its statistics
     /// on their own, to be merged in block order: this is the part that runs
     /// in parallel.
     fn replay_one(&self, cta: &CtaTrace, scratch: &mut PairScratch) -> (CtaReplay, Accumulator) {
