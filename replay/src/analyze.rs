@@ -1017,6 +1017,9 @@ pub(crate) struct Accumulator {
     ignored_wait_ends: u64,
     cta_time: f64,
     unit_time_total: f64,
+    /// The smallest gap between consecutive records, gathered here when the
+    /// scan read block headers only ([`crate::engine::ScanDepth::Headers`]).
+    pub(crate) min_record_gap: Option<u64>,
 }
 
 impl Accumulator {
@@ -1054,6 +1057,7 @@ impl Accumulator {
             ignored_wait_ends,
             cta_time,
             unit_time_total,
+            min_record_gap,
             unit_local: _,
             unit_touched: _,
             overlap_scratch: _,
@@ -1109,6 +1113,7 @@ impl Accumulator {
             a.unmatched += o.unmatched;
             a.unwaited += o.unwaited;
         }
+        self.min_record_gap = crate::engine::min_some(self.min_record_gap, min_record_gap);
         self.critical_paths.extend(critical_paths);
         for (k, v) in critical_units {
             *self.critical_units.entry(k).or_insert(0) += v;

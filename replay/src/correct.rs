@@ -253,6 +253,12 @@ pub fn cost_after_gap(cost: f64, b2b: Option<f64>, gap: u64) -> f64 {
     }
 }
 
+/// The run's calibrated record cost, if it is one a record can have.
+pub(crate) fn calibrated_cost(info: &RunInfo) -> Option<f64> {
+    info.record_cost_ticks
+        .filter(|c| c.is_finite() && *c >= 0.0)
+}
+
 /// The correction a replay applies.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Correction {
@@ -276,11 +282,25 @@ pub struct Correction {
 }
 
 impl Correction {
+    /// Whether resolving the correction needs the records of the whole
+    /// profile before the first CTA replays: the smallest record gap where
+    /// no cost is given or calibrated (it tells an estimate from none), or
+    /// the kernel region's spans where a calibrated cost may be fitted to an
+    /// uninstrumented run. Otherwise a scan of the block headers will do
+    /// ([`crate::engine::ScanDepth::Headers`]).
+    pub fn needs_record_scan(info: &RunInfo, opts: &ReplayOptions) -> bool {
+        if !opts.correction || opts.record_cost_ticks.is_some() {
+            return false;
+        }
+        match calibrated_cost(info) {
+            None => true,
+            Some(_) => opts.fit_to_check && info.check.is_some(),
+        }
+    }
+
     pub fn resolve(info: &RunInfo, opts: &ReplayOptions, scan: &ProfileScan) -> Correction {
         let min_gap_ticks = scan.min_gap_ticks;
-        let calibrated = info
-            .record_cost_ticks
-            .filter(|c| c.is_finite() && *c >= 0.0);
+        let calibrated = calibrated_cost(info);
         // An estimate is never subtracted: the smallest gap is an upper
         // bound of the cost, and where it spans work (a profile with only
         // a kernel region) it is the work itself.

@@ -5,9 +5,10 @@ use std::path::Path;
 use kperf_dialects::abi::{ClockDomain, Edge, RegionId};
 use kperf_dialects::meta::RegionKind;
 use kperf_runtime::profile::{CtaTrace, RunInfo, UnitTrace};
+use kperf_runtime::BlockHead;
 
 use crate::analyze::{Accumulator, FinishContext, ReplayReport};
-use crate::correct::{cost_after_gap, Correction, CostSource};
+use crate::correct::{calibrated_cost, cost_after_gap, Correction, CostSource};
 use crate::pair::{replay_cta, CtaReplay, PairScratch};
 use crate::regions::RegionTable;
 use crate::time::CtaClock;
@@ -42,6 +43,24 @@ pub struct ProfileScan {
     pub kernel_spans: KernelSpans,
     /// Every region id the records name, in the order they first do.
     pub regions: RegionsSeen,
+    /// Whether the scan read the records or only the blocks' headers.
+    pub depth: ScanDepth,
+}
+
+/// How much of each block a scan reads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ScanDepth {
+    /// Every record: the smallest record gap, the kernel region's spans and
+    /// the region ids are known before the replay.
+    #[default]
+    Records,
+    /// Headers and unit tables only, where the correction needs nothing of
+    /// the records ahead ([`Correction::needs_record_scan`]): the replay
+    /// decodes each block once, gathers the smallest record gap as it goes,
+    /// and relies on the metadata's region table (a block that names
+    /// another region stops it with [`ReplayError::Changed`], and the
+    /// caller scans the records instead).
+    Headers,
 }
 
 /// Region ids in the order the records first name them (block order, then
@@ -110,11 +129,24 @@ pub const FIT_SAMPLE_CLOCKS: usize = 1 << 18;
 /// Scan chunks (`load.rs`) whose kernel regions are sampled.
 pub const FIT_SAMPLE_CHUNKS: u64 = 2;
 
-fn min_some<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
+pub(crate) fn min_some<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
     match (a, b) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     }
+}
+
+/// The smallest clock difference between consecutive records of any of
+/// `cta`'s units.
+fn min_record_gap(cta: &CtaTrace) -> Option<u64> {
+    cta.units
+        .iter()
+        .flat_map(|u| {
+            u.records
+                .windows(2)
+                .filter_map(|w| w[1].clock.checked_sub(w[0].clock))
+        })
+        .min()
 }
 
 impl KernelSpans {
@@ -163,15 +195,12 @@ impl ProfileScan {
                 .find(|r| r.kind == RegionKind::Kernel)
                 .map(|r| r.id)
         });
-        let calibrated = info
-            .record_cost_ticks
-            .filter(|c| c.is_finite() && *c >= 0.0)
-            .map(|c| {
-                let b2b = info
-                    .record_cost_back_to_back_ticks
-                    .filter(|b| b.is_finite() && *b >= 0.0);
-                (c, b2b)
-            });
+        let calibrated = calibrated_cost(info).map(|c| {
+            let b2b = info
+                .record_cost_back_to_back_ticks
+                .filter(|b| b.is_finite() && *b >= 0.0);
+            (c, b2b)
+        });
         ProfileScan {
             kernel_spans: KernelSpans {
                 region: info.check.as_ref().and(region),
@@ -184,26 +213,33 @@ impl ProfileScan {
     }
 
     pub fn observe(&mut self, cta: &CtaTrace) {
+        debug_assert_eq!(self.depth, ScanDepth::Records);
         self.ctas += 1;
-        self.time_origin_ns = Some(
-            self.time_origin_ns
-                .map_or(cta.start_time_ns, |t| t.min(cta.start_time_ns)),
-        );
+        self.time_origin_ns = min_some(self.time_origin_ns, Some(cta.start_time_ns));
+        self.min_gap_ticks = min_some(self.min_gap_ticks, min_record_gap(cta));
         for u in &cta.units {
             self.records += u.records.len() as u64;
-            let gap = u
-                .records
-                .windows(2)
-                .filter_map(|w| w[1].clock.checked_sub(w[0].clock))
-                .min();
-            if let Some(g) = gap {
-                self.min_gap_ticks = Some(self.min_gap_ticks.map_or(g, |m| m.min(g)));
-            }
             self.kernel_spans.observe(u);
             for r in &u.records {
                 self.regions.note(r.region);
             }
         }
+    }
+
+    /// A scan that reads block headers only (see [`ScanDepth::Headers`]).
+    pub fn headers_only() -> ProfileScan {
+        ProfileScan {
+            depth: ScanDepth::Headers,
+            ..ProfileScan::default()
+        }
+    }
+
+    /// Count a block from its header alone ([`ScanDepth::Headers`]).
+    pub fn observe_head(&mut self, head: &BlockHead) {
+        debug_assert_eq!(self.depth, ScanDepth::Headers);
+        self.ctas += 1;
+        self.time_origin_ns = min_some(self.time_origin_ns, Some(head.start_time_ns));
+        self.records += head.records;
     }
 
     /// Fold in the scan of the blocks that follow this scan's (the order
@@ -301,6 +337,9 @@ pub struct Replayer {
     table: RegionTable,
     correction: Correction,
     t0: Option<u64>,
+    /// The scan read headers only: the smallest record gap is gathered
+    /// during the replay.
+    gathers_min_gap: bool,
     early_ctas: u64,
     skipped_caveats: Vec<String>,
     acc: Accumulator,
@@ -340,6 +379,7 @@ impl Replayer {
             info,
             opts: opts.clone(),
             t0: scan.time_origin_ns,
+            gathers_min_gap: scan.depth == ScanDepth::Headers,
             early_ctas: 0,
             skipped_caveats: scan.skipped_caveats(),
             acc: Accumulator::default(),
@@ -414,6 +454,9 @@ impl Replayer {
             &self.correction,
         );
         let mut acc = Accumulator::default();
+        if self.gathers_min_gap {
+            acc.min_record_gap = min_record_gap(cta);
+        }
         acc.add_clock(&clock);
         let replayed = replay_cta(
             cta,
@@ -428,7 +471,10 @@ impl Replayer {
     }
 
     /// The report over every CTA pushed.
-    pub fn finish(self) -> ReplayReport {
+    pub fn finish(mut self) -> ReplayReport {
+        if self.gathers_min_gap {
+            self.correction.min_gap_ticks = self.acc.min_record_gap;
+        }
         let mut corrections_applied = self.correction.describe(self.info.strategy);
         let has_waits = (0..self.table.len()).any(|i| self.table.wait_issue(i).is_some());
         if has_waits {

@@ -57,7 +57,7 @@ pub use analyze::{
     OverlapStats, RegionStats, ReplayReport, UnitIdle,
 };
 pub use chrome::ChromeTraceWriter;
-pub use engine::{replay_ctas, replay_with_scan, CtaView, ProfileScan, Replayer};
+pub use engine::{replay_ctas, replay_with_scan, CtaView, ProfileScan, Replayer, ScanDepth};
 pub use error::ReplayError;
 pub use feedback::{Feedback, Profile, FEEDBACK_VERSION};
 pub use load::{replay_file, replay_proton_file, replay_reader};

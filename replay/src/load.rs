@@ -2,13 +2,15 @@
 
 use std::path::Path;
 
-use kperf_runtime::decode::{BlockRead, ProfileReader};
-use kperf_runtime::profile::CtaTrace;
+use kperf_runtime::decode::{BlockHead, BlockRead, ProfileReader};
+use kperf_runtime::profile::{CtaTrace, RunInfo};
 use kperf_runtime::RuntimeError;
 
 use crate::analyze::ReplayReport;
-use crate::engine::{replay_blocks, ProfileScan};
+use crate::correct::Correction;
+use crate::engine::{replay_blocks, ProfileScan, ScanDepth};
 use crate::feedback::Profile;
+use crate::regions::RegionTable;
 use crate::{ReplayError, ReplayOptions};
 
 fn profile_err(path: &Path, source: kperf_runtime::RuntimeError) -> ReplayError {
@@ -32,13 +34,33 @@ fn open(path: &Path, proton: bool) -> Result<ProfileReader, ReplayError> {
 /// whatever the number of threads.
 const SCAN_CHUNK: u64 = 64;
 
-/// The scan pass: headers and record gaps of every CTA, on all cores, each
-/// chunk of blocks decoded into one reused buffer. A block that fails the
-/// decoder's checks is counted and left out (the others are independent of
-/// it), unless no block decodes at all: then the first failure is the error.
-fn scan_reader(reader: &ProfileReader, path: &Path) -> Result<ProfileScan, ReplayError> {
+/// How much of each block the scan before a replay must read: the headers
+/// alone where the correction needs nothing of the records ahead and the
+/// metadata names the regions, so that the replay decodes each block once.
+fn scan_depth(info: &RunInfo, opts: &ReplayOptions) -> ScanDepth {
+    let regions_named = RegionTable::kernel_meta(info).is_some_and(|k| !k.regions.is_empty());
+    if regions_named && !Correction::needs_record_scan(info, opts) {
+        ScanDepth::Headers
+    } else {
+        ScanDepth::Records
+    }
+}
+
+/// The scan pass over every block, on all cores: its header and unit table
+/// ([`ScanDepth::Headers`]) or its records too, each chunk of blocks decoded
+/// into one reused buffer. A block that fails the decoder's checks is
+/// counted and left out (the others are independent of it), unless no
+/// block decodes at all: then the first failure is the error.
+fn scan_reader(
+    reader: &ProfileReader,
+    path: &Path,
+    depth: ScanDepth,
+) -> Result<ProfileScan, ReplayError> {
     use rayon::prelude::*;
-    let base = ProfileScan::for_run(reader.info());
+    let base = match depth {
+        ScanDepth::Records => ProfileScan::for_run(reader.info()),
+        ScanDepth::Headers => ProfileScan::headers_only(),
+    };
     let blocks = reader.block_count();
     let parts: Vec<(ProfileScan, Option<RuntimeError>)> = (0..blocks.div_ceil(SCAN_CHUNK))
         .into_par_iter()
@@ -48,11 +70,19 @@ fn scan_reader(reader: &ProfileReader, path: &Path) -> Result<ProfileScan, Repla
                 scan.kernel_spans.sample_room = 0;
             }
             let mut cta = CtaTrace::default();
+            let mut head = BlockHead::default();
             let mut first_error = None;
             let end = ((chunk + 1) * SCAN_CHUNK).min(blocks);
             for block in chunk * SCAN_CHUNK..end {
-                match reader.read_cta_into(block, &mut cta) {
-                    Ok(BlockRead::Decoded) => scan.observe(&cta),
+                let read = match depth {
+                    ScanDepth::Records => reader.read_cta_into(block, &mut cta),
+                    ScanDepth::Headers => reader.read_head(block, &mut head),
+                };
+                match read {
+                    Ok(BlockRead::Decoded) => match depth {
+                        ScanDepth::Records => scan.observe(&cta),
+                        ScanDepth::Headers => scan.observe_head(&head),
+                    },
                     Ok(BlockRead::Unfinished) => scan.observe_unfinished(block),
                     Ok(BlockRead::Unwritten) => scan.observe_unwritten(),
                     Err(e) => {
@@ -97,7 +127,30 @@ pub fn replay_reader(
     trace_out: Option<&Path>,
 ) -> Result<ReplayReport, ReplayError> {
     opts.validate()?;
-    let scan = scan_reader(reader, reader.path())?;
+    match scan_depth(reader.info(), opts) {
+        // A region the metadata does not name: the table must list the
+        // records' ids in the order they first appear, which takes the
+        // records' scan (the trace is written again from its start).
+        ScanDepth::Headers => {
+            match replay_after_scan(reader, opts, trace_out, ScanDepth::Headers) {
+                Err(ReplayError::Changed { .. }) => {
+                    replay_after_scan(reader, opts, trace_out, ScanDepth::Records)
+                }
+                done => done,
+            }
+        }
+        ScanDepth::Records => replay_after_scan(reader, opts, trace_out, ScanDepth::Records),
+    }
+}
+
+/// The scan at `depth`, then the replay pass.
+fn replay_after_scan(
+    reader: &ProfileReader,
+    opts: &ReplayOptions,
+    trace_out: Option<&Path>,
+    depth: ScanDepth,
+) -> Result<ReplayReport, ReplayError> {
+    let scan = scan_reader(reader, reader.path(), depth)?;
     // The blocks the scan kept: written, finished, passing the decoder's checks.
     let decode = |block| reader.cta(block).ok().flatten();
     replay_blocks(
@@ -148,6 +201,145 @@ pub(crate) fn load_reader(
     opts: &ReplayOptions,
 ) -> Result<Profile, ReplayError> {
     opts.validate()?;
-    let scan = scan_reader(reader, reader.path())?;
+    let scan = scan_reader(reader, reader.path(), scan_depth(reader.info(), opts))?;
     Profile::from_source(reader.info().clone(), opts, &scan, scanned_ctas(reader))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kperf_dialects::abi::{Counter, RecordWord};
+    use kperf_runtime::profile::UninstrumentedRun;
+    use kperf_runtime::synthetic::{cta_header, run_info, unit_records, UNITS};
+
+    /// A profile of `blocks` blocks, every third written (more blocks than
+    /// a scan chunk, so the scan's chunks are merged), with one block past
+    /// the last CTA's start that is corrupt.
+    fn profile(info: &RunInfo, blocks: u32) -> Vec<u8> {
+        let stride = info.meta.kernels[0].layout.cta_stride();
+        let mut buffer = vec![0u8; stride * blocks as usize];
+        let mut units: Vec<Vec<RecordWord>> = vec![Vec::new(); UNITS as usize];
+        for cta in (0..blocks).step_by(3) {
+            let end = (0..UNITS)
+                .map(|u| unit_records(cta, u, &mut units[u as usize]))
+                .max()
+                .unwrap_or(0);
+            let entries: Vec<(u32, u32, &[RecordWord])> = units
+                .iter()
+                .enumerate()
+                .map(|(u, r)| (u as u32, r.len() as u32, r.as_slice()))
+                .collect();
+            let block =
+                kperf_runtime::encode_block(&cta_header(cta, end), &entries, Counter::Clock64);
+            let at = stride * cta as usize;
+            buffer[at..at + stride].copy_from_slice(&block);
+        }
+        // A unit of the block at 9 claims more records than its CTA's ticks hold.
+        let entry = stride * 9 + info.meta.kernels[0].layout.unit_entry_offset(1);
+        let written = entry + kperf_dialects::abi::unit_entry::RECORDS_WRITTEN;
+        buffer[written..written + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        kperf_runtime::kprof::encode_kprof(info, stride, &buffer).expect("valid profile")
+    }
+
+    /// The report (as JSON) and both traces of a replay after a scan at `depth`.
+    fn outputs(reader: &ProfileReader, opts: &ReplayOptions, depth: ScanDepth) -> Vec<Vec<u8>> {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut out = Vec::new();
+        for (format, name) in [
+            (crate::TraceFormat::Chrome, "t.json"),
+            (crate::TraceFormat::Perfetto, "t.pftrace"),
+        ] {
+            let path = dir.path().join(name);
+            let opts = ReplayOptions {
+                trace_format: format,
+                ..opts.clone()
+            };
+            let report = replay_after_scan(reader, &opts, Some(&path), depth).expect("replays");
+            out.push(serde_json::to_vec(&report).expect("serializes"));
+            out.push(std::fs::read(&path).expect("trace written"));
+        }
+        out
+    }
+
+    #[test]
+    fn a_scan_of_the_headers_replays_as_a_scan_of_the_records() {
+        let info = run_info(70);
+        let reader = ProfileReader::from_bytes(profile(&info, 70)).expect("opens");
+        let opts = ReplayOptions::default();
+        assert_eq!(scan_depth(reader.info(), &opts), ScanDepth::Headers);
+        let records = outputs(&reader, &opts, ScanDepth::Records);
+        assert_eq!(outputs(&reader, &opts, ScanDepth::Headers), records);
+        let report: serde_json::Value = serde_json::from_slice(&records[0]).expect("json");
+        assert_ne!(
+            report["correction"]["min_gap_ticks"],
+            serde_json::Value::Null
+        );
+        assert!(
+            report["caveats"]
+                .to_string()
+                .contains("failed their checks"),
+            "the corrupt block is counted: {}",
+            report["caveats"]
+        );
+    }
+
+    #[test]
+    fn a_region_the_metadata_does_not_name_takes_the_records_scan() {
+        let mut info = run_info(70);
+        info.meta.kernels[0].regions.retain(|r| r.name != "mma");
+        let reader = ProfileReader::from_bytes(profile(&info, 70)).expect("opens");
+        let opts = ReplayOptions::default();
+        assert_eq!(scan_depth(reader.info(), &opts), ScanDepth::Headers);
+        assert!(matches!(
+            replay_after_scan(&reader, &opts, None, ScanDepth::Headers),
+            Err(ReplayError::Changed { .. })
+        ));
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("t.json");
+        let report = replay_reader(&reader, &opts, Some(&path)).expect("replays");
+        let records = outputs(&reader, &opts, ScanDepth::Records);
+        assert_eq!(serde_json::to_vec(&report).expect("serializes"), records[0]);
+        assert_eq!(std::fs::read(&path).expect("trace"), records[1]);
+    }
+
+    #[test]
+    fn what_the_correction_needs_decides_the_scan() {
+        let info = run_info(1);
+        let opts = ReplayOptions::default();
+        let uncalibrated = RunInfo {
+            record_cost_ticks: None,
+            ..info.clone()
+        };
+        let checked = RunInfo {
+            check: Some(UninstrumentedRun {
+                ctas: 1,
+                cta_mean_ticks: Some(1e5),
+                cta_median_ticks: None,
+                wall_ns: 1,
+                method: "test".into(),
+            }),
+            ..info.clone()
+        };
+        let mut unnamed = info.clone();
+        unnamed.meta.kernels.clear();
+        let cases = [
+            (&info, &opts, ScanDepth::Headers),
+            (&uncalibrated, &opts, ScanDepth::Records),
+            (&checked, &opts, ScanDepth::Records),
+            (&unnamed, &opts, ScanDepth::Records),
+        ];
+        for (info, opts, depth) in cases {
+            assert_eq!(scan_depth(info, opts), depth, "{info:?}");
+        }
+        let given = ReplayOptions {
+            record_cost_ticks: Some(5.0),
+            ..opts.clone()
+        };
+        assert_eq!(scan_depth(&uncalibrated, &given), ScanDepth::Headers);
+        let no_fit = ReplayOptions {
+            fit_to_check: false,
+            ..opts.clone()
+        };
+        assert_eq!(scan_depth(&checked, &no_fit), ScanDepth::Headers);
+    }
 }

@@ -178,13 +178,23 @@ pub fn decode_block(block: &[u8], params: &DecodeParams) -> Result<CtaTrace, Run
     Ok(out)
 }
 
-/// [`decode_block`] into an existing trace, reusing its vectors.
-pub(crate) fn decode_block_into(
+/// A kperf block's header and unit table, checked as the decoder checks
+/// them: what a scan needs of a block without reading its records.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BlockHead {
+    /// The CTA's global-timer start (ns).
+    pub start_time_ns: u64,
+    /// Records that survive in the block's rings (what decoding would give).
+    pub records: u64,
+}
+
+/// The block's header, parsed and checked against the block's size and the
+/// run's claims (layout, counter, strategy).
+fn checked_header(
     block: &[u8],
     params: &DecodeParams,
     ctx: &BlockCtx<'_>,
-    out: &mut CtaTrace,
-) -> Result<(), RuntimeError> {
+) -> Result<CtaHeader, RuntimeError> {
     let header = CtaHeader::parse(block).map_err(|source| {
         let field = match source {
             HeaderError::Truncated(_) => 0,
@@ -250,7 +260,83 @@ pub(crate) fn decode_block_into(
             params.strategy.name().into(),
         ));
     }
+    Ok(header)
+}
 
+/// Unit `i`'s entry in the unit table of a checked block: its id and how
+/// many records it wrote.
+fn unit_entry_of(
+    block: &[u8],
+    header: &CtaHeader,
+    i: u32,
+    ctx: &BlockCtx<'_>,
+) -> Result<(u32, u64), RuntimeError> {
+    let entry = header.layout.unit_entry_offset(i);
+    let id = read_u32(block, entry + unit_entry::UNIT_ID, ctx.path, "unit entry")?;
+    let written = read_u32(
+        block,
+        entry + unit_entry::RECORDS_WRITTEN,
+        ctx.path,
+        "unit entry",
+    )?;
+    Ok((id, written.into()))
+}
+
+/// Refuse a unit's count of records written that the CTA's run could not
+/// hold: each record takes at least a tick; twice the span plus 64 Ki covers
+/// a coarse timer. Such a count is corrupt, and would otherwise turn into
+/// billions of lost records.
+fn check_written(
+    header: &CtaHeader,
+    i: u32,
+    written: u64,
+    ctx: &BlockCtx<'_>,
+) -> Result<(), RuntimeError> {
+    let slots = (header.layout.segment_bytes() / RECORD_SIZE) as u64;
+    let span = header.finalize_clock.saturating_sub(header.start_clock);
+    let limit = span.saturating_mul(2).saturating_add(1 << 16);
+    if written > slots && span > 0 && written > limit {
+        return Err(RuntimeError::Implausible {
+            path: ctx.path.to_path_buf(),
+            offset: ctx.at(header.layout.unit_entry_offset(i) + unit_entry::RECORDS_WRITTEN),
+            what: "records written by one unit for the ticks its CTA ran",
+            value: written,
+            limit,
+        });
+    }
+    Ok(())
+}
+
+/// What [`decode_block_into`] would find in a block, and every error it
+/// would give, without reading the records.
+pub(crate) fn read_block_head(
+    block: &[u8],
+    params: &DecodeParams,
+    ctx: &BlockCtx<'_>,
+) -> Result<BlockHead, RuntimeError> {
+    let header = checked_header(block, params, ctx)?;
+    let slots = (header.layout.segment_bytes() / RECORD_SIZE) as u64;
+    let mut records = 0;
+    for i in 0..header.layout.units {
+        let (_, written) = unit_entry_of(block, &header, i, ctx)?;
+        check_written(&header, i, written, ctx)?;
+        records += written.min(slots);
+    }
+    Ok(BlockHead {
+        start_time_ns: header.start_time,
+        records,
+    })
+}
+
+/// [`decode_block`] into an existing trace, reusing its vectors.
+pub(crate) fn decode_block_into(
+    block: &[u8],
+    params: &DecodeParams,
+    ctx: &BlockCtx<'_>,
+    out: &mut CtaTrace,
+) -> Result<(), RuntimeError> {
+    let header = checked_header(block, params, ctx)?;
+    let layout = header.layout;
     out.block_index = ctx.index;
     out.cta_id = header.cta_id;
     out.hw_id = header.hw_id;
@@ -266,14 +352,8 @@ pub(crate) fn decode_block_into(
     let circular = header.flags.strategy == Strategy::Circular;
     let bits = counter.record_bits();
     for (i, unit) in (0..layout.units).zip(out.units.iter_mut()) {
-        let entry = layout.unit_entry_offset(i);
-        unit.unit_id = read_u32(block, entry + unit_entry::UNIT_ID, ctx.path, "unit entry")?;
-        let written = read_u32(
-            block,
-            entry + unit_entry::RECORDS_WRITTEN,
-            ctx.path,
-            "unit entry",
-        )? as u64;
+        let (id, written) = unit_entry_of(block, &header, i, ctx)?;
+        unit.unit_id = id;
         let segment = kprof::slice(
             block,
             layout.segment_offset(i),
@@ -297,20 +377,7 @@ pub(crate) fn decode_block_into(
                 clock: clock.next(r.clock),
             }
         });
-        // A count past what the CTA's run could hold (each record takes at
-        // least a tick; twice the span plus 64 Ki covers a coarse timer) is
-        // corrupt, and would otherwise turn into billions of lost records.
-        let span = header.finalize_clock.saturating_sub(header.start_clock);
-        let limit = span.saturating_mul(2).saturating_add(1 << 16);
-        if written > surviving && span > 0 && written > limit {
-            return Err(RuntimeError::Implausible {
-                path: ctx.path.to_path_buf(),
-                offset: ctx.at(entry + unit_entry::RECORDS_WRITTEN),
-                what: "records written by one unit for the ticks its CTA ran",
-                value: written,
-                limit,
-            });
-        }
+        check_written(&header, i, written, ctx)?;
         unit.records_written = written;
         unit.records_lost = written - surviving;
     }
@@ -596,14 +663,8 @@ impl ProfileReader {
         }
     }
 
-    /// Decode block `block_index` into `out`, reusing `out`'s vectors (the
-    /// allocation-free path for hot loops). Unless it returns
-    /// [`BlockRead::Decoded`], `out` is left unspecified.
-    pub fn read_cta_into(
-        &self,
-        block_index: u64,
-        out: &mut CtaTrace,
-    ) -> Result<BlockRead, RuntimeError> {
+    /// Block `block_index`'s bytes, or what stands in for them.
+    fn block_bytes(&self, block_index: u64) -> Result<BlockBytes<'_>, RuntimeError> {
         if block_index >= self.block_count() {
             return Err(RuntimeError::BadArgument {
                 path: self.path.clone(),
@@ -631,31 +692,66 @@ impl ProfileReader {
                     "CTA block",
                 )?;
                 if CtaHeader::is_unwritten(block) {
-                    return Ok(BlockRead::Unwritten);
+                    return Ok(BlockBytes::Unwritten);
                 }
                 let ctx = BlockCtx {
                     path: &self.path,
                     offset,
                     index: block_index,
                 };
-                // The header is parsed once, by the decoder; an unfinished
-                // block is its one header error that is not a failure.
-                match decode_block_into(block, params, &ctx, out) {
-                    Ok(()) => Ok(BlockRead::Decoded),
-                    Err(RuntimeError::BadCtaHeader {
-                        source: HeaderError::Unfinished,
-                        ..
-                    }) => Ok(BlockRead::Unfinished),
-                    Err(e) => Err(e),
-                }
+                Ok(BlockBytes::Kprof { block, params, ctx })
             }
-            Format::Proton(dump) => {
+            Format::Proton(dump) => Ok(BlockBytes::Proton(dump, bytes)),
+        }
+    }
+
+    /// Decode block `block_index` into `out`, reusing `out`'s vectors (the
+    /// allocation-free path for hot loops). Unless it returns
+    /// [`BlockRead::Decoded`], `out` is left unspecified.
+    pub fn read_cta_into(
+        &self,
+        block_index: u64,
+        out: &mut CtaTrace,
+    ) -> Result<BlockRead, RuntimeError> {
+        match self.block_bytes(block_index)? {
+            BlockBytes::Unwritten => Ok(BlockRead::Unwritten),
+            BlockBytes::Kprof { block, params, ctx } => {
+                finished(decode_block_into(block, params, &ctx, out))
+            }
+            BlockBytes::Proton(dump, bytes) => {
                 let written = dump.decode_block(bytes, block_index, &self.path, out)?;
                 Ok(if written {
                     BlockRead::Decoded
                 } else {
                     BlockRead::Unwritten
                 })
+            }
+        }
+    }
+
+    /// What [`Self::read_cta_into`] would find in block `block_index`, with
+    /// the same errors, from the block's header and unit table alone (a
+    /// Proton block is decoded: its header does not say where its records
+    /// end). [`BlockRead::Decoded`] here means the block would decode, and
+    /// `out` describes it; otherwise `out` is left unspecified.
+    pub fn read_head(
+        &self,
+        block_index: u64,
+        out: &mut BlockHead,
+    ) -> Result<BlockRead, RuntimeError> {
+        match self.block_bytes(block_index)? {
+            BlockBytes::Unwritten => Ok(BlockRead::Unwritten),
+            BlockBytes::Kprof { block, params, ctx } => {
+                finished(read_block_head(block, params, &ctx).map(|head| *out = head))
+            }
+            BlockBytes::Proton(..) => {
+                let mut cta = CtaTrace::default();
+                let read = self.read_cta_into(block_index, &mut cta)?;
+                *out = BlockHead {
+                    start_time_ns: cta.start_time_ns,
+                    records: cta.units.iter().map(|u| u.records.len() as u64).sum(),
+                };
+                Ok(read)
             }
         }
     }
@@ -680,6 +776,31 @@ pub enum BlockRead {
     /// the CTA left by a path without finalize). Its rings may be
     /// half-copied, so it is not decoded.
     Unfinished,
+}
+
+/// A block as [`ProfileReader::block_bytes`] finds it.
+enum BlockBytes<'a> {
+    Unwritten,
+    Kprof {
+        block: &'a [u8],
+        params: &'a DecodeParams,
+        ctx: BlockCtx<'a>,
+    },
+    /// Proton blocks are found by the dump, in the file's bytes.
+    Proton(&'a ProtonDump, &'a [u8]),
+}
+
+/// A kperf block's decoding, with the one header error that is not a
+/// failure (the CTA never finished its finalize) told apart.
+fn finished(decoded: Result<(), RuntimeError>) -> Result<BlockRead, RuntimeError> {
+    match decoded {
+        Ok(()) => Ok(BlockRead::Decoded),
+        Err(RuntimeError::BadCtaHeader {
+            source: HeaderError::Unfinished,
+            ..
+        }) => Ok(BlockRead::Unfinished),
+        Err(e) => Err(e),
+    }
 }
 
 /// The iterator of [`ProfileReader::ctas`].

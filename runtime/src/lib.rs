@@ -36,7 +36,7 @@ pub mod simt;
 pub mod spec;
 pub mod synthetic;
 
-pub use decode::{decode_block, encode_block, BlockRead, DecodeParams, ProfileReader};
+pub use decode::{decode_block, encode_block, BlockHead, BlockRead, DecodeParams, ProfileReader};
 pub use error::RuntimeError;
 pub use kprof::write_kprof;
 pub use launch_error::LaunchError;

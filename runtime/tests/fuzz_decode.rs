@@ -13,19 +13,35 @@ use common::{cta_header, proton_dump, proton_fixture, records_with_gaps, run_inf
 use kperf_dialects::abi::{Counter, Layout, RecordWord, Strategy};
 use kperf_runtime::kprof::{encode_kprof, parse_header, KPROF_MAGIC};
 use kperf_runtime::profile::CtaTrace;
-use kperf_runtime::{encode_block, BlockRead, ProfileReader, RuntimeError};
+use kperf_runtime::{encode_block, BlockHead, BlockRead, ProfileReader, RuntimeError};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::strategy::Strategy as _;
 
-/// Decode every block both ways (iterator and reused trace) and check what decoded.
+/// Decode every block both ways (iterator and reused trace) and check what
+/// decoded, and that reading a block's head alone finds what decoding it
+/// does: the same outcome or error, start time and record count.
 fn exercise(opened: Result<ProfileReader, RuntimeError>) {
     let Ok(reader) = opened else { return };
     let mut reused = CtaTrace::default();
+    let mut head = BlockHead::default();
     let mut written = 0;
     for i in 0..reader.block_count() {
-        if let Ok(BlockRead::Decoded) = reader.read_cta_into(i, &mut reused) {
+        let decoded = reader.read_cta_into(i, &mut reused);
+        let headed = reader.read_head(i, &mut head);
+        match (&decoded, &headed) {
+            (Ok(d), Ok(h)) => assert_eq!(d, h, "block {i}"),
+            (Err(d), Err(h)) => assert_eq!(d.to_string(), h.to_string(), "block {i}"),
+            _ => panic!("block {i}: decoding gave {decoded:?}, its head {headed:?}"),
+        }
+        if let Ok(BlockRead::Decoded) = decoded {
             check(&reused);
+            let records: usize = reused.units.iter().map(|u| u.records.len()).sum();
+            assert_eq!(
+                (head.start_time_ns, head.records),
+                (reused.start_time_ns, records as u64),
+                "block {i}"
+            );
             written += 1;
         }
     }
