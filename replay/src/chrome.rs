@@ -56,9 +56,9 @@
 //! Events are formatted into a small per-CTA buffer and written through a
 //! `BufWriter`; nothing proportional to the trace is held in memory.
 
+use kperf_runtime::output::DirectFile;
 use std::collections::{HashMap, HashSet};
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::Path;
 
 use kperf_dialects::abi::RegionId;
@@ -134,7 +134,7 @@ pub struct ChromeTraceWriter<W: Write> {
     layout: UnitLayout,
 }
 
-impl ChromeTraceWriter<BufWriter<File>> {
+impl ChromeTraceWriter<DirectFile> {
     /// Create `path` and write the opening of the trace.
     pub fn create(
         path: &Path,

@@ -37,9 +37,9 @@
 //! per-event arguments (the Chrome trace and the report carry raw and
 //! corrected cycles).
 
+use kperf_runtime::output::DirectFile;
 use std::collections::HashMap;
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::Path;
 
 use kperf_runtime::profile::RunInfo;
@@ -208,7 +208,7 @@ fn named_track(name: String, uuid: u64, parent: Option<u64>, rank: u64) -> Track
     }
 }
 
-impl PerfettoTraceWriter<BufWriter<File>> {
+impl PerfettoTraceWriter<DirectFile> {
     /// Create `path` for a trace of `info`'s run.
     pub fn create(
         path: &Path,

@@ -1,7 +1,7 @@
 //! The trace file a replay writes: Chrome JSON or Perfetto protobuf.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use kperf_runtime::output::DirectFile;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use kperf_runtime::profile::RunInfo;
@@ -41,8 +41,8 @@ impl TraceFormat {
     }
 }
 
-/// Bytes a trace writer gathers before handing them to its output: at least
-/// the `BufWriter`'s capacity, so full chunks go straight through it.
+/// Bytes a trace writer gathers before handing them to its output (one
+/// write call per chunk; a file stages them for aligned writes).
 const CHUNK: usize = 1 << 18;
 
 /// Where a trace writer's bytes go: an output (a file, named in errors,
@@ -54,14 +54,17 @@ pub(crate) struct TraceOut<W: Write> {
     pub buf: Vec<u8>,
 }
 
-impl TraceOut<BufWriter<File>> {
+impl TraceOut<DirectFile> {
     /// Create `path`.
     pub fn create(path: &Path) -> Result<Self, ReplayError> {
-        let file = File::create(path).map_err(|source| ReplayError::TraceFile {
+        // Around the page cache: a trace is written once, and copying a
+        // gigabyte into the cache cost more system time than the replay's
+        // own work on this project's VM (docs/replay.md).
+        let file = DirectFile::create(path).map_err(|source| ReplayError::TraceFile {
             path: path.to_path_buf(),
             source,
         })?;
-        let mut t = TraceOut::new(BufWriter::with_capacity(CHUNK, file));
+        let mut t = TraceOut::new(file);
         t.path = Some(path.to_path_buf());
         Ok(t)
     }
@@ -119,8 +122,8 @@ impl<W: Write> TraceOut<W> {
 
 /// An open trace file of either format.
 pub(crate) enum TraceSink {
-    Chrome(ChromeTraceWriter<BufWriter<File>>),
-    Perfetto(PerfettoTraceWriter<BufWriter<File>>),
+    Chrome(ChromeTraceWriter<DirectFile>),
+    Perfetto(PerfettoTraceWriter<DirectFile>),
 }
 
 impl TraceSink {

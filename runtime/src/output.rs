@@ -389,6 +389,169 @@ pub fn install_interrupt_cleanup() {
     }
 }
 
+/// Bytes staged before a write around the page cache: a whole number of
+/// the alignment direct I/O asks for.
+const DIRECT_STAGE: usize = 2 << 20;
+/// Alignment of a direct write's buffer, file offset and length (the
+/// largest logical block size Linux file systems use).
+const DIRECT_ALIGN: usize = 4096;
+
+/// A big output written once and not read back soon (a trace of
+/// gigabytes), written around the page cache where the file system allows
+/// it (Linux `O_DIRECT`): whole aligned blocks go from a staging buffer to
+/// the device, and only the last partial block, at [`Write::flush`], goes
+/// through the page cache. Copying into the page cache is most of the cost
+/// of writing a big file on a virtual machine: `dd` of 1.9 GB took 5.1 s of
+/// system time buffered and 0.3 s direct on kperf's 2-core VM (2026-11-26).
+/// Where the file system refuses direct I/O (tmpfs), or on other systems,
+/// the same bytes are written the ordinary way.
+///
+/// Writes are staged: nothing reaches the file before a full stage or
+/// [`Write::flush`]. Dropping it unflushed loses the staged bytes, as an
+/// error path that removes the file anyway wants.
+pub struct DirectFile {
+    file: File,
+    /// Staging memory, over-allocated so that an aligned window fits.
+    memory: Vec<u8>,
+    /// Where the aligned window starts in `memory`.
+    window: usize,
+    /// Bytes staged in the window.
+    staged: usize,
+    /// Writes still go around the page cache.
+    direct: bool,
+}
+
+impl DirectFile {
+    /// Create (or truncate) `path` for writing.
+    pub fn create(path: &Path) -> std::io::Result<DirectFile> {
+        let (file, direct) = open_direct(path)?;
+        let memory = vec![0u8; DIRECT_STAGE + DIRECT_ALIGN];
+        let window = memory.as_ptr().align_offset(DIRECT_ALIGN);
+        Ok(DirectFile {
+            file,
+            memory,
+            window,
+            staged: 0,
+            direct,
+        })
+    }
+
+    /// Whether writes go around the page cache (for tests and reports).
+    pub fn is_direct(&self) -> bool {
+        self.direct
+    }
+
+    /// Write the first `len` staged bytes, then move what follows them to
+    /// the window's start. Direct writes are whole aligned blocks; a file
+    /// system that refuses one turns the file back to ordinary writes.
+    fn write_staged(&mut self, len: usize) -> std::io::Result<()> {
+        let window = self.window..self.window + DIRECT_STAGE;
+        let mut done = 0;
+        while done < len {
+            let bytes = &self.memory[window.start + done..window.start + len];
+            match self.file.write(bytes) {
+                Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+                Ok(n) => done += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) if self.direct && e.raw_os_error() == Some(libc::EINVAL) => {
+                    self.stop_direct()?
+                }
+                Err(e) => return Err(e),
+            }
+            // A short direct write leaves an unaligned offset: go on
+            // through the page cache.
+            if self.direct && done % DIRECT_ALIGN != 0 {
+                self.stop_direct()?;
+            }
+        }
+        self.memory
+            .copy_within(window.start + len..window.start + self.staged, window.start);
+        self.staged -= len;
+        Ok(())
+    }
+
+    fn stop_direct(&mut self) -> std::io::Result<()> {
+        stop_direct(&self.file)?;
+        self.direct = false;
+        Ok(())
+    }
+}
+
+impl Write for DirectFile {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            let n = rest.len().min(DIRECT_STAGE - self.staged);
+            let at = self.window + self.staged;
+            self.memory[at..at + n].copy_from_slice(&rest[..n]);
+            self.staged += n;
+            rest = &rest[n..];
+            if self.staged == DIRECT_STAGE {
+                self.write_staged(DIRECT_STAGE)?;
+            }
+        }
+        Ok(bytes.len())
+    }
+
+    /// Write everything staged: the whole blocks directly, the last
+    /// partial block through the page cache (after which the file stays
+    /// with ordinary writes: its end is no longer aligned).
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.direct {
+            self.write_staged(self.staged / DIRECT_ALIGN * DIRECT_ALIGN)?;
+            if self.staged > 0 {
+                self.stop_direct()?;
+            }
+        }
+        self.write_staged(self.staged)?;
+        self.file.flush()
+    }
+}
+
+/// Open `path` for direct writes, or for ordinary ones where the file
+/// system refuses direct I/O; says which.
+#[cfg(target_os = "linux")]
+fn open_direct(path: &Path) -> std::io::Result<(File, bool)> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut options = OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    match options.clone().custom_flags(libc::O_DIRECT).open(path) {
+        Ok(file) => Ok((file, true)),
+        // EINVAL is how Linux file systems without direct I/O refuse it.
+        Err(e) if matches!(e.raw_os_error(), Some(libc::EINVAL | libc::EOPNOTSUPP)) => {
+            Ok((options.open(path)?, false))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn open_direct(path: &Path) -> std::io::Result<(File, bool)> {
+    Ok((File::create(path)?, false))
+}
+
+/// Turn `file` back to writes through the page cache.
+#[cfg(target_os = "linux")]
+fn stop_direct(file: &File) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let fd = file.as_raw_fd();
+    // SAFETY: fcntl on a descriptor this process owns, with integer flags.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: as above.
+    if unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_DIRECT) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn stop_direct(_file: &File) -> std::io::Result<()> {
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -447,5 +610,54 @@ mod tests {
             .expect("meta")
             .file_type()
             .is_fifo());
+    }
+
+    /// Writes of awkward sizes, staged and flushed, read back as written,
+    /// on a file system that takes direct I/O (this test's temporary
+    /// directory) and on one that does not (tmpfs, where there is one).
+    #[test]
+    fn a_direct_file_holds_exactly_what_was_written() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let shm = std::path::Path::new("/dev/shm");
+        let dirs = [
+            Some(dir.path().to_path_buf()),
+            shm.is_dir().then(|| shm.to_path_buf()),
+        ];
+        let pieces = [
+            1,
+            4095,
+            4096,
+            7,
+            DIRECT_STAGE - 3,
+            DIRECT_STAGE + 5,
+            3 * DIRECT_STAGE,
+            17,
+        ];
+        for d in dirs.into_iter().flatten() {
+            for total_pieces in [0, 1, 2, 3, pieces.len()] {
+                let path = d.join(format!(
+                    "kperf-direct-{}-{total_pieces}",
+                    std::process::id()
+                ));
+                let mut want = Vec::new();
+                let mut f = DirectFile::create(&path).expect("create");
+                for (k, &n) in pieces[..total_pieces].iter().enumerate() {
+                    let bytes: Vec<u8> = (0..n).map(|i| (i * 31 + k * 7) as u8).collect();
+                    f.write_all(&bytes).expect("write");
+                    want.extend(bytes);
+                }
+                f.flush().expect("flush");
+                drop(f);
+                let got = std::fs::read(&path).expect("read back");
+                let _ = std::fs::remove_file(&path);
+                assert!(
+                    got == want,
+                    "{}: {} bytes back, {} written",
+                    path.display(),
+                    got.len(),
+                    want.len()
+                );
+            }
+        }
     }
 }
