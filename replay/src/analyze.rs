@@ -455,6 +455,15 @@ pub fn critical_path(c: &CtaReplay) -> Option<CriticalPath> {
 /// and the forward walk over its members' inner ranges each move one pointer
 /// monotonically (chain members' ends never decrease from first to last), so
 /// the whole path costs O(instances × nesting depth), with no searches.
+///
+/// The levels are walked with a stack of their own, not recursion: a
+/// corrected profile can clamp thousands of iterations to one instant, and
+/// equal intervals nest (each contains the next), which overflowed the
+/// thread's stack (a host matmul with 16384 slots per unit). A level whose
+/// last member is being descended into leaves the stack first, so a chain
+/// of single nested instances holds one level; and a run of intervals equal
+/// to their container, which would each be a level holding only the next,
+/// is laid out at once.
 fn chain(
     inst: &[RegionInstance],
     cands: &[usize],
@@ -462,63 +471,116 @@ fn chain(
     used: &mut [bool],
     out: &mut Vec<CriticalStep>,
 ) {
-    let cands: Vec<usize> = cands.iter().copied().filter(|&i| !used[i]).collect();
-    if cands.is_empty() {
-        return;
-    }
-    let start = |k: usize| inst[cands[k]].start_ns;
-    // best[k]: position in `cands` of the latest end among cands[..=k] (earliest on ties).
-    let mut best: Vec<usize> = Vec::with_capacity(cands.len());
-    for k in 0..cands.len() {
-        let b = match best.last() {
-            Some(&p) if inst[cands[p]].end_ns >= inst[cands[k]].end_ns => p,
-            _ => k,
+    let mut stack: Vec<ChainLevel> = ChainLevel::pick(inst, cands, level, used)
+        .into_iter()
+        .collect();
+    while let Some(top) = stack.last_mut() {
+        let Some(&k) = top.picked.get(top.next) else {
+            stack.pop();
+            continue;
         };
-        best.push(b);
-    }
-    // Backward: the latest end among those starting strictly before the
-    // current member. `first_at` is the first position starting at or after
-    // the current member's start; it only moves down.
-    let mut picked = Vec::new();
-    let mut cur = best[cands.len() - 1];
-    loop {
-        picked.push(cur);
-        let s = start(cur);
-        let mut first_at = cur;
-        while first_at > 0 && start(first_at - 1) >= s {
-            first_at -= 1;
-        }
-        if first_at == 0 {
-            break;
-        }
-        cur = best[first_at - 1];
-    }
-    picked.reverse();
-    for &k in &picked {
-        used[cands[k]] = true;
-    }
-    // Forward: each member's inner candidates lie after it and start no later
-    // than its end; that bound only moves up.
-    let mut hi = 0;
-    for &k in &picked {
-        let me = &inst[cands[k]];
-        out.push(CriticalStep {
-            region: me.region,
-            instance: me.instance,
-            start_ns: me.start_ns,
-            end_ns: me.end_ns,
+        top.next += 1;
+        let me = &inst[top.cands[k]];
+        let step = |i: &RegionInstance, level| CriticalStep {
+            region: i.region,
+            instance: i.instance,
+            start_ns: i.start_ns,
+            end_ns: i.end_ns,
             level,
-        });
-        hi = hi.max(k + 1);
-        while hi < cands.len() && start(hi) <= me.end_ns {
-            hi += 1;
+        };
+        out.push(step(me, top.level));
+        top.hi = top.hi.max(k + 1);
+        let start = |p: usize| inst[top.cands[p]].start_ns;
+        while top.hi < top.cands.len() && start(top.hi) <= me.end_ns {
+            top.hi += 1;
         }
-        let inner: Vec<usize> = cands[k + 1..hi]
+        let mut inner: Vec<usize> = top.cands[k + 1..top.hi]
             .iter()
             .copied()
             .filter(|&i| !used[i] && inst[i].end_ns <= me.end_ns && inst[i].start_ns >= me.start_ns)
             .collect();
-        chain(inst, &inner, level + 1, used, out);
+        let mut level = top.level + 1;
+        if top.next == top.picked.len() {
+            stack.pop(); // nothing of this level is left after `me`'s inner chain
+        }
+        // Intervals equal to `me` come first (sorted by start, then end
+        // descending); each would be its level's whole chain, holding the
+        // rest.
+        let equal = inner
+            .iter()
+            .take_while(|&&i| inst[i].start_ns == me.start_ns && inst[i].end_ns == me.end_ns)
+            .count();
+        for &i in &inner[..equal] {
+            used[i] = true;
+            out.push(step(&inst[i], level));
+            level += 1;
+        }
+        inner.drain(..equal);
+        stack.extend(ChainLevel::pick(inst, &inner, level, used));
+    }
+}
+
+/// One nesting level of [`chain`]: its candidates, the chain picked among
+/// them (positions in `cands`, in time order), the next member to lay out
+/// and how far its inner ranges reach.
+struct ChainLevel {
+    cands: Vec<usize>,
+    picked: Vec<usize>,
+    next: usize,
+    hi: usize,
+    level: u32,
+}
+
+impl ChainLevel {
+    /// The chain among the unused `cands`, marked used; `None` if none is left.
+    fn pick(
+        inst: &[RegionInstance],
+        cands: &[usize],
+        level: u32,
+        used: &mut [bool],
+    ) -> Option<ChainLevel> {
+        let cands: Vec<usize> = cands.iter().copied().filter(|&i| !used[i]).collect();
+        if cands.is_empty() {
+            return None;
+        }
+        let start = |k: usize| inst[cands[k]].start_ns;
+        // best[k]: position in `cands` of the latest end among cands[..=k] (earliest on ties).
+        let mut best: Vec<usize> = Vec::with_capacity(cands.len());
+        for k in 0..cands.len() {
+            let b = match best.last() {
+                Some(&p) if inst[cands[p]].end_ns >= inst[cands[k]].end_ns => p,
+                _ => k,
+            };
+            best.push(b);
+        }
+        // Backward: the latest end among those starting strictly before the
+        // current member. `first_at` is the first position starting at or after
+        // the current member's start; it only moves down.
+        let mut picked = Vec::new();
+        let mut cur = best[cands.len() - 1];
+        loop {
+            picked.push(cur);
+            let s = start(cur);
+            let mut first_at = cur;
+            while first_at > 0 && start(first_at - 1) >= s {
+                first_at -= 1;
+            }
+            if first_at == 0 {
+                break;
+            }
+            cur = best[first_at - 1];
+        }
+        picked.reverse();
+        for &k in &picked {
+            used[cands[k]] = true;
+        }
+        Some(ChainLevel {
+            cands,
+            picked,
+            next: 0,
+            hi: 0,
+            level,
+        })
     }
 }
 
@@ -2060,5 +2122,38 @@ mod tests {
             let inst = sorted(&spans);
             prop_assert_eq!(path(&inst, true), path(&inst, false));
         }
+
+        /// Mostly equal and zero-length intervals, as a correction that
+        /// clamps records leaves them: runs of equal intervals nest.
+        #[test]
+        fn linear_chain_equals_the_search_definition_on_ties(
+            spans in proptest::collection::vec((0u16..3, 0u32..6, 0u32..3), 0..120)
+        ) {
+            let inst = sorted(&spans);
+            prop_assert_eq!(path(&inst, true), path(&inst, false));
+        }
+    }
+
+    /// 100000 iterations clamped to one instant inside a kernel region: each
+    /// contains the next, and the path lays them out, one level each, on a
+    /// thread with a 256 KiB stack (it recursed once per level and
+    /// overflowed with a few thousand).
+    #[test]
+    fn a_hundred_thousand_equal_instances_nest_without_recursion() {
+        let mut spans = vec![(0u16, 0u32, 100u32)];
+        spans.extend(std::iter::repeat_n((1, 50, 0), 100_000));
+        let inst = sorted(&spans);
+        let steps = std::thread::Builder::new()
+            .stack_size(256 << 10)
+            .spawn(move || path(&inst, true))
+            .expect("thread")
+            .join()
+            .expect("no overflow");
+        assert_eq!(steps.len(), 100_001);
+        let levels: Vec<u32> = steps.iter().map(|s| s.level).collect();
+        assert!(
+            levels.iter().copied().eq(0..=100_000),
+            "one level per instance"
+        );
     }
 }
