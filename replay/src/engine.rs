@@ -529,13 +529,21 @@ impl Replayer {
         });
         if let Some(run) = &self.info.check {
             report.check = crate::analyze::CheckReport::compare(&report, run);
+            let check_error = report.check.as_ref().map(|c| c.error);
             if let Some(f) = self
                 .correction
                 .fit
                 .as_ref()
                 .filter(|f| f.applied && !f.resolved)
             {
-                report.caveats.push(below_resolution_caveat(f));
+                report.caveats.push(below_resolution_caveat(f, check_error));
+            }
+            if let Some(f) = self.correction.fit.as_ref().filter(|f| {
+                !f.plausible && f.calibrated_error.abs() > crate::analyze::CHECK_TOLERANCE
+            }) {
+                report
+                    .caveats
+                    .push(implausible_fit_caveat(f, self.correction.cost_ticks));
             }
             match &report.check {
                 Some(c) if c.fitted && c.error.abs() <= crate::analyze::CHECK_TOLERANCE => {
@@ -735,7 +743,7 @@ pub fn replay_with_scan(
 /// ([`crate::correct::CostFit::resolved`]): no single record cost matched
 /// the kernel region, or one did but the corrected times are mostly the
 /// subtraction.
-fn below_resolution_caveat(f: &crate::correct::CostFit) -> String {
+fn below_resolution_caveat(f: &crate::correct::CostFit, check_error: Option<f64>) -> String {
     let share = f.truth_ticks / f.raw_ticks.max(f64::MIN_POSITIVE);
     let why = if f.needed_cost_ticks > f.fitted_cost_ticks {
         format!(
@@ -748,11 +756,21 @@ fn below_resolution_caveat(f: &crate::correct::CostFit) -> String {
             crate::correct::fmt_ticks(f.needed_cost_ticks)
         )
     } else {
+        let fitted = crate::correct::fmt_ticks(f.fitted_cost_ticks);
+        let matched = match check_error {
+            Some(e) if e.abs() > crate::analyze::CHECK_TOLERANCE => format!(
+                "though a record cost of {fitted} ticks was fitted to the first units' kernel \
+                 regions, it leaves the corrected kernel region {:+.1}% off over all units (the \
+                 records' clamps fall unevenly), and",
+                100.0 * e
+            ),
+            _ => format!(
+                "though a record cost of {fitted} ticks makes the corrected kernel region match,"
+            ),
+        };
         format!(
-            "though a record cost of {} ticks makes the corrected kernel region match, every \
-             corrected time is mostly that subtraction: a 1% error in the cost moves them by \
-             {:.0}%",
-            crate::correct::fmt_ticks(f.fitted_cost_ticks),
+            "{matched} every corrected time is mostly that subtraction: a 1% error in the cost \
+             moves them by {:.0}%",
             (1.0 / share.max(f64::MIN_POSITIVE) - 1.0)
         )
     };
@@ -765,6 +783,26 @@ fn below_resolution_caveat(f: &crate::correct::CostFit) -> String {
         100.0 * share,
         f.raw_ticks,
         f.records,
+    )
+}
+
+/// Why a calibrated cost that misses the uninstrumented run was kept
+/// ([`crate::correct::CostFit::plausible`]).
+fn implausible_fit_caveat(f: &crate::correct::CostFit, kept_ticks: f64) -> String {
+    format!(
+        "the calibrated record cost puts the kernel region {:+.1}% off the same launch run \
+         uninstrumented, but matching it would take {} ticks per record on average ({:.0} ticks \
+         raw over {:.1} records against {:.0} uninstrumented), more than {}x the calibration: the \
+         difference is not the records' cost (the instrumented launch runs once, with cold \
+         caches, against the median of several uninstrumented ones; or the host was disturbed, \
+         or the records changed the code), so the calibrated {} ticks are kept",
+        100.0 * f.calibrated_error,
+        crate::correct::fmt_ticks((f.raw_ticks - f.truth_ticks) / f.records),
+        f.raw_ticks,
+        f.records,
+        f.truth_ticks,
+        crate::correct::FIT_BEYOND_CALIBRATED,
+        crate::correct::fmt_ticks(kept_ticks),
     )
 }
 

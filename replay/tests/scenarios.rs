@@ -1093,6 +1093,40 @@ fn a_kernel_mostly_records_is_below_resolution_even_where_a_fit_matches() {
 }
 
 #[test]
+fn a_difference_the_records_cannot_account_for_keeps_the_calibration() {
+    // 16 CTAs with only a kernel region (one record after its START): the
+    // first ran cold, 70000 ticks, the others 3200; uninstrumented, 2698
+    // per CTA. Fitting would charge (7375 − 2698) / 1 ticks to the one
+    // record against 85 calibrated, and correct 15 CTAs to 0 (seen on the
+    // host with examples/matmul_host.mlir --regions kernel --threads 1).
+    let regions = [(0, "kernel", RegionKind::Kernel, None, None)];
+    let mut info = ns_info(&regions);
+    info.record_cost_ticks = Some(85.0);
+    info.check = Some(timed_by_hand(16, 2698.0, 50_000));
+    let ctas: Vec<_> = (0..16u32)
+        .map(|c| {
+            let raw = if c == 0 { 70_000 } else { 3_200 };
+            let start = 100_000 * u64::from(c);
+            ns_cta(c, 0, start, vec![unit(0, vec![s(0, start), e(0, start + raw)])])
+        })
+        .collect();
+    let r = Profile::from_parts(info, ctas).unwrap().report().clone();
+    let fit = r.correction.fit.as_ref().unwrap();
+    assert!(!fit.plausible && !fit.applied, "{fit:?}");
+    assert_eq!(r.correction.source, CostSource::Calibrated);
+    let kernel = &r.regions[0];
+    assert_eq!(kernel.p50_ns, 3_200.0 - 85.0, "the warm CTAs keep their time");
+    let check = r.check.as_ref().unwrap();
+    assert!(!check.fitted && check.error > 1.0, "{check:?}");
+    assert!(
+        r.caveats.iter().any(|c| c.contains("the difference is not the records' cost")
+            && c.contains("4677 ticks per record on average")),
+        "{:?}",
+        r.caveats
+    );
+}
+
+#[test]
 fn a_calibrated_cost_the_uninstrumented_run_confirms_is_kept() {
     let (info, ctas) = kernel_with_check(4.0);
     let r = Profile::from_parts(info, ctas).unwrap().report().clone();
