@@ -1107,7 +1107,12 @@ fn a_difference_the_records_cannot_account_for_keeps_the_calibration() {
         .map(|c| {
             let raw = if c == 0 { 70_000 } else { 3_200 };
             let start = 100_000 * u64::from(c);
-            ns_cta(c, 0, start, vec![unit(0, vec![s(0, start), e(0, start + raw)])])
+            ns_cta(
+                c,
+                0,
+                start,
+                vec![unit(0, vec![s(0, start), e(0, start + raw)])],
+            )
         })
         .collect();
     let r = Profile::from_parts(info, ctas).unwrap().report().clone();
@@ -1115,12 +1120,18 @@ fn a_difference_the_records_cannot_account_for_keeps_the_calibration() {
     assert!(!fit.plausible && !fit.applied, "{fit:?}");
     assert_eq!(r.correction.source, CostSource::Calibrated);
     let kernel = &r.regions[0];
-    assert_eq!(kernel.p50_ns, 3_200.0 - 85.0, "the warm CTAs keep their time");
+    assert_eq!(
+        kernel.p50_ns,
+        3_200.0 - 85.0,
+        "the warm CTAs keep their time"
+    );
     let check = r.check.as_ref().unwrap();
     assert!(!check.fitted && check.error > 1.0, "{check:?}");
     assert!(
-        r.caveats.iter().any(|c| c.contains("the difference is not the records' cost")
-            && c.contains("4677 ticks per record on average")),
+        r.caveats
+            .iter()
+            .any(|c| c.contains("the difference is not the records' cost")
+                && c.contains("4677 ticks per record on average")),
         "{:?}",
         r.caveats
     );

@@ -13,7 +13,7 @@ use crate::launch_error::LaunchError as RuntimeError;
 use crate::spec::{DType, HostBuffer, LaunchSpec};
 use kperf_dialects::meta::KernelMeta;
 use melior::ir::Module;
-use melior::ExecutionEngine;
+use melior::StringRef;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -145,9 +145,70 @@ pub fn run_host(
     threads: usize,
 ) -> Result<HostRun, RuntimeError> {
     with_host_kernel(module, kernel, params, meta, spec, threads, |mut grid| {
-        let wall_ns = grid.launch()?;
+        let wall_ns = grid.launch_warm()?;
         grid.into_run(wall_ns)
     })?
+}
+
+/// MLIR's execution engine over a module, at O3. Its C API returns a null
+/// engine where the module does not translate to LLVM IR or compile (an op
+/// the host target has no lowering for, such as `gpu.printf`), which
+/// melior's wrapper does not check: registering a symbol in it crashed
+/// kperf. This one is never null.
+struct JitEngine {
+    raw: mlir_sys::MlirExecutionEngine,
+}
+
+impl JitEngine {
+    fn new(module: &Module) -> Result<JitEngine, RuntimeError> {
+        // SAFETY: the module is valid for the call; no shared libraries.
+        let raw = unsafe {
+            mlir_sys::mlirExecutionEngineCreate(
+                module.to_raw(),
+                3,
+                0,
+                std::ptr::null(),
+                false,
+                false,
+            )
+        };
+        if raw.ptr.is_null() {
+            return Err(RuntimeError::Launch(
+                "JIT: the module did not compile for the host (MLIR's execution engine could not \
+                 translate it to LLVM IR or compile it; the diagnostic above names the op, e.g. \
+                 one the host target has no lowering for, such as gpu.printf)"
+                    .into(),
+            ));
+        }
+        Ok(JitEngine { raw })
+    }
+
+    /// # Safety
+    /// `ptr` must be a function with the signature the module declares for `name`.
+    unsafe fn register_symbol(&self, name: &str, ptr: *mut ()) {
+        // SAFETY: the engine is not null; the caller vouches for `ptr`.
+        unsafe {
+            mlir_sys::mlirExecutionEngineRegisterSymbol(
+                self.raw,
+                StringRef::new(name).to_raw(),
+                ptr as *mut c_void,
+            )
+        }
+    }
+
+    fn lookup(&self, name: &str) -> *mut () {
+        // SAFETY: the engine is not null.
+        unsafe {
+            mlir_sys::mlirExecutionEngineLookup(self.raw, StringRef::new(name).to_raw()) as *mut ()
+        }
+    }
+}
+
+impl Drop for JitEngine {
+    fn drop(&mut self) {
+        // SAFETY: created by mlirExecutionEngineCreate, destroyed once.
+        unsafe { mlir_sys::mlirExecutionEngineDestroy(self.raw) }
+    }
 }
 
 /// JIT `module` and hand `body` a launcher for `kernel` with the spec's
@@ -161,9 +222,10 @@ pub fn with_host_kernel<R>(
     threads: usize,
     body: impl for<'jit> FnOnce(GridLauncher<'jit>) -> R,
 ) -> Result<R, RuntimeError> {
-    let engine = ExecutionEngine::new(module, 3, &[], false, false);
+    let engine = JitEngine::new(module);
     // The perf listener has opened its dump file by now (see jitdump).
     crate::jitdump::discard();
+    let engine = engine?;
     unsafe {
         engine.register_symbol("kperf_host_now_ns", kperf_host_now_ns as *mut ());
         engine.register_symbol("kperf_host_cpu", kperf_host_cpu as *mut ());
@@ -298,6 +360,31 @@ impl<'jit> GridLauncher<'jit> {
         self.in_child(|g| g.launch_here())
     }
 
+    /// Run the grid once unrecorded and then once for the record, in one
+    /// child process ([`GridLauncher::in_child`]); returns the second's wall
+    /// time. A first launch pays for the forked child's copy-on-write pages,
+    /// the JIT'd code's first run, the profile's fresh pages and cold caches
+    /// (one CTA of 16 ran 20x longer than the rest in examples/matmul_host),
+    /// which the uninstrumented check, the median of several launches in one
+    /// child, does not: the profiled launch must be as warm to be compared
+    /// with it. Between the two, the buffers get their contents back and the
+    /// profile its zeros, so what the kernel wrote is one launch's work; the
+    /// first launch's stdout (a kernel's printf) goes to /dev/null.
+    pub fn launch_warm(&mut self) -> Result<u64, RuntimeError> {
+        self.in_child(|g| {
+            let saved: Vec<Vec<u8>> = g.buffers.iter().map(|b| b.data.to_vec()).collect();
+            {
+                let _quiet = Silenced::stdout();
+                g.launch_here();
+            }
+            for (b, bytes) in g.buffers.iter_mut().zip(saved) {
+                b.data.copy_from_slice(&bytes);
+            }
+            g.profile.fill(0);
+            g.launch_here()
+        })
+    }
+
     fn launch_here(&mut self) -> u64 {
         let grid = self.grid;
         let total = grid.iter().map(|g| *g as u64).product::<u64>();
@@ -367,6 +454,52 @@ impl<'jit> GridLauncher<'jit> {
         self.profile
             .check_canary()
             .map_err(RuntimeError::OutOfBounds)
+    }
+}
+
+/// Standard output sent to /dev/null while this lives (C streams flushed
+/// on both sides). Best effort: where a descriptor cannot be had, output
+/// goes where it went.
+struct Silenced {
+    saved: Option<i32>,
+}
+
+impl Silenced {
+    fn stdout() -> Silenced {
+        let _ = std::io::Write::flush(&mut std::io::stdout());
+        // SAFETY: fflush(NULL) flushes every C stream; dup, open and dup2 on
+        // descriptors this process owns; a failed call leaves fd 1 as it was.
+        unsafe {
+            libc::fflush(std::ptr::null_mut());
+            let saved = libc::dup(1);
+            if saved < 0 {
+                return Silenced { saved: None };
+            }
+            let null = libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+            if null < 0 || libc::dup2(null, 1) < 0 {
+                if null >= 0 {
+                    libc::close(null);
+                }
+                libc::close(saved);
+                return Silenced { saved: None };
+            }
+            libc::close(null);
+            Silenced { saved: Some(saved) }
+        }
+    }
+}
+
+impl Drop for Silenced {
+    fn drop(&mut self) {
+        let _ = std::io::Write::flush(&mut std::io::stdout());
+        if let Some(saved) = self.saved {
+            // SAFETY: as in `stdout`; `saved` is ours.
+            unsafe {
+                libc::fflush(std::ptr::null_mut());
+                libc::dup2(saved, 1);
+                libc::close(saved);
+            }
+        }
     }
 }
 

@@ -180,7 +180,7 @@ pub fn run_host_llvm(
     threads: usize,
 ) -> Result<(HostRun, String), RuntimeError> {
     let (run, name) = with_host_llvm_kernel(ir, file, kernel, meta, spec, threads, |mut grid| {
-        let wall_ns = grid.launch()?;
+        let wall_ns = grid.launch_warm()?;
         grid.into_run(wall_ns)
     })?;
     Ok((run?, name))

@@ -697,6 +697,7 @@ pub fn prepare_host<'c>(
         })?;
         param_types.truncate(km.original_arg_count as usize);
         kctx.run_pipeline(&mut module, HOST_LOWERING)?;
+        refuse_unlowered(&module)?;
         return Ok(HostModule {
             module,
             kernel: name,
@@ -719,12 +720,39 @@ pub fn prepare_host<'c>(
         None
     };
     kctx.run_pipeline(&mut module, HOST_LOWERING)?;
+    refuse_unlowered(&module)?;
     Ok(HostModule {
         module,
         kernel: name,
         param_types,
         meta,
     })
+}
+
+/// The first op the host lowering left outside the LLVM dialect, named with
+/// its location: the JIT cannot translate it (`gpu.printf`, `gpu.shuffle`,
+/// `gpu.barrier` have no CPU lowering; the SIMT target runs such kernels).
+fn refuse_unlowered(module: &Module) -> Result<()> {
+    let ops = module_op(module).nested_ops();
+    let lowered = |o: &Op| o.name().starts_with("llvm.") || o.name() == "builtin.module";
+    // A cast the conversion left is a symptom; the op it could not convert
+    // is the cause, named first.
+    let left = ops
+        .iter()
+        .find(|o| !lowered(o) && !o.name().starts_with("builtin."))
+        .or_else(|| ops.iter().find(|o| !lowered(o)))
+        .copied();
+    match left {
+        None => Ok(()),
+        Some(op) => Err(InstrumentError::At {
+            location: op.loc_string(),
+            message: format!(
+                "`{}` has no lowering for the host target (it is still there after the host \
+                 lowering, and the JIT cannot compile it); run the kernel with --target simt",
+                op.name()
+            ),
+        }),
+    }
 }
 
 /// The device kernels' names and original parameter types (MLIR type
