@@ -80,10 +80,12 @@ pub struct RegisterHold {
     /// The cap: where the instrumented build would lose occupancy, or where
     /// it keeps the kernel's own code closer to the plain build.
     pub cap: Option<u32>,
-    /// Set when the cap was chosen for fidelity: the kernel's own SASS
-    /// instructions that differ from the plain build's
-    /// ([`cost::kernel_drift`]), free and capped.
+    /// The kernel's own SASS instructions that differ from the plain
+    /// build's ([`cost::kernel_drift`]), free and capped, where both were
+    /// built (LLVM IR input): the cost of the cap, or why it was chosen.
     pub drift: Option<(u64, u64)>,
+    /// In-line SASS instructions of the plain build, when `drift` is known.
+    pub plain_instructions: Option<u64>,
 }
 
 impl RegisterHold {
@@ -106,6 +108,7 @@ impl RegisterHold {
                 .then(|| sm.max_registers_for(pc, threads))
                 .flatten(),
             drift: None,
+            plain_instructions: None,
         }
     }
 
@@ -115,12 +118,32 @@ impl RegisterHold {
         // A kernel name is the input's: never print its control characters.
         let kernel = kperf_dialects::meta::displayable_name(&self.kernel, 256)
             .unwrap_or_else(|| self.kernel.clone());
-        if let Some((free, capped)) = self.drift {
-            return Some(format!(
-                "`{kernel}`: capped at {cap} registers (.maxnreg), which keeps its occupancy: \
-                 ptxas then leaves {capped} of the kernel's own instructions different from \
-                 the plain build, against {free} uncapped"
-            ));
+        let of = self
+            .plain_instructions
+            .map_or(String::new(), |n| format!(" of {n}"));
+        match self.drift {
+            Some((free, capped)) if self.instrumented_ctas_per_sm < self.plain_ctas_per_sm => {
+                return Some(format!(
+                    "`{kernel}`: {} registers instrumented against {} plain would run {} CTA(s) \
+                     of {} threads per SM instead of {}: capped at {cap} (.maxnreg); ptxas then \
+                     leaves {capped}{of} of the kernel's own instructions different from the \
+                     plain build, against {free} uncapped (--registers free keeps those and \
+                     loses the CTAs)",
+                    self.instrumented,
+                    self.plain,
+                    self.instrumented_ctas_per_sm,
+                    self.threads,
+                    self.plain_ctas_per_sm
+                ));
+            }
+            Some((free, capped)) => {
+                return Some(format!(
+                    "`{kernel}`: capped at {cap} registers (.maxnreg), which keeps its occupancy: \
+                     ptxas then leaves {capped}{of} of the kernel's own instructions different \
+                     from the plain build, against {free} uncapped"
+                ));
+            }
+            None => {}
         }
         Some(format!(
             "`{}`: {} registers instrumented against {} plain would run {} CTA(s) of {} threads \
@@ -212,8 +235,10 @@ fn hold_llvm(
     let free = cost::assemble(&inst.bytes, chip)?;
     let sm = SmLimits::of(chip);
     let mut holds = Vec::new();
-    // Kernels that keep their occupancy free, with the cap to try.
+    // Kernels that keep their occupancy free, with the cap to try; and
+    // those capped to keep it, whose cost in drift is reported.
     let mut candidates = BTreeMap::new();
+    let mut occupancy_caps = Vec::new();
     for km in &meta.kernels {
         let (Ok(p), Ok(i)) = (plain.kernel(&km.name), free.kernel(&km.name)) else {
             continue;
@@ -222,6 +247,7 @@ fn hold_llvm(
         match hold.cap {
             Some(c) => {
                 opts.register_limits.insert(km.name.clone(), c);
+                occupancy_caps.push((km.name.clone(), p, i));
             }
             None => {
                 if let Some(c) = sm.max_registers_for(hold.plain_ctas_per_sm, hold.threads) {
@@ -231,7 +257,7 @@ fn hold_llvm(
         }
         holds.push(hold);
     }
-    if candidates.is_empty() {
+    if candidates.is_empty() && occupancy_caps.is_empty() {
         return Ok(holds);
     }
     tagged.register_limits = opts.register_limits.clone();
@@ -239,6 +265,19 @@ fn hold_llvm(
         tagged.register_limits.insert(name.clone(), *c);
     }
     let capped = cost::assemble(&build(&tagged, false)?.bytes, chip)?;
+    for (name, p, free) in occupancy_caps {
+        let (Ok(capped), Some(h)) = (
+            capped.kernel(&name),
+            holds.iter_mut().find(|h| h.kernel == name),
+        ) else {
+            continue;
+        };
+        h.drift = Some((
+            cost::kernel_drift(&p, &free),
+            cost::kernel_drift(&p, &capped),
+        ));
+        h.plain_instructions = Some(p.in_line().len() as u64);
+    }
     for (name, (c, p, free)) in candidates {
         let Ok(capped) = capped.kernel(&name) else {
             continue;
@@ -253,6 +292,7 @@ fn hold_llvm(
             if let Some(h) = holds.iter_mut().find(|h| h.kernel == name) {
                 h.cap = Some(c);
                 h.drift = Some((drift_free, drift_capped));
+                h.plain_instructions = Some(p.in_line().len() as u64);
             }
         }
     }

@@ -146,3 +146,36 @@ fn emit_cubin_is_an_elf_that_cuobjdump_reads() {
     let _ = std::fs::remove_file(&cubin);
     let _ = std::fs::remove_file(format!("{}.kperf.json", cubin.display()));
 }
+
+/// Where keeping the plain build's CTAs per SM takes a register cap that
+/// changes much of the kernel's own code (tests/fixtures/triton-scan), kperf
+/// says what the cap costs against the uncapped build, in instructions.
+#[test]
+fn an_occupancy_cap_reports_what_it_changes_in_the_kernel() {
+    let dir = std::env::temp_dir().join(format!("kperf-cap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    let kernel =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/triton-scan/scan.llir");
+    let out = Command::new(env!("CARGO_BIN_EXE_kperf"))
+        .arg("instrument")
+        .arg(&kernel)
+        .args(["--regions", "iterations", "--emit", "ptx", "-o"])
+        .arg(dir.join("scan.ptx"))
+        .output()
+        .expect("kperf");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("`scan_kernel`") && l.contains("capped at"))
+        .unwrap_or_else(|| panic!("no cap line:\n{stderr}"));
+    assert!(
+        line.contains("CTA(s) of 128 threads per SM instead of")
+            && line.contains(
+                "of the kernel's own instructions different from the plain build, against"
+            )
+            && line.contains("--registers free keeps those and loses the CTAs"),
+        "{line}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
