@@ -118,17 +118,16 @@ impl RegisterHold {
         // A kernel name is the input's: never print its control characters.
         let kernel = kperf_dialects::meta::displayable_name(&self.kernel, 256)
             .unwrap_or_else(|| self.kernel.clone());
-        let of = self
-            .plain_instructions
-            .map_or(String::new(), |n| format!(" of {n}"));
+        let of = self.plain_instructions.map_or(String::new(), |n| {
+            format!(" (counted per kind of work; the plain kernel has {n})")
+        });
         match self.drift {
             Some((free, capped)) if self.instrumented_ctas_per_sm < self.plain_ctas_per_sm => {
                 return Some(format!(
                     "`{kernel}`: {} registers instrumented against {} plain would run {} CTA(s) \
                      of {} threads per SM instead of {}: capped at {cap} (.maxnreg); ptxas then \
-                     leaves {capped}{of} of the kernel's own instructions different from the \
-                     plain build, against {free} uncapped (--registers free keeps those and \
-                     loses the CTAs)",
+                     changes the kernel's own code by {capped} instructions{of}, against {free} \
+                     uncapped (--registers free keeps those and loses the CTAs)",
                     self.instrumented,
                     self.plain,
                     self.instrumented_ctas_per_sm,
@@ -139,8 +138,8 @@ impl RegisterHold {
             Some((free, capped)) => {
                 return Some(format!(
                     "`{kernel}`: capped at {cap} registers (.maxnreg), which keeps its occupancy: \
-                     ptxas then leaves {capped}{of} of the kernel's own instructions different \
-                     from the plain build, against {free} uncapped"
+                     ptxas then changes the kernel's own code by {capped} instructions{of}, \
+                     against {free} uncapped"
                 ));
             }
             None => {}

@@ -105,13 +105,13 @@ pub struct CostFit {
     /// Whether the records can account for the difference: false where the
     /// average cost it would take, (raw − truth) / records, is more than
     /// [`FIT_BEYOND_CALIBRATED`] times the larger calibrated cost. The
-    /// instrumented launch then ran slower for another reason (it runs
-    /// once, cold, against the median of several uninstrumented launches;
-    /// a disturbed host; code the records changed), and fitting would
-    /// subtract that from every record (one cold CTA of 16 with one record
-    /// in its kernel region fitted 7598 ticks a record against 85
-    /// calibrated, and 12 of 16 CTAs corrected to 0 ns). The calibrated
-    /// cost is kept, and the check reports the difference.
+    /// instrumented launch then ran slower for another reason (a disturbed
+    /// host, a launch that ran cold, code the records changed), and fitting
+    /// would subtract that from every record (before host launches ran
+    /// warm, one cold CTA of 16 with one record in its kernel region fitted
+    /// 7598 ticks a record against 85 calibrated, and 12 of 16 CTAs
+    /// corrected to 0 ns). The calibrated cost is kept, and the check
+    /// reports the difference.
     #[serde(default = "yes")]
     pub plausible: bool,
 }

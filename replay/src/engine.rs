@@ -759,9 +759,9 @@ fn below_resolution_caveat(f: &crate::correct::CostFit, check_error: Option<f64>
         let fitted = crate::correct::fmt_ticks(f.fitted_cost_ticks);
         let matched = match check_error {
             Some(e) if e.abs() > crate::analyze::CHECK_TOLERANCE => format!(
-                "though a record cost of {fitted} ticks was fitted to the first units' kernel \
-                 regions, it leaves the corrected kernel region {:+.1}% off over all units (the \
-                 records' clamps fall unevenly), and",
+                "though a record cost of {fitted} ticks was fitted to the uninstrumented run, \
+                 it leaves the corrected kernel region {:+.1}% off over all units (the records' \
+                 clamps fall unevenly), and",
                 100.0 * e
             ),
             _ => format!(
@@ -793,9 +793,9 @@ fn implausible_fit_caveat(f: &crate::correct::CostFit, kept_ticks: f64) -> Strin
         "the calibrated record cost puts the kernel region {:+.1}% off the same launch run \
          uninstrumented, but matching it would take {} ticks per record on average ({:.0} ticks \
          raw over {:.1} records against {:.0} uninstrumented), more than {}x the calibration: the \
-         difference is not the records' cost (the instrumented launch runs once, with cold \
-         caches, against the median of several uninstrumented ones; or the host was disturbed, \
-         or the records changed the code), so the calibrated {} ticks are kept",
+         difference is not the records' cost (the instrumented launch ran slower for another \
+         reason: a disturbed host, a launch that ran cold, or code the records changed), so the \
+         calibrated {} ticks are kept",
         100.0 * f.calibrated_error,
         crate::correct::fmt_ticks((f.raw_ticks - f.truth_ticks) / f.records),
         f.raw_ticks,

@@ -35,9 +35,19 @@ fn open(path: &Path, proton: bool) -> Result<ProfileReader, ReplayError> {
 const SCAN_CHUNK: u64 = 64;
 
 /// How much of each block the scan before a replay must read: the headers
-/// alone where the correction needs nothing of the records ahead and the
-/// metadata names the regions, so that the replay decodes each block once.
-fn scan_depth(info: &RunInfo, opts: &ReplayOptions) -> ScanDepth {
+/// alone where the correction needs nothing of the records ahead, the
+/// metadata names the regions and the blocks have headers to read (a
+/// Proton block is decoded either way), so that the replay decodes each
+/// block once.
+fn scan_depth(reader: &ProfileReader, opts: &ReplayOptions) -> ScanDepth {
+    match reader.reads_heads_alone() {
+        true => scan_depth_for(reader.info(), opts),
+        false => ScanDepth::Records,
+    }
+}
+
+/// [`scan_depth`] for blocks that have headers to read.
+fn scan_depth_for(info: &RunInfo, opts: &ReplayOptions) -> ScanDepth {
     let regions_named = RegionTable::kernel_meta(info).is_some_and(|k| !k.regions.is_empty());
     if regions_named && !Correction::needs_record_scan(info, opts) {
         ScanDepth::Headers
@@ -127,7 +137,7 @@ pub fn replay_reader(
     trace_out: Option<&Path>,
 ) -> Result<ReplayReport, ReplayError> {
     opts.validate()?;
-    match scan_depth(reader.info(), opts) {
+    match scan_depth(reader, opts) {
         // A region the metadata does not name: the table must list the
         // records' ids in the order they first appear, which takes the
         // records' scan (the trace is written again from its start).
@@ -201,7 +211,7 @@ pub(crate) fn load_reader(
     opts: &ReplayOptions,
 ) -> Result<Profile, ReplayError> {
     opts.validate()?;
-    let scan = scan_reader(reader, reader.path(), scan_depth(reader.info(), opts))?;
+    let scan = scan_reader(reader, reader.path(), scan_depth(reader, opts))?;
     Profile::from_source(reader.info().clone(), opts, &scan, scanned_ctas(reader))
 }
 
@@ -266,7 +276,7 @@ mod tests {
         let info = run_info(70);
         let reader = ProfileReader::from_bytes(profile(&info, 70)).expect("opens");
         let opts = ReplayOptions::default();
-        assert_eq!(scan_depth(reader.info(), &opts), ScanDepth::Headers);
+        assert_eq!(scan_depth(&reader, &opts), ScanDepth::Headers);
         let records = outputs(&reader, &opts, ScanDepth::Records);
         assert_eq!(outputs(&reader, &opts, ScanDepth::Headers), records);
         let report: serde_json::Value = serde_json::from_slice(&records[0]).expect("json");
@@ -289,7 +299,7 @@ mod tests {
         info.meta.kernels[0].regions.retain(|r| r.name != "mma");
         let reader = ProfileReader::from_bytes(profile(&info, 70)).expect("opens");
         let opts = ReplayOptions::default();
-        assert_eq!(scan_depth(reader.info(), &opts), ScanDepth::Headers);
+        assert_eq!(scan_depth(&reader, &opts), ScanDepth::Headers);
         assert!(matches!(
             replay_after_scan(&reader, &opts, None, ScanDepth::Headers),
             Err(ReplayError::Changed { .. })
@@ -329,17 +339,23 @@ mod tests {
             (&unnamed, &opts, ScanDepth::Records),
         ];
         for (info, opts, depth) in cases {
-            assert_eq!(scan_depth(info, opts), depth, "{info:?}");
+            assert_eq!(scan_depth_for(info, opts), depth, "{info:?}");
         }
         let given = ReplayOptions {
             record_cost_ticks: Some(5.0),
             ..opts.clone()
         };
-        assert_eq!(scan_depth(&uncalibrated, &given), ScanDepth::Headers);
+        assert_eq!(scan_depth_for(&uncalibrated, &given), ScanDepth::Headers);
         let no_fit = ReplayOptions {
             fit_to_check: false,
             ..opts.clone()
         };
-        assert_eq!(scan_depth(&checked, &no_fit), ScanDepth::Headers);
+        assert_eq!(scan_depth_for(&checked, &no_fit), ScanDepth::Headers);
+        // A Proton block has no header to read alone: decoding it twice is
+        // no worse than reading its "head" (a decode) and then decoding it.
+        let proton = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures/proton/loop.bin");
+        let reader = ProfileReader::open_proton(&proton).expect("fixture");
+        assert_eq!(scan_depth(&reader, &opts), ScanDepth::Records);
     }
 }

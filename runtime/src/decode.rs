@@ -729,6 +729,12 @@ impl ProfileReader {
         }
     }
 
+    /// Whether [`Self::read_head`] reads less than decoding does: kperf's
+    /// blocks have headers and unit tables; a Proton block is decoded.
+    pub fn reads_heads_alone(&self) -> bool {
+        matches!(self.format, Format::Kprof { .. })
+    }
+
     /// What [`Self::read_cta_into`] would find in block `block_index`, with
     /// the same errors, from the block's header and unit table alone (a
     /// Proton block is decoded: its header does not say where its records

@@ -368,13 +368,28 @@ impl<'jit> GridLauncher<'jit> {
     /// which the uninstrumented check, the median of several launches in one
     /// child, does not: the profiled launch must be as warm to be compared
     /// with it. Between the two, the buffers get their contents back and the
-    /// profile its zeros, so what the kernel wrote is one launch's work; the
-    /// first launch's stdout (a kernel's printf) goes to /dev/null.
+    /// profile its zeros, so what the kernel wrote to them is one launch's
+    /// work; the first launch's stdout (a kernel's printf) goes to /dev/null
+    /// in the child. State outside the buffers (a module's mutable globals,
+    /// files, stderr) sees both launches.
+    ///
+    /// The copy of the buffers counts against the memory limit: where
+    /// launch, profile and copy do not fit, the launch runs cold, once, and
+    /// a line on stderr says so.
     pub fn launch_warm(&mut self) -> Result<u64, RuntimeError> {
+        let buffer_bytes: u64 = self.buffers.iter().map(|b| b.data.len() as u64).sum();
+        let with_copy = self.allocated_bytes().saturating_add(buffer_bytes);
+        if let Err(why) = check_memory(with_copy, "the launch with a copy of its buffers") {
+            eprintln!("kperf: the profiled launch runs cold, without a warm-up launch: {why}");
+            return self.launch();
+        }
+        let quiet_stdout = crate::isolate::enabled();
         self.in_child(|g| {
             let saved: Vec<Vec<u8>> = g.buffers.iter().map(|b| b.data.to_vec()).collect();
             {
-                let _quiet = Silenced::stdout();
+                // In kperf's own process (KPERF_IN_PROCESS), kperf's
+                // output would go too: not silenced there.
+                let _quiet = quiet_stdout.then(Silenced::stdout);
                 g.launch_here();
             }
             for (b, bytes) in g.buffers.iter_mut().zip(saved) {

@@ -171,9 +171,8 @@ fn an_occupancy_cap_reports_what_it_changes_in_the_kernel() {
         .unwrap_or_else(|| panic!("no cap line:\n{stderr}"));
     assert!(
         line.contains("CTA(s) of 128 threads per SM instead of")
-            && line.contains(
-                "of the kernel's own instructions different from the plain build, against"
-            )
+            && line.contains("changes the kernel's own code by")
+            && line.contains("instructions (counted per kind of work; the plain kernel has")
             && line.contains("--registers free keeps those and loses the CTAs"),
         "{line}"
     );

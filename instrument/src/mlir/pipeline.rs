@@ -729,18 +729,47 @@ pub fn prepare_host<'c>(
     })
 }
 
-/// The first op the host lowering left outside the LLVM dialect, named with
-/// its location: the JIT cannot translate it (`gpu.printf`, `gpu.shuffle`,
-/// `gpu.barrier` have no CPU lowering; the SIMT target runs such kernels).
+/// The first op the host lowering left that the JIT cannot translate,
+/// named with its location: in the module's own body and its LLVM
+/// functions (nested `builtin.module` and `gpu.module` bodies are not
+/// translated, so they are not looked into), an op outside the dialects
+/// with a translation to LLVM IR. `gpu.printf`, `gpu.shuffle` and
+/// `gpu.barrier` have no CPU lowering (the SIMT target runs such kernels);
+/// the JIT used to come back empty on them, and kperf crashed.
 fn refuse_unlowered(module: &Module) -> Result<()> {
-    let ops = module_op(module).nested_ops();
-    let lowered = |o: &Op| o.name().starts_with("llvm.") || o.name() == "builtin.module";
+    let translated = |o: &Op| {
+        let name = o.name();
+        [
+            "llvm.",
+            "omp.",
+            "arm_neon.",
+            "arm_sve.",
+            "arm_sme.",
+            "x86vector.",
+            "amx.",
+        ]
+        .iter()
+        .any(|d| name.starts_with(d))
+            || matches!(name.as_str(), "builtin.module" | "gpu.module")
+    };
+    let mut ops = Vec::new();
+    for top in module_op(module)
+        .regions()
+        .into_iter()
+        .filter_map(|r| r.first_block())
+        .flat_map(|b| b.ops())
+    {
+        ops.push(top);
+        if top.name() == "llvm.func" {
+            ops.extend(top.nested_ops());
+        }
+    }
     // A cast the conversion left is a symptom; the op it could not convert
     // is the cause, named first.
     let left = ops
         .iter()
-        .find(|o| !lowered(o) && !o.name().starts_with("builtin."))
-        .or_else(|| ops.iter().find(|o| !lowered(o)))
+        .find(|o| !translated(o) && !o.name().starts_with("builtin."))
+        .or_else(|| ops.iter().find(|o| !translated(o)))
         .copied();
     match left {
         None => Ok(()),
