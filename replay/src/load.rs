@@ -218,9 +218,8 @@ pub(crate) fn load_reader(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kperf_dialects::abi::{Counter, RecordWord};
     use kperf_runtime::profile::UninstrumentedRun;
-    use kperf_runtime::synthetic::{cta_header, run_info, unit_records, UNITS};
+    use kperf_runtime::synthetic::{cta_block, run_info};
 
     /// A profile of `blocks` blocks, every third written (more blocks than
     /// a scan chunk, so the scan's chunks are merged), with one block past
@@ -228,21 +227,9 @@ mod tests {
     fn profile(info: &RunInfo, blocks: u32) -> Vec<u8> {
         let stride = info.meta.kernels[0].layout.cta_stride();
         let mut buffer = vec![0u8; stride * blocks as usize];
-        let mut units: Vec<Vec<RecordWord>> = vec![Vec::new(); UNITS as usize];
         for cta in (0..blocks).step_by(3) {
-            let end = (0..UNITS)
-                .map(|u| unit_records(cta, u, &mut units[u as usize]))
-                .max()
-                .unwrap_or(0);
-            let entries: Vec<(u32, u32, &[RecordWord])> = units
-                .iter()
-                .enumerate()
-                .map(|(u, r)| (u as u32, r.len() as u32, r.as_slice()))
-                .collect();
-            let block =
-                kperf_runtime::encode_block(&cta_header(cta, end), &entries, Counter::Clock64);
             let at = stride * cta as usize;
-            buffer[at..at + stride].copy_from_slice(&block);
+            buffer[at..at + stride].copy_from_slice(&cta_block(cta));
         }
         // A unit of the block at 9 claims more records than its CTA's ticks hold.
         let entry = stride * 9 + info.meta.kernels[0].layout.unit_entry_offset(1);

@@ -185,3 +185,20 @@ pub fn cta_trace(cta: u32) -> CtaTrace {
         units,
     }
 }
+
+/// CTA `cta`'s block as the device lowering lays it out
+/// ([`crate::encode_block`]), for writing synthetic `.kprof` files.
+pub fn cta_block(cta: u32) -> Vec<u8> {
+    let mut units: Vec<Vec<RecordWord>> = vec![Vec::new(); UNITS as usize];
+    let end = units
+        .iter_mut()
+        .zip(0..UNITS)
+        .map(|(words, u)| unit_records(cta, u, words))
+        .max()
+        .unwrap_or(0);
+    let entries: Vec<(u32, u32, &[RecordWord])> = (0..UNITS)
+        .zip(&units)
+        .map(|(u, words)| (u, RECORDS_PER_UNIT, words.as_slice()))
+        .collect();
+    crate::encode_block(&cta_header(cta, end), &entries, Counter::Clock64)
+}

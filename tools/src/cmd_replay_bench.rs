@@ -18,8 +18,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use clap::Args;
-use kperf_dialects::abi::{Counter, RecordWord};
-use kperf_runtime::synthetic::{cta_header, run_info, unit_records, RECORDS_PER_UNIT, SMS, UNITS};
+use kperf_runtime::synthetic::{cta_block, run_info, RECORDS_PER_UNIT, SMS, UNITS};
 
 #[derive(Args)]
 pub struct ReplayBenchArgs {
@@ -66,22 +65,8 @@ fn write_profile(path: &Path, ctas: u32) -> Result<()> {
         std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
     let mut w = BufWriter::with_capacity(1 << 20, file);
     w.write_all(&header)?;
-    let mut units: Vec<Vec<RecordWord>> = vec![Vec::new(); UNITS as usize];
     for cta in 0..ctas {
-        let end = (0..UNITS)
-            .map(|u| unit_records(cta, u, &mut units[u as usize]))
-            .max()
-            .unwrap_or(0);
-        let entries: Vec<(u32, u32, &[RecordWord])> = units
-            .iter()
-            .enumerate()
-            .map(|(u, r)| (u as u32, RECORDS_PER_UNIT, r.as_slice()))
-            .collect();
-        w.write_all(&kperf_runtime::encode_block(
-            &cta_header(cta, end),
-            &entries,
-            Counter::Clock64,
-        ))?;
+        w.write_all(&cta_block(cta))?;
     }
     w.into_inner().map_err(|e| e.into_error())?.sync_all().ok();
     Ok(())
