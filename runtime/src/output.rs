@@ -427,7 +427,10 @@ impl DirectFile {
     pub fn create(path: &Path) -> std::io::Result<DirectFile> {
         let (file, direct) = open_direct(path)?;
         let memory = vec![0u8; DIRECT_STAGE + DIRECT_ALIGN];
-        let window = memory.as_ptr().align_offset(DIRECT_ALIGN);
+        // `align_offset` may say it cannot align (usize::MAX): the window
+        // then starts where it fits, unaligned, and the first direct write's
+        // EINVAL turns the file to ordinary writes.
+        let window = memory.as_ptr().align_offset(DIRECT_ALIGN).min(DIRECT_ALIGN);
         Ok(DirectFile {
             file,
             memory,
