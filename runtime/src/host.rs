@@ -175,8 +175,8 @@ impl JitEngine {
         if raw.ptr.is_null() {
             return Err(RuntimeError::Launch(
                 "JIT: the module did not compile for the host (MLIR's execution engine could not \
-                 translate it to LLVM IR or compile it; the diagnostic above names the op, e.g. \
-                 one the host target has no lowering for, such as gpu.printf)"
+                 translate it to LLVM IR or compile it: an op with no CPU lowering or LLVM \
+                 translation is still in it)"
                     .into(),
             ));
         }

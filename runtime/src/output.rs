@@ -451,11 +451,6 @@ impl DirectFile {
         Ok(f)
     }
 
-    /// Whether writes go around the page cache (for tests and reports).
-    pub fn is_direct(&self) -> bool {
-        self.direct
-    }
-
     /// Write the first `len` staged bytes, then move what follows them to
     /// the window's start. Direct writes are whole aligned blocks; a file
     /// system that refuses one turns the file back to ordinary writes.
