@@ -614,6 +614,20 @@ impl Compiled {
     pub fn loops(&self) -> Vec<SassLoop> {
         natural_loops(&self.sass)
     }
+    /// Does finalize copy the ring out in a loop (a SASS loop whose
+    /// instructions the line table gives to finalize)? Where the records a
+    /// thread can write are few and bounded it copies them without one.
+    pub fn finalize_copies_in_a_loop(&self) -> bool {
+        use crate::llvm::line_tags::TAG_LINE_FINALIZE;
+        self.loops().iter().any(|l| {
+            l.body.iter().any(|&k| {
+                self.sass[k]
+                    .source
+                    .as_ref()
+                    .is_some_and(|(_, line)| *line == TAG_LINE_FINALIZE)
+            })
+        })
+    }
     /// Clock and timer reads in the body of `l`.
     pub fn clock_reads_in(&self, l: &SassLoop) -> usize {
         l.body

@@ -391,6 +391,10 @@ pub struct InstrumentOptions {
     /// its own locations as the line table instead, kperf's ops located in
     /// the templates they come from (`<kperf template ...>`).
     pub line_tags: bool,
+    /// LLVM-IR input, for `kperf cost`'s hollow reference: finalize copies
+    /// the ring in a loop even where the records a thread can write are
+    /// bounded, as it does in a kernel whose copy is a loop.
+    pub copy_loop: bool,
     /// MLIR input: tie each region's work to its records.
     pub ordering: Ordering,
     /// Per kernel name, the register cap to give ptxas (NVPTX:
@@ -428,6 +432,7 @@ impl Default for InstrumentOptions {
             markers: true,
             fp_contract: FpContract::Auto,
             line_tags: false,
+            copy_loop: false,
             ordering: Ordering::Auto,
             register_limits: Default::default(),
             pre_pipeline: None,

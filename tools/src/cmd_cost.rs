@@ -89,6 +89,7 @@ fn hollow_reference(
     km: &KernelMeta,
     chip: &str,
     body: kperf_instrument::llvm::HollowBody,
+    copy_loop: bool,
 ) -> Result<(Compiled, Compiled)> {
     let ir = kperf_instrument::llvm::hollow_kernel(&km.name, km.block, body);
     let mut o = opts.clone();
@@ -103,6 +104,9 @@ fn hollow_reference(
         o.slots = Some(km.layout.slots);
     }
     o.dynamic_shared = 0;
+    // Finalize's copy as the kernel has it: its two records alone would
+    // get the copy without a loop.
+    o.copy_loop = copy_loop;
     o.register_limits.clear();
     o.profile_param = kperf_instrument::options::ProfileParam::Append;
     let file = format!("hollow reference of `{}`", km.name);
@@ -172,11 +176,19 @@ fn reports(
     for km in &kmeta.kernels {
         let name = km.name.as_str();
         let plain_kernel = plain.kernel(name)?;
-        let (hollow_plain, hollow_kernel) =
-            hollow_reference(kctx, opts, &kmeta, km, chip, plain_kernel.hollow_body())?;
+        let instrumented = inst.kernel(name)?;
+        let (hollow_plain, hollow_kernel) = hollow_reference(
+            kctx,
+            opts,
+            &kmeta,
+            km,
+            chip,
+            plain_kernel.hollow_body(),
+            instrumented.finalize_copies_in_a_loop(),
+        )?;
         let v = Variants {
             plain: plain_kernel,
-            instrumented: inst.kernel(name)?,
+            instrumented,
             kernel_only: kern.kernel(name)?,
             probed: probed.kernel(name)?,
             probed_double: probed2.kernel(name)?,

@@ -252,7 +252,12 @@ fn corpus_kernels_stay_within_the_cost_budgets() {
 ///   its 105 in-line instructions.
 /// - records inside small loops need their ring index in registers the
 ///   loop already uses (sgemm's K loop, softmax's and layernorm's row
-///   loops): IMAD, ISETP, MOV.
+///   loops): IMAD, ISETP, MOV. sgemm_tiled's iterations went from 2.3% to
+///   3.9% (2026-11-26) when the ring's shared base became uniform (which
+///   took Triton's tl.histogram from 20.2% to 1.2%): ptxas's CSE of the
+///   shared window base now moves some of sgemm's own address arithmetic,
+///   whose plain build keeps its base in a vector register, onto the
+///   uniform datapath (SHF → USHF, a VOTEU).
 /// - matmul_pipelined with iterations: ptxas copies a uniform predicate
 ///   into a vector one each iteration (26 PLOP3) once the loop holds
 ///   records.
@@ -273,7 +278,7 @@ fn corpus_kernels_stay_within_the_cost_budgets() {
 const EXCEPTIONS: &[Exception] = &[
     ("reduce_sum", "*", 0.14),
     ("sgemm_tiled", "loops", 0.03),
-    ("sgemm_tiled", "iterations", 0.03),
+    ("sgemm_tiled", "iterations", 0.045),
     ("softmax", "loops", 0.03),
     ("softmax", "iterations", 0.03),
     ("matmul_pipelined", "iterations", 0.07),

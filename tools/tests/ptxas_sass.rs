@@ -159,7 +159,8 @@ fn an_occupancy_cap_reports_what_it_changes_in_the_kernel() {
     let out = Command::new(env!("CARGO_BIN_EXE_kperf"))
         .arg("instrument")
         .arg(&kernel)
-        .args(["--regions", "iterations", "--emit", "ptx", "-o"])
+        .args(["--regions", "iterations", "--counter", "clock64"])
+        .args(["--emit", "ptx", "-o"])
         .arg(dir.join("scan.ptx"))
         .output()
         .expect("kperf");
@@ -177,4 +178,35 @@ fn an_occupancy_cap_reports_what_it_changes_in_the_kernel() {
         "{line}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The ring's shared base stays off the kernel's own shared addressing
+/// (tests/fixtures/triton-histogram): with `--regions kernel` the kernel's
+/// LEAs onto its uniform shared base are all still there, and at most 2%
+/// of its instructions differ from the plain build.
+#[test]
+fn the_ring_leaves_the_kernels_shared_addressing_uniform() {
+    let kernel = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/triton-histogram/histogram.llir");
+    let out = Command::new(env!("CARGO_BIN_EXE_kperf"))
+        .arg("cost")
+        .arg(&kernel)
+        .args(["--regions", "kernel", "--json"])
+        .output()
+        .expect("kperf");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let reports: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let fidelity = &reports[0]["fidelity"];
+    let families = fidelity["families"].as_array().expect("families");
+    let lea = families
+        .iter()
+        .find(|f| f["family"] == "LEA")
+        .expect("the kernel has LEAs");
+    assert_eq!(lea["residual"].as_f64(), Some(0.0), "{lea}");
+    let share = fidelity["unexplained_share"].as_f64().expect("share");
+    assert!(share <= 0.02, "{share}: {fidelity}");
 }

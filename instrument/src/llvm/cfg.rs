@@ -88,6 +88,12 @@ impl Cfg {
         }
     }
 
+    /// Is block `b` on a cycle (a path from `b` back to itself)? Unlike
+    /// [`Cfg::loops`], this sees irreducible cycles too.
+    pub fn on_cycle(&self, b: usize) -> bool {
+        on_cycle(&self.succs, b)
+    }
+
     /// The immediate dominator of `b` (the entry's is itself).
     pub fn idom(&self, b: usize) -> usize {
         self.idom[b]
@@ -182,6 +188,20 @@ fn dominators(preds: &[Vec<usize>]) -> Vec<usize> {
     idom
 }
 
+fn on_cycle(succs: &[Vec<usize>], b: usize) -> bool {
+    let mut seen = vec![false; succs.len()];
+    let mut work = succs[b].clone();
+    while let Some(x) = work.pop() {
+        if x == b {
+            return true;
+        }
+        if !std::mem::replace(&mut seen[x], true) {
+            work.extend(succs[x].iter().copied());
+        }
+    }
+    false
+}
+
 fn intersect(idom: &[usize], mut a: usize, mut b: usize) -> usize {
     while a != b {
         while a > b {
@@ -204,5 +224,14 @@ mod tests {
         let preds = vec![vec![], vec![0, 4], vec![1], vec![1], vec![2, 3], vec![4]];
         let idom = dominators(&preds);
         assert_eq!(idom, vec![0, 0, 1, 1, 1, 4]);
+    }
+
+    #[test]
+    fn cycles_natural_irreducible_and_none() {
+        // 0 → {1, 2}, 1 ⇄ 2 (irreducible: no block dominates the other),
+        // 2 → 3 → 3 (self loop), 3 → 4.
+        let succs = vec![vec![1, 2], vec![2], vec![1, 3], vec![3, 4], vec![]];
+        let on: Vec<bool> = (0..succs.len()).map(|b| on_cycle(&succs, b)).collect();
+        assert_eq!(on, vec![false, true, true, true, false]);
     }
 }

@@ -774,7 +774,15 @@ fn instrument_llvm_with(
                 line_tags::region_lines(&cfg, &found.sites, &table.ids),
             );
         }
-        let plan = plan_kernel(&module, f, &opts, file, &name, &table)?;
+        // Each record outside the kernel's cycles runs at most once.
+        let max_records = (!opts.copy_loop
+            && found.sites.iter().all(|s| {
+                cfg.index
+                    .get(&s.before.block())
+                    .is_some_and(|&b| !cfg.on_cycle(b))
+            }))
+        .then(|| u32::try_from(found.sites.len()).unwrap_or(u32::MAX));
+        let plan = plan_kernel(&module, f, &opts, file, &name, &table, max_records)?;
         // The profile pointer.
         let (f, prof_index, profile_param) =
             match (opts.profile_param, triton_profile_param(f, triton)) {
@@ -1132,6 +1140,7 @@ fn plan_kernel(
     file: &str,
     name: &str,
     table: &RegionTable,
+    max_records: Option<u32>,
 ) -> Result<KernelPlan> {
     let block = block_shape(module, f, opts, file)?;
     let (shared, dynamic) = static_shared(module);
@@ -1152,6 +1161,7 @@ fn plan_kernel(
         sample_ctas: opts.sample_ctas.clone(),
         smem_symbol: format!("__kperf_smem_{name}"),
         short_shared_ptr: shared_pointer_bytes(module) == 4,
+        max_records,
     };
     let layout = Layout {
         units: plan.units,

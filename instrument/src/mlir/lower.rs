@@ -464,6 +464,7 @@ fn config_from_init(init: Op, f: Op, target: &Target) -> Result<LoweringConfig> 
         smem_symbol: format!("__kperf_smem_{}", regions::symbol_name(f)),
         // MLIR's NVPTX data layout has 64-bit shared pointers.
         short_shared_ptr: false,
+        max_records: None,
     })
 }
 

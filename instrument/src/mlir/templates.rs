@@ -48,6 +48,10 @@ pub struct LoweringConfig {
     /// says `p3:32`, as Triton's short pointers do): inline asm then takes
     /// them in 32-bit registers, not widened to 64 for every record.
     pub short_shared_ptr: bool,
+    /// The most records one thread can write, when the kernel holds them
+    /// all outside its cycles (each runs at most once): finalize then
+    /// copies the ring out without a loop (see `copy_ring`).
+    pub max_records: Option<u32>,
 }
 
 impl LoweringConfig {
@@ -669,15 +673,26 @@ fn profile_state(b: &mut Body, cfg: &LoweringConfig) -> State {
     let own = b.def(format!(
         "llvm.getelementptr {base}[{segoff}] : ({seg_ty}, i32) -> {seg_ty}, i8"
     ));
-    let seg = if cfg.trash_ring() {
+    let simt = matches!(cfg.target, Target::Nvptx { simt: true, .. });
+    let seg = if cfg.trash_ring() && cfg.units > 1 {
         // A leader of an inactive CTA may fill its ring: finalize copies
         // nothing out there, and no null-pointer test need stay live.
+        // The offsets are selected, not the addresses: a select of two
+        // shared addresses makes ptxas compute the shared window's base
+        // in a vector register, and its CSE then moves the kernel's own
+        // shared addressing off the uniform datapath (Triton's
+        // tl.histogram: 9 LEA became IMAD, 20% of the kernel changed).
+        let trash = b.c32(cfg.trash_offset() as i64);
+        let off = b.def(format!("llvm.select {leader}, {segoff}, {trash} : i1, i32"));
+        b.def(format!(
+            "llvm.getelementptr {base}[{off}] : ({seg_ty}, i32) -> {seg_ty}, i8"
+        ))
+    } else if cfg.trash_ring() {
         let trash = b.gep(&base, seg_ty, cfg.trash_offset());
         let seg = b.def(format!(
             "llvm.select {leader}, {own}, {trash} : i1, {seg_ty}"
         ));
-        let simt = matches!(cfg.target, Target::Nvptx { simt: true, .. });
-        if cfg.units == 1 && !simt {
+        if !simt {
             // One ring: `own` is a constant address like `trash`, and
             // LLVM folds every record's slot offset into both arms, one
             // select and two adds per record (4.9 SASS a record instead
@@ -722,6 +737,14 @@ fn opaque_pointer(b: &mut Body, cfg: &LoweringConfig, p: &str, pty: &str) -> Str
         "llvm.inline_asm asm_dialect = att \"mov.{reg} $0, $1;\", \"={c},{c}\" {i} : ({int}) -> {int}"
     ));
     b.def(format!("llvm.inttoptr {o} : {int} to {pty}"))
+}
+
+/// `v` (an i32) through an inline-asm move LLVM cannot see through (ptxas
+/// can: it costs nothing in SASS).
+fn opaque_i32(b: &mut Body, v: &str) -> String {
+    b.def(format!(
+        "llvm.inline_asm asm_dialect = att \"mov.b32 $0, $1;\", \"=r,r\" {v} : (i32) -> i32"
+    ))
 }
 
 /// `kperfgpu.init`: the thread's [`State`], the ring counter at zero, and
@@ -1287,6 +1310,19 @@ pub fn finalize(cfg: &LoweringConfig) -> String {
     function("kperf_finalize", &init_args(cfg), b, &[])
 }
 
+/// The most 16-byte chunks finalize copies without a loop.
+const STRAIGHT_COPY_MAX_CHUNKS: u32 = 8;
+
+/// Chunks to copy without a loop, when the records a thread can write
+/// are bounded ([`LoweringConfig::max_records`]) and few: all the slots
+/// they can fill, 16-byte aligned (records start 16-aligned and a ring
+/// holds an even number).
+fn straight_copy_chunks(cfg: &LoweringConfig) -> Option<u32> {
+    let records = cfg.max_records?.min(cfg.slots);
+    let chunks = records.div_ceil(2);
+    (chunks <= STRAIGHT_COPY_MAX_CHUNKS).then_some(chunks)
+}
+
 /// Chunks of 16 bytes each trip of the ring copy moves: all loads, then
 /// all stores, so that the shared-memory latency is paid once per trip
 /// rather than once per chunk (the copy runs in one thread per unit).
@@ -1299,6 +1335,8 @@ const COPY_CHUNKS_PER_TRIP: u64 = 4;
 /// [`COPY_CHUNKS_PER_TRIP`] chunks, so up to 7 unused slots of the ring are
 /// copied too; readers take only the records the unit entry counts. Only
 /// what was written: a kernel of 18 records copies 3 trips, not the ring.
+/// Where a thread can write only a few records (none in a cycle), the copy
+/// is straight-line instead ([`straight_copy_chunks`]).
 fn copy_ring(b: &mut Body, cfg: &LoweringConfig, st: &State, n: &str) {
     let (g, seg_ty) = (cfg.gptr(), cfg.seg_ptr());
     let layout = kperf_dialects::abi::Layout {
@@ -1319,10 +1357,31 @@ fn copy_ring(b: &mut Body, cfg: &LoweringConfig, st: &State, n: &str) {
     let dst = b.def(format!(
         "llvm.getelementptr {recs}[{woff}] : ({g}, i64) -> {g}, i8"
     ));
-    let src = b.def(format!(
-        "llvm.getelementptr {}[{soff}] : ({seg_ty}, i32) -> {seg_ty}, i8",
-        st.base
-    ));
+    if let Some(chunks) = straight_copy_chunks(cfg) {
+        // Every slot a thread can have written, whatever `n` says: no loop
+        // in finalize. In a kernel without loops, one would change how
+        // ptxas allocates the whole kernel (Triton's libdevice kernel: 44
+        // registers instead of its own 56, and 30 of its 619 instructions
+        // different).
+        let mut loaded = Vec::new();
+        for j in 0..chunks {
+            let o = b.c32(16 * j as i64);
+            let o = b.def(format!("llvm.add {soff}, {o} : i32"));
+            let sp = b.def(format!(
+                "llvm.getelementptr {}[{o}] : ({seg_ty}, i32) -> {seg_ty}, i8",
+                st.base
+            ));
+            let v = b.def(format!(
+                "llvm.load {sp} {{alignment = 16 : i64}} : {seg_ty} -> vector<2xi64>"
+            ));
+            loaded.push(v);
+        }
+        for (j, v) in loaded.iter().enumerate() {
+            let dp = b.gep(&dst, g, 16 * j);
+            b.store(v, "vector<2xi64>", &dp, g, 16);
+        }
+        return;
+    }
     let slots = b.c32(cfg.slots as i64);
     let full = b.def(format!("llvm.icmp \"ult\" {n}, {slots} : i32"));
     let held = b.def(format!("llvm.select {full}, {n}, {slots} : i1, i32"));
@@ -1335,13 +1394,30 @@ fn copy_ring(b: &mut Body, cfg: &LoweringConfig, st: &State, n: &str) {
     b.line(format!("scf.for {t} = {lb} to {trips} step {one} : i32 {{"));
     let k = b.c32(per_trip as i64);
     let first = b.def(format!("llvm.mul {t}, {k} : i32"));
+    // The ring's base is added to each trip's offset, not carried in the
+    // loop as a pointer: a shared pointer induction variable makes ptxas
+    // compute the shared window's base in a vector register, and its CSE
+    // moves the kernel's own shared addressing off the uniform datapath
+    // (see `profile_state`). LLVM's loop strength reduction would build
+    // that pointer again from a visible offset, so on NVPTX the offset
+    // passes through an opaque move (which ptxas folds).
+    let c16 = b.c32(16);
+    let fb = b.def(format!("llvm.mul {first}, {c16} : i32"));
+    let o = b.def(format!("llvm.add {soff}, {fb} : i32"));
+    let o = if cfg.target.inline_ptx() {
+        opaque_i32(b, &o)
+    } else {
+        o
+    };
+    let trip_src = b.def(format!(
+        "llvm.getelementptr {}[{o}] : ({seg_ty}, i32) -> {seg_ty}, i8",
+        st.base
+    ));
     let mut chunks = Vec::new();
     for j in 0..per_trip {
         let cj = b.c32(j as i64);
         let i = b.def(format!("llvm.add {first}, {cj} : i32"));
-        let sp = b.def(format!(
-            "llvm.getelementptr {src}[{i}] : ({seg_ty}, i32) -> {seg_ty}, vector<2xi64>"
-        ));
+        let sp = b.gep(&trip_src, seg_ty, 16 * j as usize);
         let v = b.def(format!(
             "llvm.load {sp} {{alignment = 16 : i64}} : {seg_ty} -> vector<2xi64>"
         ));
