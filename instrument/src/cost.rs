@@ -615,8 +615,9 @@ impl Compiled {
         natural_loops(&self.sass)
     }
     /// Does finalize copy the ring out in a loop (a SASS loop whose
-    /// instructions the line table gives to finalize)? Where the records a
-    /// thread can write are few and bounded it copies them without one.
+    /// instructions the line table gives to finalize; line-tagged LLVM-IR
+    /// builds)? Where the records a thread can write are few and bounded it
+    /// copies them without one.
     pub fn finalize_copies_in_a_loop(&self) -> bool {
         use crate::llvm::line_tags::TAG_LINE_FINALIZE;
         self.loops().iter().any(|l| {

@@ -3,20 +3,21 @@
 ; UR36 do not survive a call, so where the kernel has not loaded the global
 ; memory descriptor before its first call, every store of finalize's
 ; copy-out in divergent code takes it through two R2UR: the fixed cost
-; rises by ~20 SASS (97 in print_only). Where the kernel touched global
-; memory before the call, ptxas keeps the descriptor in a callee-saved UR36
-; and finalize pays nothing more (scale_and_print). The hollow reference
-; that `fixed` is checked against takes the kernel's shape, so both agree
-; within a few instructions (a bare-return reference reads 72 for both).
-; Written for kperf.
+; rises (71 in print_only; 97 while finalize copied in a loop, before
+; 2026-11-26: these kernels have no loops, so their two records are copied
+; straight-line). Where the kernel touched global memory before the call,
+; ptxas keeps the descriptor in a callee-saved UR36 and finalize pays
+; less (scale_and_print, 59). The hollow reference that `fixed` is checked
+; against takes the kernel's shape, so both agree within a few
+; instructions. Written for kperf.
 ; RUN: kperf cost %s --regions kernel --json
 ; CHECK: "kernel": "print_only",
-; CHECK: "fixed": {{9[0-9]}}.0,
-; CHECK: "fixed_reference": {{9[0-9]}}.0,
+; CHECK: "fixed": {{(6[6-9]|7[0-6])}}.0,
+; CHECK: "fixed_reference": {{(6[6-9]|7[0-9])}}.0,
 ; CHECK-NEXT: "calls_functions": true,
 ; CHECK: "kernel": "scale_and_print",
-; CHECK: "fixed": {{7[5-9]}}.0,
-; CHECK: "fixed_reference": {{(7[5-9]|8[0-4])}}.0,
+; CHECK: "fixed": {{(5[4-9]|6[0-4])}}.0,
+; CHECK: "fixed_reference": {{(5[4-9]|6[0-6])}}.0,
 ; CHECK-NEXT: "calls_functions": true,
 target triple = "nvptx64-nvidia-cuda"
 

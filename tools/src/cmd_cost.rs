@@ -150,7 +150,11 @@ fn reports(
     kernel_only.regions = vec![RegionMode::Kernel];
     kernel_only.markers = false;
     let mut probed = kernel_only.clone();
-    let mut probed_double = kernel_only.clone();
+    // Both probes copy their rings out in the same form (a loop), so that
+    // their difference is records alone: 2 + 2N records would otherwise
+    // be copied straight-line and 2 + 4N in a loop for some N.
+    probed.copy_loop = true;
+    let mut probed_double = probed.clone();
     probed.regions.push(RegionMode::Probe(probe));
     probed_double.regions.push(RegionMode::Probe(2 * probe));
     let (plain_ptx, _, _) = ptx_of(kctx, input, bytes, opts, true, triton)?;
@@ -172,6 +176,7 @@ fn reports(
     } else {
         format!("{:?}", opts.regions)
     };
+    let llvm_input = kperf_instrument::llvm::is_llvm_input(&input.display().to_string(), bytes);
     let mut out = Vec::new();
     for km in &kmeta.kernels {
         let name = km.name.as_str();
@@ -184,7 +189,10 @@ fn reports(
             km,
             chip,
             plain_kernel.hollow_body(),
-            instrumented.finalize_copies_in_a_loop(),
+            // The MLIR path always lowers the copy as a loop (which LLVM
+            // may then unroll where it knows the count, as it does in the
+            // hollow kernel).
+            !llvm_input || instrumented.finalize_copies_in_a_loop(),
         )?;
         let v = Variants {
             plain: plain_kernel,

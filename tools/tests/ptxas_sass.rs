@@ -202,11 +202,10 @@ fn the_ring_leaves_the_kernels_shared_addressing_uniform() {
     let reports: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     let fidelity = &reports[0]["fidelity"];
     let families = fidelity["families"].as_array().expect("families");
-    let lea = families
-        .iter()
-        .find(|f| f["family"] == "LEA")
-        .expect("the kernel has LEAs");
-    assert_eq!(lea["residual"].as_f64(), Some(0.0), "{lea}");
+    // A family is listed where its counts differ or kperf has some of it.
+    if let Some(lea) = families.iter().find(|f| f["family"] == "LEA") {
+        assert_eq!(lea["residual"].as_f64(), Some(0.0), "{lea}");
+    }
     let share = fidelity["unexplained_share"].as_f64().expect("share");
     assert!(share <= 0.02, "{share}: {fidelity}");
 }

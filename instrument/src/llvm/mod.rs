@@ -46,7 +46,7 @@ use kperf_dialects::abi::{Edge, Layout, RegionId};
 use kperf_dialects::meta::{InstrumentMeta, KernelMeta};
 use line_tags::{tag_line_of_record, TAG_LINE_FINALIZE, TAG_LINE_INIT};
 use sites::Site;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Once;
 
 /// What the LLVM path produced.
@@ -774,13 +774,18 @@ fn instrument_llvm_with(
                 line_tags::region_lines(&cfg, &found.sites, &table.ids),
             );
         }
-        // Each record outside the kernel's cycles runs at most once.
+        // Each record outside the kernel's cycles runs at most once (a
+        // block missing from the CFG counts as on one). One search per
+        // block that holds records.
+        let site_blocks: BTreeSet<Option<usize>> = found
+            .sites
+            .iter()
+            .map(|s| cfg.index.get(&s.before.block()).copied())
+            .collect();
         let max_records = (!opts.copy_loop
-            && found.sites.iter().all(|s| {
-                cfg.index
-                    .get(&s.before.block())
-                    .is_some_and(|&b| !cfg.on_cycle(b))
-            }))
+            && site_blocks
+                .iter()
+                .all(|b| b.is_some_and(|b| !cfg.on_cycle(b))))
         .then(|| u32::try_from(found.sites.len()).unwrap_or(u32::MAX));
         let plan = plan_kernel(&module, f, &opts, file, &name, &table, max_records)?;
         // The profile pointer.
