@@ -670,9 +670,11 @@ fn profile_state(b: &mut Body, cfg: &LoweringConfig) -> State {
             cfg.smem_symbol
         )),
     };
-    let own = b.def(format!(
-        "llvm.getelementptr {base}[{segoff}] : ({seg_ty}, i32) -> {seg_ty}, i8"
-    ));
+    let own = |b: &mut Body| {
+        b.def(format!(
+            "llvm.getelementptr {base}[{segoff}] : ({seg_ty}, i32) -> {seg_ty}, i8"
+        ))
+    };
     let simt = matches!(cfg.target, Target::Nvptx { simt: true, .. });
     let seg = if cfg.trash_ring() && cfg.units > 1 {
         // A leader of an inactive CTA may fill its ring: finalize copies
@@ -688,6 +690,7 @@ fn profile_state(b: &mut Body, cfg: &LoweringConfig) -> State {
             "llvm.getelementptr {base}[{off}] : ({seg_ty}, i32) -> {seg_ty}, i8"
         ))
     } else if cfg.trash_ring() {
+        let own = own(b);
         let trash = b.gep(&base, seg_ty, cfg.trash_offset());
         let seg = b.def(format!(
             "llvm.select {leader}, {own}, {trash} : i1, {seg_ty}"
@@ -704,7 +707,7 @@ fn profile_state(b: &mut Body, cfg: &LoweringConfig) -> State {
             seg
         }
     } else {
-        own
+        own(b)
     };
 
     let t0 = b.def(format!("llvm.icmp \"eq\" {tid}, {zero} : i32"));
@@ -726,24 +729,26 @@ fn profile_state(b: &mut Body, cfg: &LoweringConfig) -> State {
 /// `p` through an inline-asm move LLVM cannot see through (ptxas can: it
 /// costs nothing in SASS).
 fn opaque_pointer(b: &mut Body, cfg: &LoweringConfig, p: &str, pty: &str) -> String {
-    let (int, reg) = if cfg.ptr_constraint(pty) == "r" {
-        ("i32", "b32")
+    let int = if cfg.ptr_constraint(pty) == "r" {
+        "i32"
     } else {
-        ("i64", "b64")
+        "i64"
     };
-    let c = if int == "i32" { "r" } else { "l" };
     let i = b.def(format!("llvm.ptrtoint {p} : {pty} to {int}"));
-    let o = b.def(format!(
-        "llvm.inline_asm asm_dialect = att \"mov.{reg} $0, $1;\", \"={c},{c}\" {i} : ({int}) -> {int}"
-    ));
+    let o = opaque_int(b, &i, int);
     b.def(format!("llvm.inttoptr {o} : {int} to {pty}"))
 }
 
-/// `v` (an i32) through an inline-asm move LLVM cannot see through (ptxas
-/// can: it costs nothing in SASS).
-fn opaque_i32(b: &mut Body, v: &str) -> String {
+/// `v` (an `int`, i32 or i64) through an inline-asm move LLVM cannot see
+/// through (ptxas can: it costs nothing in SASS).
+fn opaque_int(b: &mut Body, v: &str, int: &str) -> String {
+    let (reg, c) = if int == "i32" {
+        ("b32", "r")
+    } else {
+        ("b64", "l")
+    };
     b.def(format!(
-        "llvm.inline_asm asm_dialect = att \"mov.b32 $0, $1;\", \"=r,r\" {v} : (i32) -> i32"
+        "llvm.inline_asm asm_dialect = att \"mov.{reg} $0, $1;\", \"={c},{c}\" {v} : ({int}) -> {int}"
     ))
 }
 
@@ -1405,7 +1410,7 @@ fn copy_ring(b: &mut Body, cfg: &LoweringConfig, st: &State, n: &str) {
     let fb = b.def(format!("llvm.mul {first}, {c16} : i32"));
     let o = b.def(format!("llvm.add {soff}, {fb} : i32"));
     let o = if cfg.target.inline_ptx() {
-        opaque_i32(b, &o)
+        opaque_int(b, &o, "i32")
     } else {
         o
     };
