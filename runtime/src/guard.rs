@@ -35,6 +35,12 @@ const MIN_GUARD: usize = 16 << 20;
 const WIDE_GUARD: usize = 16 << 30;
 /// Largest guard on each side: 64 GiB of address space, none of it memory.
 const MAX_GUARD: usize = 64 << 30;
+/// The alignment a [`Placement::DeviceAligned`] buffer's start has at
+/// least. A GPU allocator gives 256 bytes, and kernels rely on 16: clang compiles a CUDA `float4*` load
+/// as `load ... align 16`, which an x86 JIT may turn into an aligned vector
+/// load that faults on a 4-byte-aligned address (corpus/cuda/reduce_sum.ll
+/// on an AVX-512 host, 2026-11-27).
+pub const DEVICE_ALIGN: usize = 16;
 /// Buffers the fault handler can name at once; more are still guarded,
 /// only reported by address.
 const SLOTS: usize = 256;
@@ -48,6 +54,13 @@ pub enum Placement {
     /// length (a multiple of 64 bytes is 64-byte aligned).
     #[default]
     AgainstEnd,
+    /// As a GPU's allocator would: the start [`DEVICE_ALIGN`]-aligned, as
+    /// close to the upper guard as that allows. A length that is a multiple
+    /// of 16 ends just below it, as with `AgainstEnd`; any other leaves
+    /// fewer than 16 bytes of canaries between its end and the guard, which
+    /// the check after the run reads (writes there are reported, reads are
+    /// not). For GPU kernels run on the CPU (the SIMT target).
+    DeviceAligned,
     /// The first byte is the first of a page, just above the lower guard:
     /// under-runs fault.
     AgainstStart,
@@ -185,6 +198,10 @@ impl GuardedBuffer {
         let slack = data_pages - bytes;
         let (lead, tail) = match placement {
             Placement::AgainstEnd => (slack, 0),
+            Placement::DeviceAligned => {
+                let lead = slack / DEVICE_ALIGN * DEVICE_ALIGN;
+                (lead, slack - lead)
+            }
             Placement::AgainstStart => (0, slack),
         };
         // SAFETY: inside the readable, writable data pages.
@@ -702,27 +719,42 @@ mod tests {
     use super::*;
 
     /// (bytes, the alignment the data must have at least when placed
-    /// against the end).
-    const LAYOUTS: &[(usize, usize)] = &[
-        (4, 4),
-        (12, 4),
-        (3996, 4),
-        (8, 8),
-        (56, 8),
-        (64, 64),
-        (4104, 8),
-        (800_000, 64),
+    /// against the end, exactly or as a device allocator would).
+    /// 16396 bytes are 4099 floats, which a CUDA kernel reads as `float4`s
+    /// from a 16-byte-aligned base.
+    const LAYOUTS: &[(usize, usize, usize)] = &[
+        (4, 4, 16),
+        (12, 4, 16),
+        (3996, 4, 16),
+        (16396, 4, 16),
+        (8, 8, 16),
+        (56, 8, 16),
+        (64, 64, 64),
+        (4104, 8, 16),
+        (800_000, 64, 64),
     ];
 
     #[test]
     fn buffers_are_zeroed_aligned_and_touch_their_guard() {
-        for &(bytes, align) in LAYOUTS {
+        for &(bytes, align, device_align) in LAYOUTS {
             let g = GuardedBuffer::zeroed(bytes, "x").expect("allocates");
             assert_eq!(g.len(), bytes);
             assert!(g.iter().all(|b| *b == 0));
             assert_eq!(g.as_ptr() as usize % align, 0, "{bytes} bytes");
             let end = g.as_ptr() as usize + bytes;
             assert_eq!(end % page(), 0, "{bytes} bytes end at the upper guard");
+            g.check_canary().expect("untouched");
+            // Aligned as a GPU kernel may assume, as close to the upper
+            // guard as that allows.
+            let g = GuardedBuffer::zeroed_placed(bytes, "x", Placement::DeviceAligned)
+                .expect("allocates");
+            assert_eq!(g.as_ptr() as usize % device_align, 0, "{bytes} bytes");
+            let end = g.as_ptr() as usize + bytes;
+            assert_eq!(
+                end.next_multiple_of(page()) - end,
+                bytes.next_multiple_of(DEVICE_ALIGN) - bytes,
+                "{bytes} bytes end next to the upper guard"
+            );
             g.check_canary().expect("untouched");
             let g = GuardedBuffer::zeroed_placed(bytes, "x", Placement::AgainstStart)
                 .expect("allocates");

@@ -121,6 +121,11 @@ pub fn run_simt(
         None => 0,
     };
     check_memory(profile_bytes, "the profile buffer").map_err(launch)?;
+    // Aligned as a GPU allocator aligns them: device code may assume it.
+    let spec = &LaunchSpec {
+        placement: crate::guard::Placement::DeviceAligned,
+        ..spec.clone()
+    };
     let (mut buffers, scalars) = prepare_args(kernel, params, spec)?;
     let mut profile = GuardedBuffer::for_profile(profile_bytes as usize).map_err(launch)?;
     let profile_addr = meta.is_some().then(|| profile.as_mut_ptr() as u64);
