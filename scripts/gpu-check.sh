@@ -110,7 +110,9 @@ check_launch() { # check_launch NAME SOURCE SPEC
   # The same kernel on the SIMT host target (every thread of every CTA on the
   # CPU): its outputs are what the GPU's must be, and its profile has the
   # same regions and record counts per unit.
-  run "$name: run on the SIMT host target" "$K" run "$src" --target simt --spec "$spec" \
+  # --check takes the GPU check's steps on the CPU (a plain launch and a
+  # build of the kernel region alone); on the GPU they are on by default.
+  run "$name: run on the SIMT host target" "$K" run "$src" --target simt --spec "$spec" --check \
       -o "$OUT/$name.simt.kprof" --outputs "$OUT/$name.simt.json" || return
   run "$name: replay the SIMT profile" "$K" replay "$OUT/$name.simt.kprof" \
       -o "$OUT/$name.simt.trace.json" --json "$OUT/$name.simt.feedback.json" --summary
@@ -139,6 +141,22 @@ check_launch() { # check_launch NAME SOURCE SPEC
   fi
   run "$name: replay" "$K" replay "$OUT/$name.kprof" -o "$OUT/$name.trace.json" \
       --json "$OUT/$name.feedback.json" --summary
+  # The profile's own check: its corrected kernel region against the
+  # kernel region alone, and its launch against the plain launch.
+  local checked
+  checked=$(python3 - "$OUT/$name.feedback.json" <<'PY' 2>/dev/null || echo "check unreadable"
+import json, sys
+f = json.load(open(sys.argv[1]))
+c, r = f.get("check"), f.get("run_time")
+out = []
+if c:
+    out.append("corrected kernel region %+.1f%% off the kernel region alone%s" % (100 * c["error"], " (fitted)" if c.get("fitted") else ""))
+if r:
+    out.append("run time %+.1f%% over plain (%.1f vs %.1f us)" % (100 * r["overhead"], r["profiled_ns"] / 1e3, r["uninstrumented_ns"] / 1e3))
+print("; ".join(out) or "no check")
+PY
+)
+  echo "- $name: $checked" >> "$SUMMARY"
   echo "- $name: outputs $(cmp -s "$OUT/$name.instrumented.json" "$OUT/$name.plain.json" && echo identical || echo DIFFER) instrumented vs plain, $(cmp -s "$OUT/$name.instrumented.json" "$OUT/$name.simt.json" && echo identical || echo DIFFER) GPU vs SIMT host; kperf run wall (incl. JIT) instrumented $(( (t1 - t0) / 1000000 )) ms, plain $(( (t2 - t1) / 1000000 )) ms" >> "$SUMMARY"
 }
 # The examples whose kernel is a gpu.func or gpu.launch.

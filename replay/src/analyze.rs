@@ -85,6 +85,32 @@ pub struct ReplayReport {
     /// (`kperf run --check`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check: Option<CheckReport>,
+    /// The profiled launch's time against the same launch uninstrumented,
+    /// timed the same way: what the records cost the kernel as a whole.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_time: Option<RunTimeReport>,
+}
+
+/// The run-time overhead of instrumentation: the profiled launch against
+/// the same launch uninstrumented, both timed the same way.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunTimeReport {
+    pub profiled_ns: u64,
+    pub uninstrumented_ns: u64,
+    /// profiled / uninstrumented − 1.
+    pub overhead: f64,
+}
+
+impl RunTimeReport {
+    /// None unless the check timed the profiled launch too.
+    pub fn compare(run: &kperf_runtime::profile::UninstrumentedRun) -> Option<RunTimeReport> {
+        let profiled = run.profiled_wall_ns?;
+        (run.wall_ns > 0).then(|| RunTimeReport {
+            profiled_ns: profiled,
+            uninstrumented_ns: run.wall_ns,
+            overhead: profiled as f64 / run.wall_ns as f64 - 1.0,
+        })
+    }
 }
 
 /// A profile checked against the truth: the kernel region's mean duration
@@ -1766,6 +1792,7 @@ impl Accumulator {
             ctas: self.ctas,
             caveats,
             check: None,
+            run_time: None,
         }
     }
 }

@@ -529,6 +529,7 @@ impl Replayer {
         });
         if let Some(run) = &self.info.check {
             report.check = crate::analyze::CheckReport::compare(&report, run);
+            report.run_time = crate::analyze::RunTimeReport::compare(run);
             let check_error = report.check.as_ref().map(|c| c.error);
             if let Some(f) = self
                 .correction

@@ -67,6 +67,10 @@ pub struct Feedback {
     /// uninstrumented, when `kperf run` timed one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check: Option<crate::analyze::CheckReport>,
+    /// The profiled launch's time against the same launch uninstrumented,
+    /// when `kperf run` timed both the same way (device events).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_time: Option<crate::analyze::RunTimeReport>,
 }
 
 /// Per-region figures.
@@ -274,6 +278,7 @@ impl ReplayReport {
                 .collect(),
             caveats: self.caveats.clone(),
             check: self.check.clone(),
+            run_time: self.run_time.clone(),
         }
     }
 

@@ -314,6 +314,7 @@ mod tests {
                 cta_median_ticks: None,
                 wall_ns: 1,
                 method: "test".into(),
+                profiled_wall_ns: None,
             }),
             ..info.clone()
         };

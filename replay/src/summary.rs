@@ -315,12 +315,23 @@ impl ReplayReport {
             };
             let _ = writeln!(
                 s,
-                "\ncheck: `{}` corrected {:.0} ticks per CTA vs {:.0} uninstrumented: {:+.1}% ({}){fitted}",
+                "\ncheck: `{}` corrected {:.0} ticks per {} vs {:.0} uninstrumented: {:+.1}% ({}){fitted}",
                 c.region,
                 c.measured_ticks,
+                self.kernel_region_instance(),
                 c.truth_ticks,
                 100.0 * c.error,
                 c.method
+            );
+        }
+        if let Some(r) = &self.run_time {
+            let _ = writeln!(
+                s,
+                "{}run time: the profiled launch took {} vs {} uninstrumented: {:+.1}%",
+                if self.check.is_some() { "" } else { "\n" },
+                fmt_ns(r.profiled_ns as f64),
+                fmt_ns(r.uninstrumented_ns as f64),
+                100.0 * r.overhead
             );
         }
         if !self.caveats.is_empty() {
@@ -330,6 +341,17 @@ impl ReplayReport {
             }
         }
         s
+    }
+}
+
+impl ReplayReport {
+    /// What one kernel-region instance is: a CTA on the host (one thread
+    /// each), else the unit the profile records by.
+    fn kernel_region_instance(&self) -> &'static str {
+        match (self.target.as_str(), self.granularity) {
+            ("host", _) | (_, Granularity::Cta) => "CTA",
+            (_, g) => g.name(),
+        }
     }
 }
 

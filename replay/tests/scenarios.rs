@@ -936,6 +936,7 @@ fn timed_by_hand(ctas: u64, truth: f64, wall_ns: u64) -> kperf_runtime::profile:
         cta_median_ticks: Some(truth),
         wall_ns,
         method: "by hand".into(),
+        profiled_wall_ns: None,
     }
 }
 

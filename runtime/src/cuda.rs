@@ -1,6 +1,7 @@
 //! The CUDA target: load PTX or cubin with the driver (loaded at run time,
 //! so building needs no CUDA), allocate the inputs from the launch spec and
-//! a zeroed profile buffer, launch, synchronize, copy back.
+//! a zeroed profile buffer, launch once to warm up, launch again from the
+//! same initial state timed by device events, copy back.
 //!
 //! Kernel arguments follow the lowered kernel's signature: the original
 //! parameters (memrefs expanded to descriptors, see [`crate::host::pack_args`])
@@ -12,7 +13,6 @@ use crate::spec::{HostBuffer, LaunchSpec};
 use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute};
 use cudarc::driver::{CudaContext, CudaFunction, DevicePtr, LaunchConfig, PushKernelArg};
 use kperf_dialects::meta::KernelMeta;
-use std::time::Instant;
 
 /// Is a CUDA driver loadable? cudarc panics on the first driver call when
 /// libcuda is absent, so ask first and turn the answer into an error.
@@ -37,7 +37,8 @@ pub enum DeviceCode {
 pub struct DeviceRun {
     pub buffers: Vec<HostBuffer>,
     pub profile: Vec<u8>,
-    /// Launch to synchronize, wall clock.
+    /// The launch's time (CUDA: device events around the launch, the
+    /// median of the timed launches; SIMT: launch to join, wall clock).
     pub kernel_ns: u64,
     pub device_name: String,
 }
@@ -85,7 +86,13 @@ fn cuda(e: impl std::fmt::Display) -> LaunchError {
     LaunchError::Cuda(e.to_string())
 }
 
-/// Run `kernel` from `code` on device `ordinal` over the spec's grid.
+/// Run `kernel` from `code` on device `ordinal` over the spec's grid: one
+/// untimed warm-up launch (module load, first-touch and cache effects stay
+/// out of the measured launch, as on the host), then `timed` launches
+/// (at least one), each from the spec's initial buffers and a zeroed
+/// profile, bracketed by device events. The run reports the median
+/// launch's time and the last launch's buffers and profile: every launch
+/// starts from the same state, so they are one launch's work.
 pub fn run_cuda(
     code: DeviceCode,
     kernel: &str,
@@ -93,6 +100,7 @@ pub fn run_cuda(
     meta: Option<&KernelMeta>,
     spec: &LaunchSpec,
     ordinal: usize,
+    timed: usize,
 ) -> Result<DeviceRun, LaunchError> {
     check_driver()?;
     if let Some(m) = meta {
@@ -122,7 +130,7 @@ pub fn run_cuda(
         dev_bufs.push(stream.clone_htod(b.bytes()).map_err(cuda)?);
     }
     let profile_bytes = meta.map(|m| m.buffer_bytes(spec.grid_ctas())).unwrap_or(0) as usize;
-    let profile = stream
+    let mut profile = stream
         .alloc_zeros::<u8>(profile_bytes.max(8))
         .map_err(cuda)?;
 
@@ -138,16 +146,37 @@ pub fn run_cuda(
         block_dim: (spec.block[0], spec.block[1], spec.block[2]),
         shared_mem_bytes: spec.shared_bytes,
     };
-    let start = Instant::now();
-    let mut launch = stream.launch_builder(&func);
-    for w in &words {
-        launch.arg(w);
-    }
-    // SAFETY: the argument words follow the lowered kernel's signature
-    // (checked against the spec by `prepare_args`).
-    unsafe { launch.launch(cfg) }.map_err(cuda)?;
+    let timing = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+    let start = ctx.new_event(timing).map_err(cuda)?;
+    let end = ctx.new_event(timing).map_err(cuda)?;
+    let launch = || -> Result<(), LaunchError> {
+        let mut launch = stream.launch_builder(&func);
+        for w in &words {
+            launch.arg(w);
+        }
+        // SAFETY: the argument words follow the lowered kernel's signature
+        // (checked against the spec by `prepare_args`).
+        unsafe { launch.launch(cfg) }.map(|_| ()).map_err(cuda)
+    };
+    launch()?;
     stream.synchronize().map_err(cuda)?;
-    let kernel_ns = start.elapsed().as_nanos() as u64;
+    let mut times = Vec::with_capacity(timed.max(1));
+    for _ in 0..timed.max(1) {
+        // Back to the spec's initial state: a kernel that accumulates into
+        // its outputs must not see the warm-up's (or the last launch's) work.
+        for (b, d) in buffers.iter().zip(dev_bufs.iter_mut()) {
+            stream.memcpy_htod(b.bytes(), d).map_err(cuda)?;
+        }
+        stream.memset_zeros(&mut profile).map_err(cuda)?;
+        start.record(&stream).map_err(cuda)?;
+        launch()?;
+        end.record(&stream).map_err(cuda)?;
+        stream.synchronize().map_err(cuda)?;
+        let ms = start.elapsed_ms(&end).map_err(cuda)?;
+        times.push((f64::from(ms) * 1e6) as u64);
+    }
+    times.sort_unstable();
+    let kernel_ns = times[times.len() / 2];
 
     let mut out = buffers;
     for (b, d) in out.iter_mut().zip(&dev_bufs) {

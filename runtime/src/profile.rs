@@ -80,16 +80,23 @@ impl RunInfo {
 /// An uninstrumented run of the same launch, the truth for a profile.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct UninstrumentedRun {
-    /// CTAs timed.
+    /// Kernel-region instances timed: CTAs on the host, units on a GPU.
     pub ctas: u64,
-    /// Mean and median time of one CTA, in the profile's counter ticks
-    /// (host: the launcher reads the same counter around each CTA's call).
+    /// Mean and median time of one kernel-region instance, in the
+    /// profile's counter ticks. Host: the launcher reads the same counter
+    /// around each CTA's call. GPU, where nothing outside a CTA can time
+    /// it: each unit's kernel region in a build of the kernel region alone
+    /// (no record between its START and END), corrected as replay corrects.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cta_mean_ticks: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cta_median_ticks: Option<f64>,
     /// Wall time of the whole launch, ns.
     pub wall_ns: u64,
+    /// The profiled launch timed the same way as `wall_ns` (device events
+    /// on a GPU), for the run-time overhead of instrumentation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profiled_wall_ns: Option<u64>,
     /// How it was timed, for people reading the report.
     pub method: String,
 }

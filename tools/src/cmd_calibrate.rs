@@ -80,7 +80,7 @@ pub fn run(a: CalibrateArgs) -> Result<()> {
                 placement: Default::default(),
             };
             let ptx = String::from_utf8(out.bytes).context("PTX is not UTF-8")?;
-            let run = run_cuda(DeviceCode::Ptx(ptx), KERNEL, &[], Some(&km), &spec, 0)?;
+            let run = run_cuda(DeviceCode::Ptx(ptx), KERNEL, &[], Some(&km), &spec, 0, 1)?;
             let stride = km.layout.cta_stride();
             (
                 RunInfo::for_kernel(&out.meta, km, spec.grid, spec.block),

@@ -36,6 +36,12 @@ pub struct RunArgs {
     /// corrected kernel region against it as a measured error
     #[arg(long)]
     pub no_check: bool,
+    /// Time the same launch uninstrumented where it is off by default: on
+    /// the SIMT target, whose CPU threads are no timing model, this runs the
+    /// steps a GPU's check takes (a plain launch and a build of the kernel
+    /// region alone)
+    #[arg(long, conflicts_with = "no_check")]
+    pub check: bool,
     #[command(flatten)]
     pub lowering: LoweringArgs,
 }

@@ -2,6 +2,7 @@
 //! driver, write the raw profile.
 
 use crate::cmd_run::{report_outputs, RunArgs};
+use crate::device_check::{check_device_run, report_check, Launch};
 use crate::host_job::{parse_params, pick_kernel};
 use anyhow::{Context, Result};
 use kperf_dialects::meta::InstrumentMeta;
@@ -22,14 +23,15 @@ pub struct DeviceBuild {
 }
 
 /// Pick the spec's kernel in the MLIR input and build it as `emit` asks,
-/// instrumented unless `--no-instrument` (with the occupancy hold where the
-/// target assembles: CUDA, not SIMT).
+/// instrumented or plain (with the occupancy hold where the target
+/// assembles: CUDA, not SIMT).
 pub fn build_device_kernel(
     a: &RunArgs,
     opts: &InstrumentOptions,
     spec: &LaunchSpec,
     source: &str,
     emit: Emit,
+    instrumented: bool,
 ) -> Result<DeviceBuild> {
     let file = a.input.display().to_string();
     let kctx = KperfContext::new()?;
@@ -38,7 +40,7 @@ pub fn build_device_kernel(
     let params = parse_params(&types, "the launcher")?;
     let mut opts = opts.clone();
     opts.block.get_or_insert(spec.block);
-    let (code, meta) = if a.no_instrument {
+    let (code, meta) = if !instrumented {
         (compile_plain(&kctx, source, &file, &opts, emit)?, None)
     } else {
         crate::registers::hold_occupancy(
@@ -71,13 +73,14 @@ pub fn build_nvptx_llvm_kernel(
     bytes: &[u8],
     file: &str,
     emit: Emit,
+    instrumented: bool,
 ) -> Result<DeviceBuild> {
     let kernels = kperf_runtime::simt::nvptx_kernels(bytes, file)?;
     let (name, params) = pick_kernel(file, spec.kernel.as_deref(), &kernels, "the spec")?;
     let mut opts = opts.clone();
     opts.block.get_or_insert(spec.block);
     let kctx = KperfContext::new()?;
-    if !a.no_instrument {
+    if instrumented {
         crate::registers::hold_occupancy(
             &kctx,
             bytes,
@@ -93,7 +96,7 @@ pub fn build_nvptx_llvm_kernel(
         file,
         &opts,
         emit,
-        a.no_instrument,
+        !instrumented,
         false,
     )?;
     Ok(DeviceBuild {
@@ -105,39 +108,95 @@ pub fn build_nvptx_llvm_kernel(
 }
 
 /// Build the spec's kernel from `a.input` (MLIR, or NVPTX LLVM IR) as
-/// `emit` asks.
+/// `emit` asks, instrumented with `opts` or plain.
 pub fn build_input_kernel(
     a: &RunArgs,
     opts: &InstrumentOptions,
     spec: &LaunchSpec,
     emit: Emit,
+    instrumented: bool,
 ) -> Result<DeviceBuild> {
     let file = a.input.display().to_string();
     let bytes = std::fs::read(&a.input).with_context(|| format!("cannot read {file}"))?;
     if kperf_instrument::llvm::is_llvm_input(&file, &bytes) {
-        build_nvptx_llvm_kernel(a, opts, spec, &bytes, &file, emit)
+        build_nvptx_llvm_kernel(a, opts, spec, &bytes, &file, emit, instrumented)
     } else {
         let source = String::from_utf8(bytes)
             .with_context(|| format!("{file}: not UTF-8 text (MLIR is text)"))?;
-        build_device_kernel(a, opts, spec, &source, emit)
+        build_device_kernel(a, opts, spec, &source, emit, instrumented)
     }
 }
 
 pub fn run(a: &RunArgs, opts: &InstrumentOptions, spec: &LaunchSpec) -> Result<()> {
-    let DeviceBuild {
-        code: ptx,
-        meta,
-        name,
-        params,
-    } = build_input_kernel(a, opts, spec, Emit::Ptx)?;
-    let km = meta.as_ref().and_then(|m| m.kernel(&name)).cloned();
-    let ptx = String::from_utf8(ptx).context("PTX is not UTF-8")?;
-    let run = run_cuda(DeviceCode::Ptx(ptx), &name, &params, km.as_ref(), spec, 0)?;
-    report_device_run(&name, spec, &run);
+    let launch = |b: &DeviceBuild, timed: usize| -> Result<DeviceRun> {
+        let km = b.meta.as_ref().and_then(|m| m.kernel(&b.name));
+        let ptx = String::from_utf8(b.code.clone()).context("PTX is not UTF-8")?;
+        Ok(run_cuda(
+            DeviceCode::Ptx(ptx),
+            &b.name,
+            &b.params,
+            km,
+            spec,
+            0,
+            timed,
+        )?)
+    };
+    // Cheap next to the profiled launch: a plain build and a few launches.
+    run_device(a, opts, spec, Emit::Ptx, !a.no_check, &launch)
+}
+
+/// What every device target does: build the kernel as `emit` asks, launch
+/// it, report its outputs and, when instrumented, write the profile, with
+/// the same launch checked uninstrumented when `check` is set
+/// ([`crate::device_check`]).
+pub fn run_device(
+    a: &RunArgs,
+    opts: &InstrumentOptions,
+    spec: &LaunchSpec,
+    emit: Emit,
+    check: bool,
+    launch: &Launch<'_>,
+) -> Result<()> {
+    let calibration = a
+        .calibration
+        .as_deref()
+        .map(DeviceProfile::load)
+        .transpose()?;
+    let build = build_input_kernel(a, opts, spec, emit, !a.no_instrument)?;
+    let run = launch(&build, 1)?;
+    report_device_run(&build.name, spec, &run);
     report_outputs(a, &run.buffers)?;
-    if let (Some(meta), Some(km)) = (meta, km) {
-        write_device_profile(a, &meta, km, spec, &run.profile)?;
+    let (Some(meta), Some(km)) = (
+        build.meta.as_ref(),
+        build.meta.as_ref().and_then(|m| m.kernel(&build.name)),
+    ) else {
+        return Ok(());
+    };
+    let check = if check {
+        let c = check_device_run(
+            a,
+            opts,
+            spec,
+            emit,
+            &build.name,
+            km,
+            run.kernel_ns,
+            calibration.as_ref(),
+            launch,
+        )?;
+        report_check(&c);
+        Some(c)
+    } else {
+        None
+    };
+    let stride = km.layout.cta_stride();
+    let mut info = RunInfo::for_kernel(meta, km.clone(), spec.grid, spec.block);
+    if let Some(c) = &calibration {
+        c.apply(&mut info);
     }
+    info.check = check;
+    kperf_runtime::write_kprof(&a.output, &info, stride, &run.profile)?;
+    eprintln!("kperf: wrote {}", a.output.display());
     Ok(())
 }
 
@@ -152,28 +211,4 @@ pub fn report_device_run(name: &str, spec: &LaunchSpec, run: &DeviceRun) {
         spec.block,
         run.kernel_ns as f64 / 1e6
     );
-}
-
-/// Write a device run's raw profile as `.kprof` (with the calibration
-/// given, if any): the CUDA and SIMT targets share it.
-pub fn write_device_profile(
-    a: &RunArgs,
-    meta: &InstrumentMeta,
-    km: kperf_dialects::meta::KernelMeta,
-    spec: &LaunchSpec,
-    profile: &[u8],
-) -> Result<()> {
-    let stride = km.layout.cta_stride();
-    let mut info = RunInfo::for_kernel(meta, km, spec.grid, spec.block);
-    if let Some(c) = a
-        .calibration
-        .as_deref()
-        .map(DeviceProfile::load)
-        .transpose()?
-    {
-        c.apply(&mut info);
-    }
-    kperf_runtime::write_kprof(&a.output, &info, stride, profile)?;
-    eprintln!("kperf: wrote {}", a.output.display());
-    Ok(())
 }

@@ -202,6 +202,7 @@ pub fn check_host_job(
         method: format!(
             "the same launch uninstrumented on {threads} thread(s), each CTA's call timed with the host counter (the launcher's two reads included), the median of {CHECK_LAUNCHES} launches"
         ),
+        profiled_wall_ns: None,
     })
 }
 

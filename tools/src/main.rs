@@ -19,6 +19,7 @@ mod cmd_roofline;
 mod cmd_run;
 mod cmd_run_cuda;
 mod cmd_run_simt;
+mod device_check;
 mod host_job;
 mod registers;
 

@@ -36,6 +36,10 @@ struct ProfileCase {
     records: PerUnit,
     /// Records every unit kept (default: all it wrote).
     kept: Option<PerUnit>,
+    /// With `--check`: kernel-region instances the check timed in its
+    /// build of the kernel region alone (0: the profile's only region is
+    /// the kernel, so the check times the plain launch alone).
+    check_instances: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -200,13 +204,59 @@ fn simt_runs_give_the_known_answers_and_exact_record_counts() {
                 dir.display(),
                 p.args
             );
+            let at = format!("{} {:?}", dir.display(), p.args);
+            let check = reader.info().check.as_ref();
+            assert_eq!(
+                check.is_some(),
+                p.check_instances.is_some(),
+                "{at}: a check exactly where case.toml expects one"
+            );
             // And it replays, one track per unit.
+            let feedback = tmp.path().join(format!("{tag}.feedback.json"));
             let mut o = kperf();
             o.arg("replay")
                 .arg(&path)
                 .arg("-o")
-                .arg(tmp.path().join(format!("{tag}.trace.json")));
-            succeed(&mut o, &format!("{} {:?}: replay", dir.display(), p.args));
+                .arg(tmp.path().join(format!("{tag}.trace.json")))
+                .arg("--json")
+                .arg(&feedback);
+            succeed(&mut o, &format!("{at}: replay"));
+            if let (Some(check), Some(instances)) = (check, p.check_instances) {
+                check_the_check(check, instances, &feedback, &at);
+            }
         }
     }
+}
+
+/// A check as a GPU's would be: the plain launch and the profiled one
+/// timed alike (the run time in the feedback), and where the profile has
+/// regions inside its kernel region, one truth per unit of a build of the
+/// kernel region alone (the check line in the feedback).
+fn check_the_check(
+    check: &kperf_runtime::profile::UninstrumentedRun,
+    instances: u64,
+    feedback: &Path,
+    at: &str,
+) {
+    assert!(
+        check.wall_ns > 0 && check.profiled_wall_ns.is_some_and(|p| p > 0),
+        "{at}: both launches timed: {check:?}"
+    );
+    assert_eq!(check.ctas, instances, "{at}: kernel-region instances timed");
+    assert_eq!(
+        check.cta_mean_ticks.is_some_and(|t| t > 0.0),
+        instances > 0,
+        "{at}: a per-unit truth exactly where the profile has regions inside its kernel: {check:?}"
+    );
+    let fb: serde_json::Value = serde_json::from_slice(&std::fs::read(feedback).unwrap()).unwrap();
+    assert!(
+        fb["run_time"]["overhead"].is_f64(),
+        "{at}: run time in the feedback: {}",
+        fb["run_time"]
+    );
+    assert_eq!(
+        fb["check"]["truth_ticks"].as_f64(),
+        check.cta_mean_ticks,
+        "{at}: the feedback's check is the stored truth"
+    );
 }
