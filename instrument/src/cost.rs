@@ -918,13 +918,19 @@ fn instrumentation_by_family(
         return (model, fixed_ref, FidelityMethod::Counts);
     }
     // Work kperf's code can be made of: what init, finalize and records
-    // compile to in the hollow kernel, and the ring-index arithmetic of a
-    // record in a loop. A tag on anything else (an HGMMA next to a record)
-    // is ptxas attributing the kernel's instruction to a neighbour's line.
+    // compile to in the hollow kernel, the ring-index arithmetic of a
+    // record in a loop, and the bound of finalize's copy loop,
+    // min(written, slots), which the hollow kernel (two records, a
+    // constant count) folds away. A tag on anything else (an HGMMA next
+    // to a record) is ptxas attributing the kernel's instruction to a
+    // neighbour's line.
     let emits = |f: &str| {
         get(&hk, f) > get(&hp, f)
             || per(f) > 0.0
-            || matches!(f, "IADD3" | "LOP3" | "LEA" | "SHF" | "IMAD" | "MOV" | "SEL")
+            || matches!(
+                f,
+                "IADD3" | "LOP3" | "LEA" | "SHF" | "IMAD" | "MOV" | "SEL" | "VIMNMX" | "IMNMX"
+            )
     };
     let mut tagged: BTreeMap<String, f64> = BTreeMap::new();
     for i in in_line.iter().filter(|i| is_kperf(i) && emits(i.work())) {

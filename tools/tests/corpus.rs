@@ -248,57 +248,46 @@ fn corpus_kernels_stay_within_the_cost_budgets() {
 /// that getting worse fails (docs/fidelity.md explains them):
 /// - reduce_sum: the kernel's END record and finalize sit after the join of
 ///   `if (warp == 0)`; ptxas then reconverges the warps there (BSSY/BSYNC,
-///   branches, a WARPSYNC) where the plain kernel just exits: 8 to 12 of
+///   branches, a WARPSYNC) where the plain kernel just exits: 4 to 7 of
 ///   its 105 in-line instructions.
 /// - records inside small loops need their ring index in registers the
-///   loop already uses (sgemm's K loop, softmax's and layernorm's row
-///   loops): IMAD, ISETP, MOV. sgemm_tiled's iterations went from 2.3% to
-///   3.9% (2026-11-26) when the ring's shared base became uniform (which
-///   took Triton's tl.histogram from 20.2% to 1.2%): ptxas's CSE of the
-///   shared window base now moves some of sgemm's own address arithmetic,
-///   whose plain build keeps its base in a vector register, onto the
-///   uniform datapath (SHF → USHF, a VOTEU).
-/// - matmul_pipelined with iterations: ptxas copies a uniform predicate
-///   into a vector one each iteration (26 PLOP3) once the loop holds
-///   records.
-/// - the layer norms' loop modes (2.1–3.2%), since finalize's ring copy is
-///   a loop (2026-11): ptxas schedules and allocates the kernel's last
-///   block differently (IADD3, MOV, LOP3 a few each).
-/// - the async mode on Triton's cp.async pipelines (2026-11) puts three
-///   records in every iteration of the pipelined loop (END before the
-///   wait, START after it, START before the next stage): the ring-index
-///   arithmetic of the loop modes, 2.7% in softmax_kernel and
-///   attention_fwd_causal.
+///   loop already uses: sgemm's K loop with iterations (2.9%; IMAD, BRA,
+///   the uniform datapath's share of its address arithmetic, see
+///   docs/fidelity.md).
+/// - the async mode on Triton's cp.async pipelines puts three records in
+///   every iteration of the pipelined loop (END before the wait, START
+///   after it, START before the next stage): ring-index arithmetic and
+///   moves, 2.6–3.1% in attention_fwd_causal and matmul_pipelined.
 /// - the op modes put two records around every matched instruction; in
 ///   attention's and the matmuls' dense wgmma/cp.async code that costs
 ///   moves and address arithmetic.
 /// - add_kernel (41 instructions: one is 2.4%): one IMAD more than plain
 ///   with the occupancy cap the register hold picks for fidelity (4 of 41,
 ///   9.8%, without it).
+/// - _layer_norm_bwd_dx_fused: capped to keep 2 CTAs per SM (moves).
+///
+/// Until 2026-11-27 eleven more entries stood here (the loop modes of
+/// softmax, softmax_kernel, the layer norms, sgemm's loops and
+/// matmul_pipelined's iterations at up to 4.9%): kperf's ring offset,
+/// sunk by LLVM from init to the first record and given a merged
+/// location, and finalize's copy bound were counted as the kernel's.
 const EXCEPTIONS: &[Exception] = &[
-    ("reduce_sum", "*", 0.14),
-    ("sgemm_tiled", "loops", 0.03),
-    ("sgemm_tiled", "iterations", 0.045),
-    ("softmax", "loops", 0.03),
-    ("softmax", "iterations", 0.03),
-    ("matmul_pipelined", "iterations", 0.07),
+    ("reduce_sum", "*", 0.075),
+    ("sgemm_tiled", "iterations", 0.035),
     ("matmul_pipelined", "async", 0.035),
-    ("matmul_persistent", "async", 0.025),
-    ("softmax_kernel", "async", 0.025),
     ("attention_fwd_causal", "async", 0.03),
     ("attention_fwd_causal", "asm=wgmma|cp\\.async", 0.05),
     ("matmul_pipelined", "asm=wgmma|cp\\.async", 0.05),
     ("matmul_persistent", "asm=wgmma|cp\\.async", 0.04),
     ("add_kernel", "*", 0.03),
     ("_layer_norm_bwd_dx_fused", "*", 0.035),
-    ("_layer_norm_bwd_dwdb", "loops", 0.03),
-    ("_layer_norm_bwd_dwdb", "iterations", 0.035),
-    ("_layer_norm_fwd_fused", "iterations", 0.025),
-    ("softmax_kernel", "loops", 0.03),
-    ("softmax_kernel", "iterations", 0.04),
     ("matmul_kernel", "asm=wgmma|cp\\.async", 0.03),
     ("_attn_fwd", "asm=wgmma|cp\\.async", 0.035),
-    ("matmul_kernel_tma_persistent", "asm=wgmma|cp\\.async", 0.04),
+    (
+        "matmul_kernel_tma_persistent",
+        "asm=wgmma|cp\\.async",
+        0.045,
+    ),
 ];
 
 /// Every automatic mode on every corpus kernel (its markers stripped:

@@ -196,7 +196,10 @@ fn upstream_mlir_gpu_tests_instrument_in_every_mode() {
 ///   after the wait: kperf's values live across the `vprintf` calls, and
 ///   ptxas moves and rematerialises around them (MOV, IMAD, LDC; 128x128:
 ///   its loops print 16384 values), and their loop modes add the ring
-///   index to loops that call;
+///   index to loops that call. When init's ring offset stopped sinking
+///   (2026-11-27) the loop modes of two of them moved by those moves and
+///   rematerialisations, in opposite directions: 128x64 7.0% → 3.8%,
+///   64x64 3.9% → 6.7%;
 /// - cga_cluster (a printf kernel, 58 instructions): 2;
 /// - the GEMMs' loop modes: ring-index arithmetic in their epilogue loops;
 /// - concurrent-kernels' spin loop (15 instructions): the iteration ring
@@ -223,12 +226,12 @@ const EXCEPTIONS: &[Exception] = &[
     (
         "CUDA/sm90/tma_load_128x64_swizzle128b.mlir",
         "loops,iterations",
-        0.08,
+        0.045,
     ),
     (
         "CUDA/sm90/tma_load_64x64_swizzle128b.mlir",
         "loops,iterations",
-        0.045,
+        0.075,
     ),
     (
         "CUDA/sm90/tma_load_64x8_8x128_noswizzle.mlir",

@@ -209,3 +209,40 @@ fn the_ring_leaves_the_kernels_shared_addressing_uniform() {
     let share = fidelity["unexplained_share"].as_f64().expect("share");
     assert!(share <= 0.02, "{share}: {fidelity}");
 }
+
+/// kperf's own code is counted as kperf's (tests/fixtures/triton-rowloop):
+/// the ring state init computes stays there (once sunk to the first
+/// record, its location merged with the kernel's), and finalize's copy
+/// bound is kperf's work. With records outside the loop (`loops`) the
+/// kernel is its plain self within 2%; with records in every iteration,
+/// none of the state's or the bound's families is left over.
+#[test]
+fn kperfs_ring_state_and_copy_bound_are_counted_as_kperfs() {
+    let kernel =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/triton-rowloop/rowloop.llir");
+    for mode in ["loops", "iterations"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_kperf"))
+            .arg("cost")
+            .arg(&kernel)
+            .args(["--regions", mode, "--json"])
+            .output()
+            .expect("kperf");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let reports: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        let fidelity = &reports[0]["fidelity"];
+        let families = fidelity["families"].as_array().expect("families");
+        for f in families {
+            if ["SEL", "VIMNMX", "LOP3", "SHF"].contains(&f["family"].as_str().unwrap_or("")) {
+                assert_eq!(f["residual"].as_f64(), Some(0.0), "{mode}: {f}");
+            }
+        }
+        if mode == "loops" {
+            let share = fidelity["unexplained_share"].as_f64().expect("share");
+            assert!(share <= 0.02, "{share}: {fidelity}");
+        }
+    }
+}

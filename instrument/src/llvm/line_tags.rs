@@ -28,6 +28,13 @@ pub const KERNEL_FILE: &str = "<kernel>";
 /// right line of the wrong file when two files share line numbers. (Below
 /// 2^31: nvdisasm prints lines as signed numbers.)
 pub const TAG_LINE_BASE: u32 = 1 << 30;
+/// The line of every function's own scope (its subprogram): one no
+/// instruction has. LLVM's code motion gives an instruction whose location
+/// it merges with another's (machine sinking merges the sunk instruction's
+/// with its insertion point's) the scope's line; with the scope on the
+/// first instruction's line, such instructions, kperf's included, read as
+/// the kernel's first instruction.
+pub const SCOPE_LINE: u32 = TAG_LINE_BASE - 1;
 /// Line of init's code in [`TAG_FILE`].
 pub const TAG_LINE_INIT: u32 = TAG_LINE_BASE + 1;
 /// Line of finalize's code in [`TAG_FILE`].
@@ -118,11 +125,11 @@ pub fn tag_kernel_lines(module: &Module) {
                 name.as_ptr().cast(),
                 name.len(),
                 f,
-                line,
+                SCOPE_LINE,
                 ty,
                 0,
                 1,
-                line,
+                SCOPE_LINE,
                 di::LLVMDIFlagZero,
                 1,
             );

@@ -686,6 +686,13 @@ fn profile_state(b: &mut Body, cfg: &LoweringConfig) -> State {
         // tl.histogram: 9 LEA became IMAD, 20% of the kernel changed).
         let trash = b.c32(cfg.trash_offset() as i64);
         let off = b.def(format!("llvm.select {leader}, {segoff}, {trash} : i1, i32"));
+        // Pinned in init (see `pinned_int`); finalize's, past its
+        // null-pointer test, may sink.
+        let off = if simt || b.opaque_sregs {
+            off
+        } else {
+            pinned_int(b, &off, "i32")
+        };
         b.def(format!(
             "llvm.getelementptr {base}[{off}] : ({seg_ty}, i32) -> {seg_ty}, i8"
         ))
@@ -749,6 +756,23 @@ fn opaque_int(b: &mut Body, v: &str, int: &str) -> String {
     };
     b.def(format!(
         "llvm.inline_asm asm_dialect = att \"mov.{reg} $0, $1;\", \"={c},{c}\" {v} : ({int}) -> {int}"
+    ))
+}
+
+/// [`opaque_int`] that also stays where init puts it: a move with side
+/// effects, which neither LLVM nor its machine sinking moves. Without it
+/// the ring's offset (lane test, unit × ring size, select) sank to the
+/// first record, past the kernel's first branch, and took there a location
+/// merged with the kernel's: `kperf cost` counted kperf's 4–5 instructions
+/// as the kernel's in loop modes (Triton's softmax, a row loop).
+fn pinned_int(b: &mut Body, v: &str, int: &str) -> String {
+    let (reg, c) = if int == "i32" {
+        ("b32", "r")
+    } else {
+        ("b64", "l")
+    };
+    b.def(format!(
+        "llvm.inline_asm has_side_effects asm_dialect = att \"mov.{reg} $0, $1;\", \"={c},{c}\" {v} : ({int}) -> {int}"
     ))
 }
 
