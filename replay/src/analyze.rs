@@ -120,7 +120,8 @@ pub struct CheckReport {
     pub region: String,
     /// Mean corrected duration of the region per instance, ticks.
     pub measured_ticks: f64,
-    /// Mean time of one CTA uninstrumented, ticks.
+    /// Mean time of one kernel-region instance uninstrumented (a CTA on
+    /// the host, a unit on a GPU), ticks.
     pub truth_ticks: f64,
     /// measured / truth − 1.
     pub error: f64,

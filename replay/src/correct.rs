@@ -458,7 +458,7 @@ impl Correction {
                     (CostSource::Override, _, _) => "given in the options".to_string(),
                     (CostSource::FittedToCheck, origin, Some(f)) => format!(
                         "fitted to the same launch run uninstrumented (kernel region {:.0} ticks \
-                         raw over {:.1} records vs {:.0} ticks per CTA uninstrumented), because \
+                         raw over {:.1} records vs {:.0} ticks per instance uninstrumented), because \
                          the calibrated cost ({}) put the kernel region {:+.1}% off",
                         f.raw_ticks,
                         f.records,

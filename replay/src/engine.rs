@@ -565,7 +565,7 @@ impl Replayer {
                 {
                     report.caveats.push(format!(
                     "the corrected `{}` region is {:+.1}% off the same launch run uninstrumented \
-                         ({:.0} vs {:.0} ticks per CTA): its figures are off by about as much",
+                         ({:.0} vs {:.0} ticks per instance): its figures are off by about as much",
                     c.region,
                     100.0 * c.error,
                     c.measured_ticks,
@@ -573,6 +573,10 @@ impl Replayer {
                 ))
                 }
                 Some(_) => {}
+                // A device check of a profile whose only region is the
+                // kernel times the launches alone (the profile is its own
+                // truth): nothing to compare, nothing lost.
+                None if run.cta_mean_ticks.is_none() => {}
                 None if report.regions.iter().any(|r| r.kind == RegionKind::Kernel) => {
                     report.caveats.push(
                         "an uninstrumented run was timed, but the kernel region has no complete \
@@ -776,7 +780,7 @@ fn below_resolution_caveat(f: &crate::correct::CostFit, check_error: Option<f64>
         )
     };
     format!(
-        "below resolution: the kernel's own work ({:.0} ticks per CTA uninstrumented) is \
+        "below resolution: the kernel's own work ({:.0} ticks per instance uninstrumented) is \
          {:.1}% of the instrumented kernel region ({:.0} ticks raw over {:.1} records), and \
          {why}; durations inside this kernel are not meaningful. Fewer records (coarser \
          --regions) would measure it",

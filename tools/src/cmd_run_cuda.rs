@@ -163,7 +163,14 @@ pub fn run_device(
         .map(DeviceProfile::load)
         .transpose()?;
     let build = build_input_kernel(a, opts, spec, emit, !a.no_instrument)?;
-    let run = launch(&build, 1)?;
+    // Timed as the check times the plain build, for a like-for-like
+    // run-time overhead; each launch starts from the same state.
+    let timed = if check && build.meta.is_some() {
+        crate::device_check::CHECK_LAUNCHES
+    } else {
+        1
+    };
+    let run = launch(&build, timed)?;
     report_device_run(&build.name, spec, &run);
     report_outputs(a, &run.buffers)?;
     let (Some(meta), Some(km)) = (

@@ -30,8 +30,11 @@ use kperf_runtime::spec::LaunchSpec;
 /// Timed launches of the plain kernel; the median is kept.
 pub const CHECK_LAUNCHES: usize = 5;
 
-/// Runs a build on the device: the build and how many timed launches
-/// (after one untimed warm-up) to take the median of.
+/// Runs a build on the device: the build and how many timed launches to
+/// take the median of, each from the spec's initial buffers (CUDA: after
+/// one untimed warm-up; SIMT: none, its times are no timing model). State
+/// a kernel keeps outside its buffers (a `__device__` counter) is not
+/// restored between launches.
 pub type Launch<'a> = dyn Fn(&DeviceBuild, usize) -> Result<DeviceRun> + 'a;
 
 /// Does a profile with these regions need the kernel-region-alone build

@@ -259,4 +259,13 @@ fn check_the_check(
         check.cta_mean_ticks,
         "{at}: the feedback's check is the stored truth"
     );
+    // A check without a per-unit truth has nothing to compare and lost
+    // nothing: no caveat about it.
+    let caveats = fb["caveats"].as_array().expect("caveats");
+    assert!(
+        !caveats.iter().any(|c| c
+            .as_str()
+            .is_some_and(|c| c.contains("uninstrumented run was timed"))),
+        "{at}: {caveats:?}"
+    );
 }
