@@ -159,11 +159,15 @@ impl SassInst {
     /// kernel: its family, with the choices ptxas makes freely between
     /// equivalent forms merged: the uniform datapath's twin of a vector
     /// instruction (`UIADD3` is `IADD3`, `S2UR` is `S2R`), adds and shifts
-    /// done on the multiplier (`IMAD.IADD`, `IMAD.SHL`, `VIADD`), and every
+    /// done on the multiplier (`IMAD.IADD`, `IMAD.SHL`, `VIADD`), a scaled
+    /// add done on it (`IMAD R, a, 2^k, b` is `LEA R, a, b, k`), and every
     /// register move or constant load ([`SassInst::is_move`]) as `MOV`.
     pub fn work(&self) -> &str {
         if self.is_move() {
             return "MOV";
+        }
+        if self.is_scaled_add() {
+            return "LEA";
         }
         let f = self.family();
         match (f, self.opcode.split('.').nth(1)) {
@@ -204,14 +208,34 @@ impl SassInst {
             _ => InstClass::Other,
         }
     }
+    /// Operands after the opcode, without the guard and the `;`.
+    fn operands(&self) -> &str {
+        self.text
+            .split_once(self.opcode.as_str())
+            .map_or("", |(_, rest)| rest.trim().trim_end_matches(';'))
+    }
+
+    /// `IMAD Rd, Ra, 2^k, Rc` (k ≥ 1): Ra·2^k + Rc, which ptxas computes
+    /// with a LEA or on the multiplier as the ports allow (Triton's add
+    /// kernel: `LEA R0, R5, R0, 0xa` plain, `IMAD R0, R24, 0x400, R3`
+    /// beside kperf's init). Not `.WIDE`, `.HI` or `.X`, which differ.
+    fn is_scaled_add(&self) -> bool {
+        if !matches!(self.opcode.as_str(), "IMAD" | "IMAD.U32") {
+            return false;
+        }
+        let args: Vec<&str> = self.operands().split(',').map(str::trim).collect();
+        args.len() == 4
+            && args[3] != "RZ"
+            && args[2]
+                .strip_prefix("0x")
+                .and_then(|h| u64::from_str_radix(h, 16).ok())
+                .is_some_and(|m| m > 1 && m.is_power_of_two())
+    }
+
     fn is_move(&self) -> bool {
         let op = self.opcode.as_str();
         let base = op.split('.').next().unwrap_or(op);
-        // Operands after the opcode, without the guard and the `;`.
-        let operands = self
-            .text
-            .split_once(op)
-            .map_or("", |(_, rest)| rest.trim().trim_end_matches(';'));
+        let operands = self.operands();
         let args: Vec<&str> = operands.split(',').map(str::trim).collect();
         match base {
             "MOV" | "UMOV" | "R2UR" => true,
@@ -1467,6 +1491,30 @@ mod tests {
         ];
         for (text, want) in cases {
             assert_eq!(sass_lines(text, |_| None)[0].class(), want, "{text}");
+        }
+    }
+
+    /// SASS → the work it is compared as: equivalent forms ptxas chooses
+    /// between freely are one kind of work.
+    #[test]
+    fn equivalent_forms_are_one_kind_of_work() {
+        let cases = [
+            ("LEA R0, R5, R0, 0xa", "LEA"),
+            ("IMAD R0, R24, 0x400, R3", "LEA"),
+            ("IMAD.U32 R0, R24, 0x8, R3", "LEA"),
+            ("IMAD R0, R24, 0x3, R3", "IMAD"),
+            ("IMAD R0, R24, 0x1, R3", "IMAD"),
+            ("IMAD R0, R24, 0x4, RZ", "IMAD"),
+            ("IMAD R0, R24, R2, R3", "IMAD"),
+            ("IMAD.WIDE R2, R0, 0x4, R2", "IMAD"),
+            ("IMAD.SHL.U32 R9, R2, 0x4, RZ", "SHF"),
+            ("IMAD.IADD R3, R14, 0x1, R15", "IADD3"),
+            ("VIADD R9, R5, 0x80", "IADD3"),
+            ("UIADD3 UR4, UR8, 0x28a0, URZ", "IADD3"),
+            ("IMAD.MOV.U32 R9, RZ, RZ, 0x10000", "MOV"),
+        ];
+        for (text, want) in cases {
+            assert_eq!(sass_lines(text, |_| None)[0].work(), want, "{text}");
         }
     }
 
