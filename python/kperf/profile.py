@@ -102,6 +102,12 @@ class Feedback:
     async_waits = property(lambda self: list(self.raw.get("async_waits", [])))
     caveats = property(lambda self: list(self.raw.get("caveats", [])),
                        doc="Limits of the data: lost records, assumed clock rates, estimated costs.")
+    check = property(lambda self: self.raw.get("check"),
+                     doc="The corrected kernel region against the same launch uninstrumented "
+                         "(measured_ticks, truth_ticks, error, method, fitted), or None.")
+    run_time = property(lambda self: self.raw.get("run_time"),
+                        doc="The profiled launch against the plain one timed alike "
+                            "(profiled_ns, uninstrumented_ns, overhead), or None.")
 
     def region(self, name: str) -> Region:
         """The region called `name`; KeyError lists the known names."""

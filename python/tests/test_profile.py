@@ -147,3 +147,24 @@ def test_feedback_errors(tmp_path):
 def test_unknown_region_lists_the_known_ones(fixtures):
     with pytest.raises(KeyError, match="regions: kernel, loop@20:14"):
         kperf.read_feedback(fixtures / "reduce_simt.feedback.json").region("nope")
+
+
+def test_check_and_run_time_are_the_cli_feedbacks(root, fixtures, tmp_path):
+    # `kperf run --check` on the SIMT target takes a GPU check's steps: the
+    # plain launch (run time) and the kernel region alone (the truth).
+    prof = tmp_path / "checked.kprof"
+    out = cli("run", root / "examples/reduce.mlir", "--target", "simt", "--spec", root / "examples/reduce.toml",
+              "--regions", "kernel,iterations", "--check", "-o", prof)
+    assert out.returncode == 0, out.stderr
+    fb_path = tmp_path / "checked.feedback.json"
+    out = cli("replay", prof, "-o", tmp_path / "t.json", "--json", fb_path)
+    assert out.returncode == 0, out.stderr
+    p = kperf.load_profile(prof)
+    fb = kperf.read_feedback(fb_path)
+    assert p.check is not None and p.check == fb.check
+    assert p.check["region"] == "kernel" and p.check["truth_ticks"] > 0
+    assert p.run_time is not None and p.run_time == fb.run_time
+    assert p.run_time["uninstrumented_ns"] > 0 and p.run_time["profiled_ns"] > 0
+    # A profile kperf run did not check has neither.
+    plain = kperf.load_profile(fixtures / KPROF)
+    assert plain.check is None and plain.run_time is None
