@@ -186,21 +186,7 @@ fn an_occupancy_cap_reports_what_it_changes_in_the_kernel() {
 /// of its instructions differ from the plain build.
 #[test]
 fn the_ring_leaves_the_kernels_shared_addressing_uniform() {
-    let kernel = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/triton-histogram/histogram.llir");
-    let out = Command::new(env!("CARGO_BIN_EXE_kperf"))
-        .arg("cost")
-        .arg(&kernel)
-        .args(["--regions", "kernel", "--json"])
-        .output()
-        .expect("kperf");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let reports: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    let fidelity = &reports[0]["fidelity"];
+    let fidelity = cost_fidelity("triton-histogram/histogram.llir", "kernel");
     let families = fidelity["families"].as_array().expect("families");
     // A family is listed where its counts differ or kperf has some of it.
     if let Some(lea) = families.iter().find(|f| f["family"] == "LEA") {
@@ -218,22 +204,8 @@ fn the_ring_leaves_the_kernels_shared_addressing_uniform() {
 /// none of the state's or the bound's families is left over.
 #[test]
 fn kperfs_ring_state_and_copy_bound_are_counted_as_kperfs() {
-    let kernel =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/triton-rowloop/rowloop.llir");
     for mode in ["loops", "iterations"] {
-        let out = Command::new(env!("CARGO_BIN_EXE_kperf"))
-            .arg("cost")
-            .arg(&kernel)
-            .args(["--regions", mode, "--json"])
-            .output()
-            .expect("kperf");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let reports: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-        let fidelity = &reports[0]["fidelity"];
+        let fidelity = cost_fidelity("triton-rowloop/rowloop.llir", mode);
         let families = fidelity["families"].as_array().expect("families");
         for f in families {
             if ["SEL", "VIMNMX", "LOP3", "SHF"].contains(&f["family"].as_str().unwrap_or("")) {
@@ -245,4 +217,25 @@ fn kperfs_ring_state_and_copy_bound_are_counted_as_kperfs() {
             assert!(share <= 0.02, "{share}: {fidelity}");
         }
     }
+}
+
+/// `kperf cost <tests/fixtures/fixture> --regions <mode> --json`: the
+/// first kernel's fidelity report.
+fn cost_fidelity(fixture: &str, mode: &str) -> serde_json::Value {
+    let kernel = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures")
+        .join(fixture);
+    let out = Command::new(env!("CARGO_BIN_EXE_kperf"))
+        .arg("cost")
+        .arg(&kernel)
+        .args(["--regions", mode, "--json"])
+        .output()
+        .expect("kperf");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let reports: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    reports[0]["fidelity"].clone()
 }

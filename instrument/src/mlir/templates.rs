@@ -749,14 +749,7 @@ fn opaque_pointer(b: &mut Body, cfg: &LoweringConfig, p: &str, pty: &str) -> Str
 /// `v` (an `int`, i32 or i64) through an inline-asm move LLVM cannot see
 /// through (ptxas can: it costs nothing in SASS).
 fn opaque_int(b: &mut Body, v: &str, int: &str) -> String {
-    let (reg, c) = if int == "i32" {
-        ("b32", "r")
-    } else {
-        ("b64", "l")
-    };
-    b.def(format!(
-        "llvm.inline_asm asm_dialect = att \"mov.{reg} $0, $1;\", \"={c},{c}\" {v} : ({int}) -> {int}"
-    ))
+    asm_move(b, v, int, "")
 }
 
 /// [`opaque_int`] that also stays where init puts it: a move with side
@@ -764,15 +757,22 @@ fn opaque_int(b: &mut Body, v: &str, int: &str) -> String {
 /// the ring's offset (lane test, unit × ring size, select) sank to the
 /// first record, past the kernel's first branch, and took there a location
 /// merged with the kernel's: `kperf cost` counted kperf's 4–5 instructions
-/// as the kernel's in loop modes (Triton's softmax, a row loop).
+/// as the kernel's in loop modes (Triton's softmax, a row loop), and in
+/// matmul_pipelined the sunk lane test kept a predicate live in its loop.
 fn pinned_int(b: &mut Body, v: &str, int: &str) -> String {
+    asm_move(b, v, int, "has_side_effects ")
+}
+
+/// `v` through a PTX `mov` written as inline asm (`effects`: the op's
+/// side-effect keyword, or nothing).
+fn asm_move(b: &mut Body, v: &str, int: &str, effects: &str) -> String {
     let (reg, c) = if int == "i32" {
         ("b32", "r")
     } else {
         ("b64", "l")
     };
     b.def(format!(
-        "llvm.inline_asm has_side_effects asm_dialect = att \"mov.{reg} $0, $1;\", \"={c},{c}\" {v} : ({int}) -> {int}"
+        "llvm.inline_asm {effects}asm_dialect = att \"mov.{reg} $0, $1;\", \"={c},{c}\" {v} : ({int}) -> {int}"
     ))
 }
 
