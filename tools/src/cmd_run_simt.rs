@@ -14,12 +14,18 @@ pub fn run(a: &RunArgs, opts: &InstrumentOptions, spec: &LaunchSpec) -> Result<(
     let file = a.input.display().to_string();
     let launch = |b: &DeviceBuild, timed: usize| -> Result<DeviceRun> {
         let km = b.meta.as_ref().and_then(|m| m.kernel(&b.name));
-        let mut runs = (0..timed.max(1))
-            .map(|_| run_simt(&b.code, &file, &b.name, &b.params, km, spec))
-            .collect::<Result<Vec<_>, _>>()?;
-        runs.sort_by_key(|r| r.kernel_ns);
-        let median = runs.len() / 2;
-        Ok(runs.swap_remove(median))
+        // As on CUDA: the median launch's time, the last launch's buffers
+        // and profile (one run's memory held at a time, not `timed`).
+        let mut times = Vec::with_capacity(timed.max(1));
+        let mut last = run_simt(&b.code, &file, &b.name, &b.params, km, spec)?;
+        times.push(last.kernel_ns);
+        for _ in 1..timed {
+            last = run_simt(&b.code, &file, &b.name, &b.params, km, spec)?;
+            times.push(last.kernel_ns);
+        }
+        times.sort_unstable();
+        last.kernel_ns = times[times.len() / 2];
+        Ok(last)
     };
     // Threads on a CPU are no timing model: the check runs only when asked
     // for, to exercise on the CPU the steps a GPU's check takes.
