@@ -956,8 +956,18 @@ fn instrumentation_by_family(
                 "IADD3" | "LOP3" | "LEA" | "SHF" | "IMAD" | "MOV" | "SEL" | "VIMNMX" | "IMNMX"
             )
     };
+    // kperf's by its line, or by its readers: integer work the line table
+    // gives the kernel but that only kperf's code reads (its ring counter
+    // as LLVM's loop strength reduction rewrote it, crate::sass_dataflow).
+    let owned = crate::sass_dataflow::serves_kperf_alone(&v.instrumented.sass, |i| {
+        is_kperf(i) && emits(i.work())
+    });
     let mut tagged: BTreeMap<String, f64> = BTreeMap::new();
-    for i in in_line.iter().filter(|i| is_kperf(i) && emits(i.work())) {
+    for (_, i) in in_line
+        .iter()
+        .enumerate()
+        .filter(|(k, i)| owned[*k] && emits(i.work()))
+    {
         *tagged.entry(i.work().to_string()).or_default() += 1.0;
     }
     (tagged, fixed_ref, FidelityMethod::LineTags)
@@ -1039,6 +1049,19 @@ fn induced_reconvergence(sass: &[SassInst]) -> usize {
     induced
 }
 
+/// The kernel's `CS2R Rd, SRZ`: one instruction that zeroes a register
+/// pair. ptxas zeroes a pair this way only where it may schedule a CS2R
+/// freely; it keeps CS2R in program order with the clock reads, which are
+/// CS2R as well, and after one of kperf's it zeroes the same pairs with two
+/// moves each (Triton's int8 matmul, async regions: its 64-register
+/// accumulator, 32 CS2R plain, 64 moves instrumented). Only a line-tagged
+/// build tells whose a zeroing is.
+fn zeroed_pairs(sass: &[SassInst]) -> i64 {
+    sass.iter()
+        .filter(|i| i.family() == "CS2R" && i.is_move() && !is_kperf(i))
+        .count() as i64
+}
+
 fn fidelity(v: &Variants, per_record: &BTreeMap<String, f64>, records: i64) -> (f64, Fidelity) {
     // In-line code only: what ptxas lays out after the last EXIT (a
     // diverged warp's fallback) is `out_of_line_added`.
@@ -1076,6 +1099,19 @@ fn fidelity(v: &Variants, per_record: &BTreeMap<String, f64>, records: i64) -> (
                 "{pairs} BSSY/BSYNC: ptxas reconverges the warp around or before kperf's code \
                  alone (finalize's per-unit copy; END and finalize after the kernel's own \
                  branch, where the plain kernel's threads just exit)"
+            ));
+        }
+        let split = (zeroed_pairs(v.plain.in_line()) - zeroed_pairs(v.instrumented.in_line())).min(
+            inst.get("MOV").copied().unwrap_or(0)
+                - plain.get("MOV").copied().unwrap_or(0)
+                - ours.get("MOV").copied().unwrap_or(0.0) as i64,
+        );
+        if split > 0 {
+            *ours.entry("MOV".into()).or_default() += split as f64;
+            induced.push(format!(
+                "{split} MOV: ptxas zeroes {split} of the kernel's register pairs with two moves \
+                 where the plain kernel uses one `CS2R Rd, SRZ`: it keeps every CS2R in order \
+                 with kperf's clock reads (CS2R too)"
             ));
         }
     }
@@ -1595,6 +1631,29 @@ mod tests {
                 _ => None,
             });
             assert_eq!(induced_reconvergence(&sass), want, "{text}");
+        }
+    }
+
+    /// (SASS with `k`/`u` marks as above, the kernel's pair zeroings):
+    /// kperf's own `CS2R Rd, SRZ` and every other CS2R do not count.
+    #[test]
+    fn the_kernels_pair_zeroings_are_counted() {
+        let cases = [
+            ("u CS2R R24, SRZ\nu CS2R R26, SRZ\nu MOV R28, RZ", 2),
+            (
+                "k CS2R.32 R2, SR_CLOCKLO\nu MOV R24, RZ\nu MOV R25, RZ\nu CS2R R26, SRZ",
+                1,
+            ),
+            ("k CS2R R8, SRZ\nu CS2R R10, SR_GLOBALTIMERLO", 0),
+        ];
+        for (text, want) in cases {
+            let (who, lines): (Vec<&str>, Vec<&str>) =
+                text.lines().filter_map(|l| l.split_once(' ')).unzip();
+            let sass = sass_lines(&lines.join("\n"), |n| match who[n] {
+                "k" => Some((crate::llvm::line_tags::TAG_FILE.to_string(), 1)),
+                _ => Some(("<kernel>".to_string(), 7)),
+            });
+            assert_eq!(zeroed_pairs(&sass), want, "{text}");
         }
     }
 

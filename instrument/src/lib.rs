@@ -15,6 +15,7 @@ pub mod mlir;
 pub mod options;
 pub mod plan;
 pub mod registers;
+pub mod sass_dataflow;
 pub mod sass_loops;
 pub mod tools;
 

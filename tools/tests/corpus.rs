@@ -256,31 +256,32 @@ fn corpus_kernels_stay_within_the_cost_budgets() {
 ///   docs/fidelity.md).
 /// - the async mode on Triton's cp.async pipelines puts three records in
 ///   every iteration of the pipelined loop (END before the wait, START
-///   after it, START before the next stage): ring-index arithmetic and
-///   moves, 2.6–3.1% in attention_fwd_causal and matmul_pipelined.
+///   after it, START before the next stage): moves and predicates, 2.0–2.4%
+///   in attention_fwd_causal and matmul_pipelined.
 /// - the op modes put two records around every matched instruction; in
 ///   attention's and the matmuls' dense wgmma/cp.async code that costs
-///   moves and address arithmetic.
+///   moves and predicates (matmul_kernel_tma_persistent: capped at 255
+///   registers, 40 fewer moves).
 /// - _layer_norm_bwd_dx_fused: capped to keep 2 CTAs per SM (moves).
 ///
-/// Until 2026-11-27 twelve more entries stood here. add_kernel's one IMAD
-/// in 41 was a scaled add ptxas did on the multiplier instead of a LEA
+/// Until 2026-11-27 fifteen more entries stood here. add_kernel's one
+/// IMAD in 41 was a scaled add ptxas did on the multiplier instead of a LEA
 /// (`SassInst::work` now counts both as LEA). The loop modes of softmax,
 /// softmax_kernel, the layer norms, sgemm's loops and matmul_pipelined's
 /// iterations (up to 4.9%) counted kperf's ring offset, sunk by LLVM from
 /// init to the first record and given a merged location, and finalize's
-/// copy bound as the kernel's.
+/// copy bound as the kernel's. The op modes of matmul_kernel, _attn_fwd
+/// and matmul_persistent (up to 3.5%) counted kperf's ring counter, as
+/// LLVM's loop strength reduction rewrote it at the kernel's locations,
+/// as the kernel's (crate sass_dataflow: integer work only kperf reads).
 const EXCEPTIONS: &[Exception] = &[
     ("reduce_sum", "*", 0.075),
     ("sgemm_tiled", "iterations", 0.035),
-    ("matmul_pipelined", "async", 0.035),
-    ("attention_fwd_causal", "async", 0.03),
-    ("attention_fwd_causal", "asm=wgmma|cp\\.async", 0.05),
-    ("matmul_pipelined", "asm=wgmma|cp\\.async", 0.05),
-    ("matmul_persistent", "asm=wgmma|cp\\.async", 0.04),
+    ("matmul_pipelined", "async", 0.03),
+    ("attention_fwd_causal", "async", 0.025),
+    ("attention_fwd_causal", "asm=wgmma|cp\\.async", 0.03),
+    ("matmul_pipelined", "asm=wgmma|cp\\.async", 0.04),
     ("_layer_norm_bwd_dx_fused", "*", 0.035),
-    ("matmul_kernel", "asm=wgmma|cp\\.async", 0.03),
-    ("_attn_fwd", "asm=wgmma|cp\\.async", 0.035),
     (
         "matmul_kernel_tma_persistent",
         "asm=wgmma|cp\\.async",

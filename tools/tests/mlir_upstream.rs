@@ -198,26 +198,20 @@ fn upstream_mlir_gpu_tests_instrument_in_every_mode() {
 ///   its loops print 16384 values), and their loop modes add the ring
 ///   index to loops that call. When init's ring offset stopped sinking
 ///   (2026-11-27) the loop modes of two of them moved by those moves and
-///   rematerialisations, in opposite directions: 128x64 7.0% → 3.8%,
+///   rematerialisations, in opposite directions: 128x64 7.0% → 3.8%
+///   (3.2% once kperf cost read its ring counter's readers, below),
 ///   64x64 3.9% → 6.7%;
-/// - cga_cluster (a printf kernel, 58 instructions): 2;
-/// - the GEMMs' loop modes: ring-index arithmetic in their epilogue loops;
-/// - concurrent-kernels' spin loop (15 instructions): the iteration ring
-///   index (IADD3 +2, IMNMX).
+/// - cga_cluster (a printf kernel, 58 instructions): 2.
+///
+/// Until 2026-11-27 three more stood here: the GEMMs' loop modes (2.4%)
+/// and concurrent-kernels' spin loop (13.3%) counted kperf's ring-index
+/// arithmetic, which LLVM's loop strength reduction had placed at the
+/// kernel's locations, as the kernel's; `kperf cost` now counts integer
+/// work only kperf reads as kperf's (1.1%, 0.9%, 0.0%).
 const EXCEPTIONS: &[Exception] = &[
     ("CUDA/all-reduce-op.mlir", "kernel", 0.04),
     ("CUDA/all-reduce-region.mlir", "kernel", 0.04),
     ("CUDA/sm90/cga_cluster.mlir", "kernel", 0.04),
-    (
-        "CUDA/sm90/gemm_f32_f16_f16_128x128x128.mlir",
-        "loops,iterations",
-        0.03,
-    ),
-    (
-        "CUDA/sm90/gemm_pred_f32_f16_f16_128x128x128.mlir",
-        "loops,iterations",
-        0.035,
-    ),
     (
         "CUDA/sm90/tma_load_128x128_stride_noswizzle.mlir",
         "*",
@@ -226,7 +220,7 @@ const EXCEPTIONS: &[Exception] = &[
     (
         "CUDA/sm90/tma_load_128x64_swizzle128b.mlir",
         "loops,iterations",
-        0.045,
+        0.04,
     ),
     (
         "CUDA/sm90/tma_load_64x64_swizzle128b.mlir",
@@ -243,7 +237,6 @@ const EXCEPTIONS: &[Exception] = &[
         "async",
         0.025,
     ),
-    ("CUDA/concurrent-kernels.mlir", "loops,iterations", 0.21),
 ];
 
 /// `kperf cost` of every CUDA file in each mode that found regions

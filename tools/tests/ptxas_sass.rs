@@ -198,10 +198,12 @@ fn the_ring_leaves_the_kernels_shared_addressing_uniform() {
 
 /// kperf's own code is counted as kperf's (tests/fixtures/triton-rowloop):
 /// the ring state init computes stays there (once sunk to the first
-/// record, its location merged with the kernel's), and finalize's copy
-/// bound is kperf's work. With records outside the loop (`loops`) the
-/// kernel is its plain self within 2%; with records in every iteration,
-/// none of the state's or the bound's families is left over.
+/// record, its location merged with the kernel's), finalize's copy bound
+/// is kperf's work, the ring counter's inits are read only by kperf, and
+/// the kernel's zeroing moves where ptxas cannot use `CS2R Rd, SRZ` next
+/// to the clock reads are induced. In both loop modes none of the state's
+/// or the bound's families is left over, and the kernel is its plain self
+/// within 2%.
 #[test]
 fn kperfs_ring_state_and_copy_bound_are_counted_as_kperfs() {
     for mode in ["loops", "iterations"] {
@@ -212,11 +214,37 @@ fn kperfs_ring_state_and_copy_bound_are_counted_as_kperfs() {
                 assert_eq!(f["residual"].as_f64(), Some(0.0), "{mode}: {f}");
             }
         }
-        if mode == "loops" {
-            let share = fidelity["unexplained_share"].as_f64().expect("share");
-            assert!(share <= 0.02, "{share}: {fidelity}");
-        }
+        // Iterations: 6.8% until kperf cost read the counter's readers and
+        // the zeroing moves (2026-11-27), 0.7% since.
+        let share = fidelity["unexplained_share"].as_f64().expect("share");
+        assert!(share <= 0.02, "{mode}: {share}: {fidelity}");
     }
+}
+
+/// kperf's ring counter is counted as kperf's inside a pipelined loop
+/// (tests/fixtures/triton-int8-matmul, `--regions async`: 9 records per
+/// iteration), though LLVM's loop strength reduction rewrites it into adds
+/// located at the kernel's instructions: only kperf's code reads them. The
+/// accumulator zeroed with moves instead of `CS2R Rd, SRZ` after kperf's
+/// clock reads is reported as induced. At most 2% of the kernel differs.
+#[test]
+fn the_ring_counter_in_a_pipelined_loop_is_kperfs() {
+    let fidelity = cost_fidelity("triton-int8-matmul/int8_matmul.llir", "async");
+    let families = fidelity["families"].as_array().expect("families");
+    // 10 before kperf cost read the counter's readers; 2 on 2026-11-27.
+    if let Some(f) = families.iter().find(|f| f["family"] == "IADD3") {
+        let residual = f["residual"].as_f64().expect("residual");
+        assert!(residual.abs() <= 3.0, "{f}");
+    }
+    let induced = fidelity["induced"].as_array().expect("induced");
+    assert!(
+        induced
+            .iter()
+            .any(|i| i.as_str().is_some_and(|s| s.contains("CS2R Rd, SRZ"))),
+        "{induced:?}"
+    );
+    let share = fidelity["unexplained_share"].as_f64().expect("share");
+    assert!(share <= 0.02, "{share}: {fidelity}");
 }
 
 /// `kperf cost <tests/fixtures/fixture> --regions <mode> --json`: the
