@@ -21,7 +21,7 @@ use crate::error::{InstrumentError, Result};
 use crate::sass_loops::{natural_loops, SassLoop};
 use crate::tools::{run_tool, scratch_dir};
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// `ptxas -v` figures of one kernel.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -860,6 +860,10 @@ pub struct Fidelity {
     /// Instructions ptxas added because of kperf's code, not the kernel's,
     /// counted as kperf's own (see [`induced_proxy_fences`]).
     pub induced: Vec<String>,
+    /// kperf's own instructions that the line table gives the kernel, told
+    /// by their readers (only kperf's code reads them), per kind of work:
+    /// counted as kperf's above (see [`crate::sass_dataflow`]).
+    pub by_readers: BTreeMap<String, f64>,
     /// SASS laid out after the last EXIT that the instrumented kernel has
     /// and the plain one has not (a diverged warp's fallback; not counted
     /// above).
@@ -913,14 +917,23 @@ const MLIR_FIXED_TEMPLATES: [&str; 3] = [
     "<kperf template finalize>",
 ];
 
-/// Per family, what is kperf's in the instrumented kernel: by line tags
-/// when the build has them, else the model. Also returns the hollow
-/// reference's fixed cost (init + finalize) and the method.
+/// What is kperf's in the instrumented kernel, per family: by line tags
+/// when the build has them, else the model.
+struct Ownership {
+    by_family: BTreeMap<String, f64>,
+    /// Of those, per family, what the line table gives the kernel and
+    /// only kperf's code reads ([`crate::sass_dataflow`]).
+    by_readers: BTreeMap<String, f64>,
+    /// The hollow reference's fixed cost (init + finalize).
+    fixed_reference: f64,
+    method: FidelityMethod,
+}
+
 fn instrumentation_by_family(
     v: &Variants,
     per_record: &BTreeMap<String, f64>,
     records: i64,
-) -> (BTreeMap<String, f64>, f64, FidelityMethod) {
+) -> Ownership {
     let (hp, hk) = (v.hollow_plain.by_work(), v.hollow_kernel.by_work());
     let get = |m: &BTreeMap<String, i64>, f: &str| m.get(f).copied().unwrap_or(0) as f64;
     let per = |f: &str| per_record.get(f).copied().unwrap_or(0.0);
@@ -939,7 +952,12 @@ fn instrumentation_by_family(
     // code in this kernel (a mode that matched nothing leaves it as it was).
     let in_line = v.instrumented.in_line();
     if !in_line.iter().any(|i| i.source.is_some()) {
-        return (model, fixed_ref, FidelityMethod::Counts);
+        return Ownership {
+            by_family: model,
+            by_readers: BTreeMap::new(),
+            fixed_reference: fixed_ref,
+            method: FidelityMethod::Counts,
+        };
     }
     // Work kperf's code can be made of: what init, finalize and records
     // compile to in the hollow kernel, the ring-index arithmetic of a
@@ -963,14 +981,23 @@ fn instrumentation_by_family(
         is_kperf(i) && emits(i.work())
     });
     let mut tagged: BTreeMap<String, f64> = BTreeMap::new();
+    let mut by_readers: BTreeMap<String, f64> = BTreeMap::new();
     for (_, i) in in_line
         .iter()
         .enumerate()
         .filter(|(k, i)| owned[*k] && emits(i.work()))
     {
         *tagged.entry(i.work().to_string()).or_default() += 1.0;
+        if !is_kperf(i) {
+            *by_readers.entry(i.work().to_string()).or_default() += 1.0;
+        }
     }
-    (tagged, fixed_ref, FidelityMethod::LineTags)
+    Ownership {
+        by_family: tagged,
+        by_readers,
+        fixed_reference: fixed_ref,
+        method: FidelityMethod::LineTags,
+    }
 }
 
 /// Proxy fences ptxas may have put in for kperf's shared stores alone:
@@ -1049,17 +1076,68 @@ fn induced_reconvergence(sass: &[SassInst]) -> usize {
     induced
 }
 
-/// The kernel's `CS2R Rd, SRZ`: one instruction that zeroes a register
-/// pair. ptxas zeroes a pair this way only where it may schedule a CS2R
-/// freely; it keeps CS2R in program order with the clock reads, which are
-/// CS2R as well, and after one of kperf's it zeroes the same pairs with two
-/// moves each (Triton's int8 matmul, async regions: its 64-register
-/// accumulator, 32 CS2R plain, 64 moves instrumented). Only a line-tagged
-/// build tells whose a zeroing is.
+/// `CS2R Rd, SRZ`: one instruction that zeroes a register pair. ptxas
+/// zeroes a pair this way only where it may schedule a CS2R freely; it
+/// keeps CS2R in program order with the clock reads, which are CS2R as
+/// well, and after one of kperf's it zeroes the same registers with a move
+/// each (Triton's int8 matmul, async regions: its 64-register accumulator,
+/// 32 CS2R plain; instrumented, a zero put in one register and copied to
+/// 63 others). Counted whoever's line they carry, so that one of the
+/// kernel's that ptxas tags as kperf's is not also counted as lost.
 fn zeroed_pairs(sass: &[SassInst]) -> i64 {
     sass.iter()
-        .filter(|i| i.family() == "CS2R" && i.is_move() && !is_kperf(i))
+        .filter(|i| i.family() == "CS2R" && i.is_move())
         .count() as i64
+}
+
+/// The kernel's single-register moves that certainly write zero: from
+/// `RZ`, `URZ` or an immediate 0, or from a register such a move zeroed
+/// earlier in the same straight-line stretch (a branch target forgets
+/// everything; any other write to a register forgets it). Only a
+/// line-tagged build tells whose a move is.
+fn zeroing_moves(sass: &[SassInst]) -> i64 {
+    let succs = crate::sass_loops::instruction_successors(sass);
+    let mut joins = vec![false; sass.len()];
+    for (k, ss) in succs.iter().enumerate() {
+        for &t in ss {
+            if t != k + 1 {
+                joins[t] = true;
+            }
+        }
+    }
+    let mut zero: HashSet<String> = HashSet::new();
+    let mut count = 0;
+    for (k, i) in sass.iter().enumerate() {
+        if joins[k] {
+            zero.clear();
+        }
+        let ops: Vec<&str> = i.operands().split(',').map(str::trim).collect();
+        let dest = ops.first().copied().unwrap_or("");
+        let source = ops.last().copied().unwrap_or("");
+        let is_zero = |x: &str| {
+            let x = x.trim_end_matches(".reuse");
+            matches!(x, "RZ" | "URZ" | "0x0" | "0") || zero.contains(x)
+        };
+        let writes_zero = !i.predicated
+            && i.is_move()
+            && i.family() != "CS2R"
+            && match i.family() {
+                // `HFMA2[.MMA] Rd, -RZ, RZ, a, b`: the constant (a, b).
+                "HFMA2" => ops.len() == 5 && ops[3] == "0" && ops[4] == "0",
+                _ => is_zero(source),
+            };
+        if writes_zero && !is_kperf(i) && dest.starts_with('R') {
+            count += 1;
+        }
+        if dest.starts_with('R') || dest.starts_with("UR") {
+            if writes_zero {
+                zero.insert(dest.to_string());
+            } else {
+                zero.remove(dest);
+            }
+        }
+    }
+    count
 }
 
 fn fidelity(v: &Variants, per_record: &BTreeMap<String, f64>, records: i64) -> (f64, Fidelity) {
@@ -1067,7 +1145,12 @@ fn fidelity(v: &Variants, per_record: &BTreeMap<String, f64>, records: i64) -> (
     // diverged warp's fallback) is `out_of_line_added`.
     let plain = v.plain.in_line_by_work();
     let inst = v.instrumented.in_line_by_work();
-    let (mut ours, fixed_reference, method) = instrumentation_by_family(v, per_record, records);
+    let Ownership {
+        by_family: mut ours,
+        by_readers,
+        fixed_reference,
+        method,
+    } = instrumentation_by_family(v, per_record, records);
     let mut induced = Vec::new();
     if method == FidelityMethod::LineTags {
         // Candidates only explain fences the instrumented kernel has beyond
@@ -1101,7 +1184,17 @@ fn fidelity(v: &Variants, per_record: &BTreeMap<String, f64>, records: i64) -> (
                  branch, where the plain kernel's threads just exit)"
             ));
         }
-        let split = (zeroed_pairs(v.plain.in_line()) - zeroed_pairs(v.instrumented.in_line())).min(
+        // Pairs the plain kernel zeroes with one CS2R and the instrumented
+        // one does not, explained only as far as the instrumented kernel
+        // has more single moves that certainly write zero (two per lost
+        // pair: one beyond the pair's instruction), and more moves than
+        // plain and kperf's.
+        let lost_pairs = zeroed_pairs(v.plain.in_line()) - zeroed_pairs(v.instrumented.in_line());
+        let kperfs_zeroing = by_readers.get("MOV").copied().unwrap_or(0.0) as i64;
+        let more_zeroing = zeroing_moves(v.instrumented.in_line())
+            - kperfs_zeroing
+            - zeroing_moves(v.plain.in_line());
+        let split = lost_pairs.min(more_zeroing - lost_pairs).min(
             inst.get("MOV").copied().unwrap_or(0)
                 - plain.get("MOV").copied().unwrap_or(0)
                 - ours.get("MOV").copied().unwrap_or(0.0) as i64,
@@ -1109,9 +1202,9 @@ fn fidelity(v: &Variants, per_record: &BTreeMap<String, f64>, records: i64) -> (
         if split > 0 {
             *ours.entry("MOV".into()).or_default() += split as f64;
             induced.push(format!(
-                "{split} MOV: ptxas zeroes {split} of the kernel's register pairs with two moves \
-                 where the plain kernel uses one `CS2R Rd, SRZ`: it keeps every CS2R in order \
-                 with kperf's clock reads (CS2R too)"
+                "{split} MOV: ptxas zeroes {lost_pairs} of the kernel's register pairs with a \
+                 move per register where the plain kernel uses one `CS2R Rd, SRZ` a pair: it \
+                 keeps every CS2R in order with kperf's clock reads (CS2R too)"
             ));
         }
     }
@@ -1133,8 +1226,12 @@ fn fidelity(v: &Variants, per_record: &BTreeMap<String, f64>, records: i64) -> (
             // Fewer of the kernel's own, by at most what kperf has of the
             // same work: one instruction serving both (ptxas merged kperf's
             // thread-id read with the kernel's and attributed it to kperf).
+            // Only what the line table gives kperf can be one instruction
+            // serving both: what kperf has by its readers, nothing of the
+            // kernel's reads.
+            let tagged_o = o - by_readers.get(f).copied().unwrap_or(0.0);
             let merged = if method == FidelityMethod::LineTags && guarded.is_none() {
-                (-residual).clamp(0.0, o)
+                (-residual).clamp(0.0, tagged_o.max(0.0))
             } else {
                 0.0
             };
@@ -1169,6 +1266,7 @@ fn fidelity(v: &Variants, per_record: &BTreeMap<String, f64>, records: i64) -> (
             shared_with_kernel: shared,
             guarded_changes,
             induced,
+            by_readers,
             out_of_line_added: v.instrumented.out_of_line() as i64 - v.plain.out_of_line() as i64,
         },
     )
@@ -1634,17 +1732,23 @@ mod tests {
         }
     }
 
-    /// (SASS with `k`/`u` marks as above, the kernel's pair zeroings):
-    /// kperf's own `CS2R Rd, SRZ` and every other CS2R do not count.
+    /// (SASS with `k`/`u` marks as above) → (pair zeroings, whoever's;
+    /// the kernel's single moves that certainly write zero).
     #[test]
-    fn the_kernels_pair_zeroings_are_counted() {
+    fn zeroings_are_counted() {
         let cases = [
-            ("u CS2R R24, SRZ\nu CS2R R26, SRZ\nu MOV R28, RZ", 2),
+            ("u CS2R R24, SRZ\nu CS2R R26, SRZ\nu MOV R28, RZ", (2, 1)),
+            ("k CS2R R8, SRZ\nu CS2R R10, SR_GLOBALTIMERLO", (1, 0)),
+            // A zero put in a register through a uniform one and copied;
+            // kperf's own zero and a copy of an unknown register are not
+            // counted.
             (
-                "k CS2R.32 R2, SR_CLOCKLO\nu MOV R24, RZ\nu MOV R25, RZ\nu CS2R R26, SRZ",
-                1,
+                "u UMOV UR4, URZ\nu IMAD.U32 R24, RZ, RZ, UR4\nu MOV R25, R24\nu IMAD.MOV.U32 R26, RZ, RZ, R24.reuse\nk IMAD.MOV.U32 R17, RZ, RZ, RZ\nu MOV R27, R9\nu HFMA2.MMA R28, -RZ, RZ, 0, 0",
+                (0, 4),
             ),
-            ("k CS2R R8, SRZ\nu CS2R R10, SR_GLOBALTIMERLO", 0),
+            // A branch target forgets what was zero; a write forgets it too.
+            ("u MOV R24, RZ\nu @P0 BRA 0x30\nu IADD3 R1, R1, 0x1, RZ\nu MOV R25, R24\nu EXIT", (0, 1)),
+            ("u MOV R24, RZ\nu IADD3 R24, R1, 0x1, RZ\nu MOV R25, R24", (0, 1)),
         ];
         for (text, want) in cases {
             let (who, lines): (Vec<&str>, Vec<&str>) =
@@ -1653,7 +1757,7 @@ mod tests {
                 "k" => Some((crate::llvm::line_tags::TAG_FILE.to_string(), 1)),
                 _ => Some(("<kernel>".to_string(), 7)),
             });
-            assert_eq!(zeroed_pairs(&sass), want, "{text}");
+            assert_eq!((zeroed_pairs(&sass), zeroing_moves(&sass)), want, "{text}");
         }
     }
 

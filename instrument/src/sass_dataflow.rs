@@ -14,10 +14,26 @@
 //! whose every reader is kperf's serves kperf alone; the plain kernel,
 //! where nothing reads it, has no such instruction.
 //!
-//! The analysis is conservative where SASS is opaque: a register operand
-//! of unknown width is read as a wide one, an instruction of unknown
-//! effect reads every register, and a register is only taken as rewritten
-//! by an unpredicated instruction that names it as its one destination.
+//! The analysis errs towards the kernel: an instruction it cannot follow
+//! is the kernel's.
+//! - A register operand of unknown width is read as a wide one, an
+//!   instruction of unknown effect reads every register, and a register is
+//!   only taken as rewritten by an unpredicated instruction that names it
+//!   as its destination.
+//! - kperf's line is trusted on stores only. An instruction with kperf's
+//!   line that writes a register serves kperf only if that register's
+//!   readers do: ptxas gives kperf's line to the kernel's instructions at
+//!   times, or to one instruction serving both.
+//! - Predicates and uniform registers are not followed: a compare or a
+//!   uniform copy serves no one, so kperf's counter as read by finalize's
+//!   copy-loop compare stays the kernel's (Triton's row loop: 2 IADD3 and
+//!   2 MOV).
+//! - A claimed instruction's results must reach one of kperf's stores.
+//!
+//! A review on 2026-11-27 found the first version trusting kperf's line on
+//! every instruction: the kernel's own address arithmetic, loop bounds and
+//! row increments were claimed through kperf-tagged adds and compares
+//! (int8 GEMM, row loop, layer norms).
 
 use crate::cost::SassInst;
 
@@ -94,9 +110,25 @@ fn data_width(i: &SassInst) -> u32 {
         return 128;
     }
     let memory = ["LD", "ST", "ATOM", "RED"].iter().any(|p| f.starts_with(p));
-    if memory && i.opcode.contains(".128") {
+    // `STSM.16.M88.4` / `LDSM.16.M88.2`: matrices, one register each.
+    let matrices = if matches!(f, "STSM" | "LDSM") {
+        i.opcode
+            .rsplit('.')
+            .next()
+            .and_then(|n| n.parse::<u32>().ok())
+    } else {
+        None
+    };
+    if let Some(n) = matrices {
+        n
+    } else if memory && i.opcode.contains(".128") {
         4
-    } else if memory && i.opcode.contains(".64") || f.starts_with('D') {
+    } else if memory && i.opcode.contains(".64")
+        || f.starts_with('D')
+        || ["F2F", "I2F", "F2I", "FRND", "I2FP", "F2FP"].contains(&f) && i.opcode.contains("64")
+    {
+        // Doubles, and conversions from or to 64-bit types (read as wide
+        // whichever side is 64-bit).
         2
     } else {
         1
@@ -107,9 +139,15 @@ fn data_width(i: &SassInst) -> u32 {
 /// wide multiply's pair, a 64-bit `CS2R`.
 fn destination_width(i: &SassInst) -> u32 {
     let f = family(i);
+    let second = i.opcode.split('.').nth(1).unwrap_or("");
     if f.starts_with("LD") {
         data_width(i)
-    } else if i.opcode.contains(".WIDE") || f == "CS2R" && !i.opcode.contains(".32") {
+    } else if i.opcode.contains(".WIDE")
+        || i.opcode.contains(".64")
+        || f == "CS2R" && !i.opcode.contains(".32")
+        || matches!(f, "DADD" | "DMUL" | "DFMA")
+        || matches!(f, "F2F" | "I2F" | "I2FP" | "F2I") && second.ends_with("64")
+    {
         2
     } else {
         1
@@ -127,7 +165,8 @@ fn source_registers(i: &SassInst) -> Vec<(u32, u32)> {
     } else {
         ops
     };
-    let wide_addend = i.opcode.starts_with("IMAD.WIDE");
+    // `IMAD.WIDE` and `IMAD.HI` add a register pair.
+    let wide_addend = i.opcode.starts_with("IMAD.WIDE") || i.opcode.starts_with("IMAD.HI");
     let data = data_width(i);
     sources
         .split(',')
@@ -147,25 +186,6 @@ fn source_registers(i: &SassInst) -> Vec<(u32, u32)> {
             register_operands(operand, width)
         })
         .collect()
-}
-
-/// The one register `i` writes, for an instruction of a [`PURE`] family
-/// with no predicate or second register written.
-fn pure_destination(i: &SassInst) -> Option<u32> {
-    if !PURE.contains(&family(i)) || i.opcode.contains(".WIDE") {
-        return None;
-    }
-    let ops = operands(i);
-    let mut parts = ops.split(',').map(str::trim);
-    let first = parts.next()?;
-    // `IADD3 R8, P0, ...`: a carry written too.
-    if parts
-        .next()
-        .is_some_and(|p| p.starts_with('P') || p.starts_with("!P"))
-    {
-        return None;
-    }
-    first.strip_prefix('R')?.parse().ok()
 }
 
 /// Does `i` (maybe) read register `r`?
@@ -210,40 +230,91 @@ fn readers(sass: &[SassInst], succs: &[Vec<usize>], at: usize, r: u32) -> Vec<us
     out
 }
 
-/// For each instruction of `sass`: does it serve kperf alone? True for
-/// those `is_kperfs` says are kperf's, and for every other instruction of
-/// a [`PURE`] family whose result is read, and read only by instructions
-/// that serve kperf alone (a greatest fixed point, so that a counter
-/// increment read by kperf's records and by itself in the next iteration
-/// counts).
+/// The one register `i` certainly writes, for tracking what reads it: a
+/// family whose first operand is its destination, naming one register
+/// (`R5`; not a predicate, a uniform register or a pair), and no carry or
+/// predicate written beside it.
+fn tracked_destination(i: &SassInst) -> Option<u32> {
+    if !WRITES_FIRST.contains(&family(i)) || destination_width(i) != 1 {
+        return None;
+    }
+    let ops = operands(i);
+    let mut parts = ops.split(',').map(str::trim);
+    let first = parts.next()?;
+    if parts
+        .next()
+        .is_some_and(|p| p.starts_with('P') || p.starts_with("!P"))
+    {
+        return None;
+    }
+    first.strip_prefix('R')?.parse().ok()
+}
+
+/// For each instruction of `sass`: is it kperf's? Those `is_kperfs` says
+/// are (by their line), and every other instruction of a [`PURE`] family
+/// that serves kperf alone:
+/// - its result is read, and every reader serves kperf alone;
+/// - a reader kperf's line claims serves kperf alone only if it writes
+///   nothing (a store) or one register whose readers all do in turn: a
+///   line may be the kernel's instruction ptxas attributed to kperf, or
+///   one instruction serving both, and predicates and uniform registers
+///   are not followed, so a claimed compare or uniform copy serves no one;
+/// - and its results reach one of kperf's stores (a counter that only
+///   reads itself serves no one).
+///
+/// The first two are a greatest fixed point (a counter increment read by
+/// the records and by itself in the next iteration counts), the last a
+/// least one.
 pub fn serves_kperf_alone(sass: &[SassInst], is_kperfs: impl Fn(&SassInst) -> bool) -> Vec<bool> {
     let succs = crate::sass_loops::instruction_successors(sass);
-    let mut owned: Vec<bool> = sass.iter().map(&is_kperfs).collect();
-    let candidates: Vec<(usize, Vec<usize>)> = sass
+    let tagged: Vec<bool> = sass.iter().map(&is_kperfs).collect();
+    let sink = |k: usize| tagged[k] && !WRITES_FIRST.contains(&family(&sass[k]));
+    // Readers of each instruction whose one register is followed; None for
+    // the rest.
+    let readers_of: Vec<Option<Vec<usize>>> = sass
         .iter()
         .enumerate()
-        .filter(|(k, _)| !owned[*k])
-        .filter_map(|(k, i)| {
-            let r = pure_destination(i)?;
-            let rs = readers(sass, &succs, k, r);
-            (!rs.is_empty()).then_some((k, rs))
+        .map(|(k, i)| {
+            let follow = tagged[k] || PURE.contains(&family(i));
+            let r = tracked_destination(i).filter(|_| follow)?;
+            Some(readers(sass, &succs, k, r))
         })
         .collect();
-    for (k, _) in &candidates {
-        owned[*k] = true;
-    }
+    let mut serves: Vec<bool> = (0..sass.len())
+        .map(|k| sink(k) || readers_of[k].as_ref().is_some_and(|rs| !rs.is_empty()))
+        .collect();
     loop {
         let mut changed = false;
-        for (k, rs) in &candidates {
-            if owned[*k] && rs.iter().any(|&u| !owned[u]) {
-                owned[*k] = false;
-                changed = true;
+        for (k, rs) in readers_of.iter().enumerate() {
+            if let Some(rs) = rs {
+                if serves[k] && rs.iter().any(|&u| !serves[u]) {
+                    serves[k] = false;
+                    changed = true;
+                }
             }
         }
         if !changed {
-            return owned;
+            break;
         }
     }
+    let mut reaches: Vec<bool> = (0..sass.len()).map(|k| sink(k) && serves[k]).collect();
+    loop {
+        let mut changed = false;
+        for (k, rs) in readers_of.iter().enumerate() {
+            if let Some(rs) = rs {
+                if serves[k] && !reaches[k] && rs.iter().any(|&u| reaches[u]) {
+                    reaches[k] = true;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    (0..sass.len())
+        .map(|k| tagged[k] || serves[k] && reaches[k] && PURE.contains(&family(&sass[k])))
+        .collect()
 }
 
 #[cfg(test)]
@@ -314,6 +385,38 @@ mod tests {
         assert!(!got[0], "inside an accumulator block");
         // A predicated rewrite leaves the old value live.
         let got = owned("u IADD3 R6, R1, 0x1, RZ\nk LOP3.LUT R7, R6, 0x7f, RZ, 0xc0, !PT\nu @P0 IADD3 R6, R1, 0x2, RZ\nu STG.E [R2.64], R6\nu EXIT");
+        assert!(!got[0]);
+    }
+
+    #[test]
+    fn a_kperf_line_on_work_the_kernel_reads_claims_nothing() {
+        // ptxas gave kperf's line to an address add the kernel's load
+        // reads: the kernel's multiply feeding it stays the kernel's.
+        let got = owned(
+            "u IMAD R18, R18, R19, RZ\nk IADD3 R8, R18, R14, RZ\nu LDG.E R9, desc[UR4][R8.64]\nk STS [R8], R9\nu EXIT",
+        );
+        assert!(!got[0]);
+        // A compare kperf's line claims writes a predicate, which is not
+        // followed: the kernel's loop bound stays the kernel's.
+        let got = owned(
+            "u VIADD R14, R0, 0xfffffd00\nk ISETP.GE.AND P1, PT, R7, R14, PT\nu @!P1 BRA 0x0\nu EXIT",
+        );
+        assert!(!got[0]);
+    }
+
+    #[test]
+    fn a_chain_that_reaches_no_kperf_store_is_the_kernels() {
+        // An increment read only by itself and a compare.
+        let got = owned(
+            "u IADD3 R20, R20, 0x1, RZ\nu ISETP.GE.AND P0, PT, R21, R9, PT\nu @!P0 BRA 0x0\nk STS [R2], R3\nu EXIT",
+        );
+        assert!(!got[0]);
+    }
+
+    #[test]
+    fn matrix_stores_read_every_register_they_name() {
+        let got =
+            owned("u PRMT R5, R1, 0x7610, R5\nu STSM.16.M88.4 [R9], R4\nk STS [R2], R5\nu EXIT");
         assert!(!got[0]);
     }
 

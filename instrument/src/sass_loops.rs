@@ -39,15 +39,23 @@ fn ends_flow(i: &SassInst) -> bool {
     !i.predicated && is_branch_like(i)
 }
 
+/// The instruction a branch to `target` reaches: the first one at or after
+/// the address. ptxas aligns loop headers with NOPs and branches to them,
+/// and `parse_sass` drops NOPs; an exact lookup lost those edges
+/// (matmul_persistent's persistent loop had no back edge).
+fn target_index(sass: &[SassInst], target: u64) -> Option<usize> {
+    let k = sass.partition_point(|i| i.addr < target);
+    (k < sass.len()).then_some(k)
+}
+
 fn build_cfg(sass: &[SassInst]) -> Cfg {
-    let index_of: HashMap<u64, usize> = sass.iter().enumerate().map(|(k, i)| (i.addr, k)).collect();
     let mut leaders = BTreeSet::new();
     if !sass.is_empty() {
         leaders.insert(0);
     }
     for (k, i) in sass.iter().enumerate() {
-        if let Some(t) = i.branch_target().and_then(|t| index_of.get(&t)) {
-            leaders.insert(*t);
+        if let Some(t) = i.branch_target().and_then(|t| target_index(sass, t)) {
+            leaders.insert(t);
         }
         if is_branch_like(i) && k + 1 < sass.len() {
             leaders.insert(k + 1);
@@ -68,8 +76,8 @@ fn build_cfg(sass: &[SassInst]) -> Cfg {
             let mut out = Vec::new();
             if let Some(t) = last
                 .branch_target()
-                .and_then(|t| index_of.get(&t))
-                .and_then(|k| block_of.get(k))
+                .and_then(|t| target_index(sass, t))
+                .and_then(|k| block_of.get(&k))
             {
                 out.push(*t);
             }
@@ -241,6 +249,23 @@ mod tests {
 
     fn addrs(l: &SassLoop, s: &[SassInst]) -> Vec<u64> {
         l.body.iter().map(|&k| s[k].addr).collect()
+    }
+
+    #[test]
+    fn a_branch_to_a_dropped_nop_reaches_the_next_instruction() {
+        // ptxas aligns the loop header at 0x20 with a NOP, which parsing
+        // drops: the back edge still closes the loop.
+        let s = sass(&[
+            (0x00, "S2R R0, SR_TID.X"),
+            (0x30, "IADD3 R0, R0, 0x1, RZ"),
+            (0x40, "ISETP.GE.AND P0, PT, R0, 0x10, PT"),
+            (0x50, "@!P0 BRA 0x20"),
+            (0x60, "EXIT"),
+        ]);
+        let loops = natural_loops(&s);
+        assert_eq!(loops.len(), 1);
+        assert_eq!(addrs(&loops[0], &s), [0x30, 0x40, 0x50]);
+        assert_eq!(instruction_successors(&s)[3], [1, 4]);
     }
 
     #[test]

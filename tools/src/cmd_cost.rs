@@ -379,6 +379,20 @@ fn residuals(reports: &[CostReport], lead: &str, bullet: &str) -> String {
             let text = format!("kperf's, though ptxas tags it as the kernel's: {why}");
             push_kernel_line(&mut s, lead, bullet, r, &text);
         }
+        if !r.fidelity.by_readers.is_empty() {
+            let list: Vec<String> = r
+                .fidelity
+                .by_readers
+                .iter()
+                .map(|(f, n)| format!("{n:.0} {f}"))
+                .collect();
+            let text = format!(
+                "kperf's by their readers, though the line table gives them the kernel's lines \
+                 (only kperf's code reads them: its ring counter as LLVM rewrote it): {}",
+                list.join(", ")
+            );
+            push_kernel_line(&mut s, lead, bullet, r, &text);
+        }
         let mut fams: Vec<&cost::FamilyDelta> = r
             .fidelity
             .families

@@ -256,7 +256,7 @@ fn corpus_kernels_stay_within_the_cost_budgets() {
 ///   docs/fidelity.md).
 /// - the async mode on Triton's cp.async pipelines puts three records in
 ///   every iteration of the pipelined loop (END before the wait, START
-///   after it, START before the next stage): moves and predicates, 2.0–2.4%
+///   after it, START before the next stage): moves and predicates, 2.1–2.7%
 ///   in attention_fwd_causal and matmul_pipelined.
 /// - the op modes put two records around every matched instruction; in
 ///   attention's and the matmuls' dense wgmma/cp.async code that costs

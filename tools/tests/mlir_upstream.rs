@@ -198,16 +198,17 @@ fn upstream_mlir_gpu_tests_instrument_in_every_mode() {
 ///   its loops print 16384 values), and their loop modes add the ring
 ///   index to loops that call. When init's ring offset stopped sinking
 ///   (2026-11-27) the loop modes of two of them moved by those moves and
-///   rematerialisations, in opposite directions: 128x64 7.0% → 3.8%
-///   (3.2% once kperf cost read its ring counter's readers, below),
+///   rematerialisations, in opposite directions: 128x64 7.0% → 3.8%,
 ///   64x64 3.9% → 6.7%;
-/// - cga_cluster (a printf kernel, 58 instructions): 2.
+/// - cga_cluster (a printf kernel, 58 instructions): 2;
+/// - concurrent-kernels' spin loop (15 instructions): 1 (13.3% until
+///   `kperf cost` read the ring counter's readers, 2026-11-27; what reaches
+///   a compare is not followed and stays the kernel's).
 ///
-/// Until 2026-11-27 three more stood here: the GEMMs' loop modes (2.4%)
-/// and concurrent-kernels' spin loop (13.3%) counted kperf's ring-index
-/// arithmetic, which LLVM's loop strength reduction had placed at the
-/// kernel's locations, as the kernel's; `kperf cost` now counts integer
-/// work only kperf reads as kperf's (1.1%, 0.9%, 0.0%).
+/// Until 2026-11-27 two more stood here: the GEMMs' loop modes (2.4%)
+/// counted kperf's ring-index arithmetic, which LLVM's loop strength
+/// reduction had placed at the kernel's locations, as the kernel's; `kperf
+/// cost` now counts integer work only kperf reads as kperf's.
 const EXCEPTIONS: &[Exception] = &[
     ("CUDA/all-reduce-op.mlir", "kernel", 0.04),
     ("CUDA/all-reduce-region.mlir", "kernel", 0.04),
@@ -237,6 +238,7 @@ const EXCEPTIONS: &[Exception] = &[
         "async",
         0.025,
     ),
+    ("CUDA/concurrent-kernels.mlir", "loops,iterations", 0.075),
 ];
 
 /// `kperf cost` of every CUDA file in each mode that found regions
