@@ -1563,12 +1563,15 @@ pub fn report(l: &Labels, v: &Variants) -> CostReport {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// SASS written one instruction per line (`@!P0 BRA 0x40`), 16 bytes
     /// apart, line `n` from the source `source(n)` gives.
-    fn sass_lines(text: &str, source: impl Fn(usize) -> Option<(String, u32)>) -> Vec<SassInst> {
+    pub(crate) fn sass_lines(
+        text: &str,
+        source: impl Fn(usize) -> Option<(String, u32)>,
+    ) -> Vec<SassInst> {
         text.lines()
             .enumerate()
             .map(|(n, t)| {
@@ -1586,6 +1589,18 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    /// SASS written as above, each line marked by whose it is: `k`
+    /// kperf's (its tag file), `u` the kernel's, `-` no line at all.
+    pub(crate) fn marked_sass(text: &str) -> Vec<SassInst> {
+        let (who, lines): (Vec<&str>, Vec<&str>) =
+            text.lines().filter_map(|l| l.split_once(' ')).unzip();
+        sass_lines(&lines.join("\n"), |n| match who[n] {
+            "k" => Some((crate::llvm::line_tags::TAG_FILE.to_string(), 1)),
+            "u" => Some(("<kernel>".to_string(), 7)),
+            _ => None,
+        })
     }
 
     const SASS: &str = r#"
@@ -1721,14 +1736,7 @@ mod tests {
             ("- BSSY B0, 0x30\n- BRA 0x30\n- BSYNC B0\n- EXIT", 0),
         ];
         for (text, want) in cases {
-            let (who, lines): (Vec<&str>, Vec<&str>) =
-                text.lines().filter_map(|l| l.split_once(' ')).unzip();
-            let sass = sass_lines(&lines.join("\n"), |n| match who[n] {
-                "k" => Some((crate::llvm::line_tags::TAG_FILE.to_string(), 1)),
-                "u" => Some(("kernel.mlir".to_string(), 7)),
-                _ => None,
-            });
-            assert_eq!(induced_reconvergence(&sass), want, "{text}");
+            assert_eq!(induced_reconvergence(&marked_sass(text)), want, "{text}");
         }
     }
 
@@ -1751,12 +1759,7 @@ mod tests {
             ("u MOV R24, RZ\nu IADD3 R24, R1, 0x1, RZ\nu MOV R25, R24", (0, 1)),
         ];
         for (text, want) in cases {
-            let (who, lines): (Vec<&str>, Vec<&str>) =
-                text.lines().filter_map(|l| l.split_once(' ')).unzip();
-            let sass = sass_lines(&lines.join("\n"), |n| match who[n] {
-                "k" => Some((crate::llvm::line_tags::TAG_FILE.to_string(), 1)),
-                _ => Some(("<kernel>".to_string(), 7)),
-            });
+            let sass = marked_sass(text);
             assert_eq!((zeroed_pairs(&sass), zeroing_moves(&sass)), want, "{text}");
         }
     }

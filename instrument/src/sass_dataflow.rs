@@ -324,24 +324,12 @@ mod tests {
     /// (`k` marks kperf's lines, `u` the kernel's) → which serve kperf
     /// alone.
     fn owned(text: &str) -> Vec<bool> {
-        let (who, lines): (Vec<&str>, Vec<&str>) =
-            text.lines().filter_map(|l| l.split_once(' ')).unzip();
-        let sass: Vec<SassInst> = lines
-            .iter()
-            .enumerate()
-            .map(|(n, t)| {
-                let predicated = t.starts_with('@');
-                let words: Vec<&str> = t.split_whitespace().collect();
-                SassInst {
-                    addr: 16 * n as u64,
-                    predicated,
-                    opcode: words[usize::from(predicated)].to_string(),
-                    text: t.to_string(),
-                    source: None,
-                }
-            })
-            .collect();
-        serves_kperf_alone(&sass, |i| who[(i.addr / 16) as usize] == "k")
+        let sass = crate::cost::tests::marked_sass(text);
+        serves_kperf_alone(&sass, |i| {
+            i.source
+                .as_ref()
+                .is_some_and(|(f, _)| f == crate::llvm::line_tags::TAG_FILE)
+        })
     }
 
     #[test]
