@@ -26,8 +26,8 @@
 //!   times, or to one instruction serving both.
 //! - Predicates and uniform registers are not followed: a compare or a
 //!   uniform copy serves no one, so kperf's counter as read by finalize's
-//!   copy-loop compare stays the kernel's (Triton's row loop: 2 IADD3 and
-//!   2 MOV).
+//!   copy-loop compare stays the kernel's (Triton's row loop: its 2
+//!   counter inits).
 //! - A claimed instruction's results must reach one of kperf's stores.
 //!
 //! A review on 2026-11-27 found the first version trusting kperf's line on

@@ -215,9 +215,9 @@ fn kperfs_ring_state_and_copy_bound_are_counted_as_kperfs() {
             }
         }
         // Iterations: 6.8% until kperf cost read the zeroing moves and the
-        // counter's readers (2026-11-27), 2.7% since: 2 IADD3 and 2 MOV
-        // of kperf's counter whose readers include compares, which
-        // `sass_dataflow` does not follow, stay counted as the kernel's.
+        // counter's readers (2026-11-27), 2.7% since (2 IADD3, 2 MOV; the
+        // MOV are kperf's counter inits, read by a compare too, which
+        // `sass_dataflow` does not follow).
         let share = fidelity["unexplained_share"].as_f64().expect("share");
         let ceiling = if mode == "loops" { 0.02 } else { 0.03 };
         assert!(share <= ceiling, "{mode}: {share}: {fidelity}");
