@@ -982,10 +982,10 @@ fn instrumentation_by_family(
     });
     let mut tagged: BTreeMap<String, f64> = BTreeMap::new();
     let mut by_readers: BTreeMap<String, f64> = BTreeMap::new();
-    for (_, i) in in_line
+    for (i, _) in in_line
         .iter()
-        .enumerate()
-        .filter(|(k, i)| owned[*k] && emits(i.work()))
+        .zip(&owned)
+        .filter(|(i, owned)| **owned && emits(i.work()))
     {
         *tagged.entry(i.work().to_string()).or_default() += 1.0;
         if !is_kperf(i) {
@@ -1166,14 +1166,14 @@ fn fidelity(v: &Variants, per_record: &BTreeMap<String, f64>, records: i64) -> (
             ));
         }
         // Candidates only explain pairs beyond the plain kernel's.
-        let extra = |f: &str| {
+        let extra = |ours: &BTreeMap<String, f64>, f: &str| {
             inst.get(f).copied().unwrap_or(0)
                 - plain.get(f).copied().unwrap_or(0)
                 - ours.get(f).copied().unwrap_or(0.0) as i64
         };
         let pairs = (induced_reconvergence(v.instrumented.in_line()) as i64)
-            .min(extra("BSSY"))
-            .min(extra("BSYNC"));
+            .min(extra(&ours, "BSSY"))
+            .min(extra(&ours, "BSYNC"));
         if pairs > 0 {
             for f in ["BSSY", "BSYNC"] {
                 *ours.entry(f.into()).or_default() += pairs as f64;
@@ -1194,11 +1194,9 @@ fn fidelity(v: &Variants, per_record: &BTreeMap<String, f64>, records: i64) -> (
         let more_zeroing = zeroing_moves(v.instrumented.in_line())
             - kperfs_zeroing
             - zeroing_moves(v.plain.in_line());
-        let split = lost_pairs.min(more_zeroing - lost_pairs).min(
-            inst.get("MOV").copied().unwrap_or(0)
-                - plain.get("MOV").copied().unwrap_or(0)
-                - ours.get("MOV").copied().unwrap_or(0.0) as i64,
-        );
+        let split = lost_pairs
+            .min(more_zeroing - lost_pairs)
+            .min(extra(&ours, "MOV"));
         if split > 0 {
             *ours.entry("MOV".into()).or_default() += split as f64;
             induced.push(format!(
