@@ -154,6 +154,23 @@ impl GuardedBuffer {
         name: &str,
         placement: Placement,
     ) -> Result<GuardedBuffer, String> {
+        GuardedBuffer::build(bytes, name, placement, false)
+    }
+
+    /// Like [`GuardedBuffer::zeroed`], but a fault near it is reported as
+    /// an access to it even when it is empty: memory the kernel reaches
+    /// without an argument (the SIMT target's dynamic shared memory, which
+    /// a launch may give 0 bytes).
+    pub fn zeroed_always_named(bytes: usize, name: &str) -> Result<GuardedBuffer, String> {
+        GuardedBuffer::build(bytes, name, Placement::AgainstEnd, true)
+    }
+
+    fn build(
+        bytes: usize,
+        name: &str,
+        placement: Placement,
+        name_when_empty: bool,
+    ) -> Result<GuardedBuffer, String> {
         check_memory(bytes as u64, name)?;
         let page = page();
         let data_pages = round_up(bytes.max(1), page)
@@ -221,7 +238,7 @@ impl GuardedBuffer {
         // An empty buffer (no profile without instrumentation) is never
         // passed to the kernel: a fault near it is better reported as
         // outside every buffer than as an access to it.
-        if bytes > 0 {
+        if bytes > 0 || name_when_empty {
             g.slot = register(&g, guard, data_pages);
         }
         Ok(g)

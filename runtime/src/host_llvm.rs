@@ -158,6 +158,8 @@ pub(crate) fn jit_packed<'c>(
     for (sym, addr) in symbols {
         if let Some(decl) = module.get_function(sym) {
             engine.add_global_mapping(&decl, *addr);
+        } else if let Some(global) = module.get_global(sym) {
+            engine.add_global_mapping(&global, *addr);
         }
     }
     let addr = engine

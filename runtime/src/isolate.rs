@@ -153,6 +153,11 @@ where
                     "{what}: the kernel accessed memory outside its buffers (reported above)"
                 )))
             }
+            crate::simt::threads::DEADLOCK_EXIT => {
+                return Err(LaunchError::Deadlock(format!(
+                    "{what}: stopped by the SIMT runner (reported above)"
+                )))
+            }
             PANICKED => "panicked (message above)".into(),
             NOT_SENT => "could not send its result back".into(),
             c => format!("exited with status {c} (did the kernel call exit?)"),

@@ -18,6 +18,11 @@ pub enum LaunchError {
     /// [`crate::guard::OUT_OF_BOUNDS_EXIT`], as for a guard-page fault.
     #[error("{0}")]
     OutOfBounds(String),
+    /// The SIMT runner stopped the kernel: its threads deadlocked, or it
+    /// used a barrier the hardware does not have (`kperf` exits with
+    /// status 4).
+    #[error("{0}")]
+    Deadlock(String),
     #[error("no CUDA driver: {0}")]
     NoDriver(String),
     #[error("CUDA: {0}")]

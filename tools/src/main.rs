@@ -138,19 +138,17 @@ fn main() {
 }
 
 /// 3 when the kernel went out of bounds (as the guard-page handler exits),
-/// else 1.
+/// 4 when the SIMT runner stopped it (a deadlock), else 1.
 fn exit_status(e: &anyhow::Error) -> i32 {
-    let out_of_bounds = e.chain().any(|c| {
-        matches!(
-            c.downcast_ref::<kperf_runtime::LaunchError>(),
-            Some(kperf_runtime::LaunchError::OutOfBounds(_))
-        )
-    });
-    if out_of_bounds {
-        kperf_runtime::guard::OUT_OF_BOUNDS_EXIT
-    } else {
-        1
+    use kperf_runtime::LaunchError;
+    for c in e.chain() {
+        match c.downcast_ref::<LaunchError>() {
+            Some(LaunchError::OutOfBounds(_)) => return kperf_runtime::guard::OUT_OF_BOUNDS_EXIT,
+            Some(LaunchError::Deadlock(_)) => return 4,
+            _ => {}
+        }
     }
+    1
 }
 
 /// The error and its causes, each said once: library errors often print

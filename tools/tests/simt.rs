@@ -23,6 +23,20 @@ struct Case {
     outputs: BTreeMap<String, Vec<f64>>,
     #[serde(default)]
     profile: Vec<ProfileCase>,
+    /// The plain run must fail: a kernel that hangs on a GPU too.
+    fails: Option<Failure>,
+    /// `KPERF_SIMT_TIMEOUT_S` for the runs (default 60): how long threads
+    /// wait on a running thread before the runner notes it.
+    patience_s: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Failure {
+    /// kperf's exit status.
+    exit: i32,
+    /// Text the error must contain.
+    message: String,
 }
 
 #[derive(Deserialize)]
@@ -110,7 +124,28 @@ fn run(dir: &Path, case: &Case, args: &[String], out: &Path, tag: &str) -> serde
         .arg("--outputs")
         .arg(&outputs)
         .args(args)
-        .env("KPERF_SIMT_TIMEOUT_S", "60");
+        .env(
+            "KPERF_SIMT_TIMEOUT_S",
+            case.patience_s.unwrap_or(60.0).to_string(),
+        );
+    if let Some(f) = &case.fails {
+        let got = o.output().unwrap();
+        let err = String::from_utf8_lossy(&got.stderr);
+        assert_eq!(
+            got.status.code(),
+            Some(f.exit),
+            "{}: kperf run {args:?} exits {} (stderr: {err})",
+            dir.display(),
+            f.exit
+        );
+        assert!(
+            err.contains(&f.message),
+            "{}: kperf run {args:?} says {:?}; stderr: {err}",
+            dir.display(),
+            f.message
+        );
+        return serde_json::Value::Null;
+    }
     succeed(&mut o, &format!("{}: kperf run {args:?}", dir.display()));
     serde_json::from_slice(&std::fs::read(&outputs).unwrap()).unwrap()
 }
@@ -158,6 +193,9 @@ fn simt_runs_give_the_known_answers_and_exact_record_counts() {
             tmp.path(),
             "plain",
         );
+        if case.fails.is_some() {
+            continue;
+        }
         check_outputs(&dir, &case, &plain, "plain");
         let spec: kperf_runtime::spec::LaunchSpec =
             toml::from_str(&std::fs::read_to_string(dir.join(&case.spec)).unwrap()).unwrap();

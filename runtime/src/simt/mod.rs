@@ -100,7 +100,8 @@ pub fn run_simt(
     }
     let ctx = Context::create();
     let module = parse_for_jit(&ctx, ir, file)?;
-    let kernels = rewrite::rewrite_for_host(&ctx, &module).map_err(launch)?;
+    let rewritten = rewrite::rewrite_for_host(&ctx, &module).map_err(launch)?;
+    let kernels = &rewritten.kernels;
     if !kernels.iter().any(|k| k == kernel) {
         return Err(launch(format!(
             "{file}: no NVPTX kernel `{kernel}` (kernels: {})",
@@ -129,6 +130,48 @@ pub fn run_simt(
     let (mut buffers, scalars) = prepare_args(kernel, params, spec)?;
     let mut profile = GuardedBuffer::for_profile(profile_bytes as usize).map_err(launch)?;
     let profile_addr = meta.is_some().then(|| profile.as_mut_ptr() as u64);
+    // The launch's dynamic shared memory, guarded like the buffers, so an
+    // access past `shared_bytes` faults with the buffer's name. One CTA
+    // runs at a time, so one buffer serves them all.
+    let mut dynamic_shared = match rewritten.dynamic_shared_align {
+        Some(align) => {
+            let align = align as usize;
+            let bytes = (spec.shared_bytes as usize).div_ceil(align) * align;
+            Some(
+                GuardedBuffer::zeroed_always_named(
+                    bytes,
+                    "dynamic shared memory (the spec's shared_bytes)",
+                )
+                .map_err(launch)?,
+            )
+        }
+        None => None,
+    };
+    let mut symbols = vec![
+        (
+            rewrite::ENTRY_SREG,
+            threads::kperf_simt_sreg as *const () as usize,
+        ),
+        (
+            rewrite::ENTRY_BARRIER,
+            threads::kperf_simt_barrier as *const () as usize,
+        ),
+        (
+            rewrite::ENTRY_WARP,
+            threads::kperf_simt_warp as *const () as usize,
+        ),
+        (
+            rewrite::ENTRY_FENCE,
+            threads::kperf_simt_fence as *const () as usize,
+        ),
+        (
+            rewrite::ENTRY_VPRINTF,
+            printf::kperf_simt_vprintf as *const () as usize,
+        ),
+    ];
+    if let Some(b) = dynamic_shared.as_mut() {
+        symbols.push((rewrite::DYNAMIC_SHARED, b.as_mut_ptr() as usize));
+    }
     let mut words = pack_host_args(params, &mut buffers, &scalars, profile_addr);
     if words.len() != f.count_params() as usize {
         return Err(launch(format!(
@@ -142,33 +185,7 @@ pub fn run_simt(
             words.len()
         )));
     }
-    let (engine, packed) = jit_packed(
-        &ctx,
-        &module,
-        f,
-        &[
-            (
-                rewrite::ENTRY_SREG,
-                threads::kperf_simt_sreg as *const () as usize,
-            ),
-            (
-                rewrite::ENTRY_BARRIER,
-                threads::kperf_simt_barrier as *const () as usize,
-            ),
-            (
-                rewrite::ENTRY_WARP,
-                threads::kperf_simt_warp as *const () as usize,
-            ),
-            (
-                rewrite::ENTRY_FENCE,
-                threads::kperf_simt_fence as *const () as usize,
-            ),
-            (
-                rewrite::ENTRY_VPRINTF,
-                printf::kperf_simt_vprintf as *const () as usize,
-            ),
-        ],
-    )?;
+    let (engine, packed) = jit_packed(&ctx, &module, f, &symbols)?;
     let argv = Argv(
         words
             .iter_mut()
@@ -194,6 +211,9 @@ pub fn run_simt(
         b.data.check_canary().map_err(LaunchError::OutOfBounds)?;
     }
     profile.check_canary().map_err(LaunchError::OutOfBounds)?;
+    if let Some(b) = &dynamic_shared {
+        b.check_canary().map_err(LaunchError::OutOfBounds)?;
+    }
     let bytes = profile[..profile_bytes as usize].to_vec();
     Ok(DeviceRun {
         buffers,

@@ -16,13 +16,14 @@
 //! tensor-core, TMA and asynchronous-copy intrinsics, and any other
 //! `llvm.nvvm.*` or libdevice (`__nv_*`) function.
 
-use super::threads::{warp_op, Sreg, BAR_AND, BAR_OR, BAR_POPC, BAR_SYNC};
+use super::threads::{warp_op, Sreg, BAR_AND, BAR_ARRIVE, BAR_OR, BAR_POPC, BAR_SYNC};
 use inkwell::builder::{Builder, BuilderError};
 use inkwell::context::Context;
 use inkwell::module::{Linkage, Module};
 use inkwell::types::BasicTypeEnum;
 use inkwell::values::{
-    AnyValue, BasicValueEnum, CallSiteValue, FunctionValue, InstructionOpcode, IntValue,
+    AnyValue, AnyValueEnum, BasicValue, BasicValueEnum, CallSiteValue, FunctionValue,
+    InstructionOpcode, InstructionValue, IntValue,
 };
 use inkwell::AddressSpace;
 
@@ -32,15 +33,21 @@ pub const ENTRY_BARRIER: &str = "kperf_simt_barrier";
 pub const ENTRY_WARP: &str = "kperf_simt_warp";
 pub const ENTRY_FENCE: &str = "kperf_simt_fence";
 pub const ENTRY_VPRINTF: &str = "vprintf";
+/// The global every dynamic shared-memory array becomes; the runner maps
+/// it to a guarded buffer of the launch's `shared_bytes`.
+pub const DYNAMIC_SHARED: &str = "kperf_simt_dynamic_shared";
 
 /// What one NVVM intrinsic becomes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Lowering {
     Sreg(Sreg),
-    /// Block barrier; `pred`: the index of the predicate argument.
+    /// Block barrier; argument indices of the predicate, the barrier id
+    /// (none: barrier 0) and the thread count (none: every thread).
     Barrier {
         op: u32,
         pred: Option<u32>,
+        id: Option<u32>,
+        count: Option<u32>,
     },
     /// Warp operation; argument indices of mask, value, b, c.
     Warp {
@@ -68,43 +75,16 @@ fn classify(name: &str) -> Option<Lowering> {
             c,
         })
     };
+    if let Some(l) = classify_barrier(n) {
+        return Some(l);
+    }
     match n {
-        "barrier0" | "barrier.sync" | "barrier.cta.sync.aligned.all" | "barrier.cta.sync.all" => {
-            return Some(Lowering::Barrier {
-                op: BAR_SYNC,
-                pred: None,
-            })
-        }
-        "barrier0.popc" => {
-            return Some(Lowering::Barrier {
-                op: BAR_POPC,
-                pred: Some(0),
-            })
-        }
-        "barrier0.and" => {
-            return Some(Lowering::Barrier {
-                op: BAR_AND,
-                pred: Some(0),
-            })
-        }
-        "barrier0.or" => {
-            return Some(Lowering::Barrier {
-                op: BAR_OR,
-                pred: Some(0),
-            })
-        }
         "bar.warp.sync" => return warp(WARP_SYNC, Some(0), None, None, None),
         "activemask" => return warp(ACTIVEMASK, None, None, None, None),
         _ => {}
     }
     if n.starts_with("membar.") || n.starts_with("fence.sc") || n.starts_with("fence.acq_rel") {
         return Some(Lowering::Fence);
-    }
-    // LLVM 22's barrier reductions: (i32 id, i1 pred).
-    for (k, op) in [("popc", BAR_POPC), ("and", BAR_AND), ("or", BAR_OR)] {
-        if n.starts_with(&format!("barrier.cta.red.{k}")) {
-            return Some(Lowering::Barrier { op, pred: Some(1) });
-        }
     }
     if let Some(rest) = n.strip_prefix("shfl.sync.") {
         let mode = rest.split('.').next()?;
@@ -145,6 +125,57 @@ fn classify(name: &str) -> Option<Lowering> {
     None
 }
 
+/// CTA barriers, by the name after `llvm.nvvm.`: LLVM 22's
+/// `barrier.cta.{sync,arrive,red.*}.[aligned.]{all,count}` (older names are
+/// upgraded to these when the IR is read) and the `barrier0*` forms.
+fn classify_barrier(n: &str) -> Option<Lowering> {
+    let barrier = |op, pred, id, count| {
+        Some(Lowering::Barrier {
+            op,
+            pred,
+            id,
+            count,
+        })
+    };
+    match n {
+        "barrier0" => return barrier(BAR_SYNC, None, None, None),
+        "barrier0.popc" => return barrier(BAR_POPC, Some(0), None, None),
+        "barrier0.and" => return barrier(BAR_AND, Some(0), None, None),
+        "barrier0.or" => return barrier(BAR_OR, Some(0), None, None),
+        _ => {}
+    }
+    let rest = n.strip_prefix("barrier.cta.")?;
+    let (kind, rest) = rest.split_once('.')?;
+    let (op, rest) = match kind {
+        "sync" => (BAR_SYNC, rest),
+        "arrive" => (BAR_ARRIVE, rest),
+        "red" => {
+            let (r, rest) = rest.split_once('.')?;
+            let op = match r {
+                "popc" => BAR_POPC,
+                "and" => BAR_AND,
+                "or" => BAR_OR,
+                _ => return None,
+            };
+            (op, rest)
+        }
+        _ => return None,
+    };
+    let counted = match rest.strip_prefix("aligned.").unwrap_or(rest) {
+        "all" => false,
+        "count" => true,
+        _ => return None,
+    };
+    // (id[, count][, pred]).
+    let reduces = matches!(op, BAR_POPC | BAR_AND | BAR_OR);
+    let count = counted.then_some(1);
+    let pred = reduces.then_some(if counted { 2 } else { 1 });
+    if op == BAR_ARRIVE && !counted {
+        return None;
+    }
+    barrier(op, pred, Some(0), count)
+}
+
 /// Why a function only a GPU runs is refused, by its name.
 fn refusal(name: &str) -> String {
     let n = name.trim_start_matches("llvm.nvvm.");
@@ -162,7 +193,7 @@ fn refusal(name: &str) -> String {
     } else if name.starts_with("__nv_") {
         "a libdevice function (not linked: the SIMT target has no libdevice)"
     } else if n.starts_with("barrier") || n.starts_with("bar.") {
-        "a partial or named barrier (only whole-CTA barriers are implemented)"
+        "a barrier form the SIMT target does not implement"
     } else {
         "an NVVM intrinsic the SIMT target does not implement"
     };
@@ -173,21 +204,27 @@ fn err(e: BuilderError) -> String {
     format!("SIMT rewrite: {e}")
 }
 
+/// What [`rewrite_for_host`] made of a module.
+pub struct Rewritten {
+    /// Functions with the PTX kernel calling convention.
+    pub kernels: Vec<String>,
+    /// The alignment the kernel's dynamic shared memory needs, when it
+    /// has any (then [`DYNAMIC_SHARED`] is to be mapped).
+    pub dynamic_shared_align: Option<u32>,
+}
+
 /// Rewrite `module` (NVPTX LLVM IR) for the host in place. Returns the
-/// kernels (functions with the PTX kernel calling convention or an
-/// `nvvm.annotations` kernel entry), or why the module cannot run.
-pub fn rewrite_for_host<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Vec<String>, String> {
+/// kernels (functions with the PTX kernel calling convention) and what the
+/// runner must provide, or why the module cannot run.
+pub fn rewrite_for_host<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Rewritten, String> {
     refuse_inline_asm(module)?;
     let kernels = kernel_names(module);
+    let dynamic_shared_align = redirect_dynamic_shared(ctx, module);
     let i32t = ctx.i32_type();
     let i64t = ctx.i64_type();
     let ptr = ctx.ptr_type(AddressSpace::default());
     let sreg = module.add_function(ENTRY_SREG, i64t.fn_type(&[i32t.into()], false), None);
-    let barrier = module.add_function(
-        ENTRY_BARRIER,
-        i32t.fn_type(&[i32t.into(), i32t.into()], false),
-        None,
-    );
+    let barrier = module.add_function(ENTRY_BARRIER, i32t.fn_type(&[i32t.into(); 4], false), None);
     let warp = module.add_function(
         ENTRY_WARP,
         i32t.fn_type(
@@ -249,7 +286,49 @@ pub fn rewrite_for_host<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Vec
             }
         }
     }
-    Ok(kernels)
+    Ok(Rewritten {
+        kernels,
+        dynamic_shared_align,
+    })
+}
+
+/// Dynamic shared memory: clang's `extern __shared__ T buf[]` (an external
+/// `addrspace(3)` declaration) and MLIR's `gpu.dynamic_shared_memory` (a
+/// zero-length `addrspace(3)` array). On a GPU every one of them starts at
+/// the launch's dynamic shared memory; here they all become one external
+/// global, [`DYNAMIC_SHARED`], which the runner maps to a guarded buffer
+/// of the launch's size. Without this the JIT would give them no storage:
+/// a declaration resolves to nothing (a null access) and a zero-length
+/// array to the bytes of whatever global follows it (kperf's rings, say).
+/// Returns the largest alignment they declare (at least 16), or `None`
+/// when the module has none.
+fn redirect_dynamic_shared<'c>(ctx: &'c Context, module: &Module<'c>) -> Option<u32> {
+    let shared = AddressSpace::from(3u16);
+    let dynamic: Vec<_> = module
+        .get_globals()
+        .filter(|g| g.as_pointer_value().get_type().get_address_space() == shared)
+        .filter(|g| {
+            let zero_length = match g.get_value_type() {
+                inkwell::types::AnyTypeEnum::ArrayType(a) => a.is_empty(),
+                _ => false,
+            };
+            g.get_initializer().is_none() || zero_length
+        })
+        .collect();
+    if dynamic.is_empty() {
+        return None;
+    }
+    let align = dynamic.iter().map(|g| g.get_alignment()).fold(16, u32::max);
+    let target = module.add_global(ctx.i8_type().array_type(0), Some(shared), DYNAMIC_SHARED);
+    target.set_linkage(Linkage::External);
+    target.set_alignment(align);
+    for g in dynamic {
+        g.as_pointer_value()
+            .replace_all_uses_with(target.as_pointer_value());
+        // SAFETY: no uses are left.
+        unsafe { g.delete() };
+    }
+    Some(align)
 }
 
 struct Entries<'c> {
@@ -302,11 +381,82 @@ fn define<'c>(
     l: Lowering,
     e: &Entries<'c>,
 ) -> Result<(), String> {
+    let short = name.trim_start_matches("llvm.nvvm.");
+    if matches!(
+        l,
+        Lowering::Warp {
+            op: warp_op::ACTIVEMASK,
+            ..
+        }
+    ) {
+        // `activemask` gathers the lanes at one call site: each call gets
+        // its own definition, which passes the site's number.
+        let mut site = 0u64;
+        let mut use_ = f.as_global_value().as_pointer_value().get_first_use();
+        while let Some(u) = use_ {
+            use_ = u.get_next_use();
+            let user = u.get_user();
+            let Some(call) =
+                instruction_of(user).filter(|i| i.get_opcode() == InstructionOpcode::Call)
+            else {
+                continue;
+            };
+            let callee = call.get_num_operands() - 1;
+            let calls_f = matches!(
+                call.get_operand(callee),
+                Some(inkwell::values::Operand::Value(v))
+                    if v == f.as_global_value().as_pointer_value()
+            );
+            if !calls_f {
+                continue;
+            }
+            let g = module.add_function(
+                &format!("__kperf_simt.{short}.{site}"),
+                f.get_type(),
+                Some(Linkage::Internal),
+            );
+            build_body(ctx, g, f, l, e, Some(site))?;
+            call.set_operand(callee, g.as_global_value().as_pointer_value());
+            site += 1;
+        }
+    }
     let g = module.add_function(
-        &format!("__kperf_simt.{}", name.trim_start_matches("llvm.nvvm.")),
+        &format!("__kperf_simt.{short}"),
         f.get_type(),
         Some(Linkage::Internal),
     );
+    build_body(ctx, g, f, l, e, None)?;
+    f.replace_all_uses_with(g);
+    // SAFETY: `f` has no uses left and is a declaration.
+    unsafe { f.delete() };
+    Ok(())
+}
+
+/// The instruction a value in a use list is, if it is one.
+fn instruction_of(v: AnyValueEnum<'_>) -> Option<InstructionValue<'_>> {
+    match v {
+        AnyValueEnum::InstructionValue(i) => Some(i),
+        AnyValueEnum::IntValue(x) => x.as_instruction(),
+        AnyValueEnum::FloatValue(x) => x.as_instruction(),
+        AnyValueEnum::PointerValue(x) => x.as_instruction(),
+        AnyValueEnum::StructValue(x) => x.as_instruction(),
+        AnyValueEnum::VectorValue(x) => x.as_instruction(),
+        AnyValueEnum::ArrayValue(x) => x.as_instruction(),
+        AnyValueEnum::PhiValue(p) => Some(p.as_instruction()),
+        _ => None,
+    }
+}
+
+/// The body of `g`, the definition of intrinsic `f`; `site` numbers an
+/// `activemask` call site (none: one definition for every use).
+fn build_body<'c>(
+    ctx: &'c Context,
+    g: FunctionValue<'c>,
+    f: FunctionValue<'c>,
+    l: Lowering,
+    e: &Entries<'c>,
+    site: Option<u64>,
+) -> Result<(), String> {
     let b = ctx.create_builder();
     b.position_at_end(ctx.append_basic_block(g, "entry"));
     let i32t = ctx.i32_type();
@@ -329,12 +479,21 @@ fn define<'c>(
                 .into_int_value();
             ret_int(ctx, &b, ret_ty, v, None)?;
         }
-        Lowering::Barrier { op, pred } => {
-            let p = arg(pred)?;
+        Lowering::Barrier {
+            op,
+            pred,
+            id,
+            count,
+        } => {
             let v = b
                 .build_call(
                     e.barrier,
-                    &[i32t.const_int(op as u64, false).into(), p.into()],
+                    &[
+                        i32t.const_int(op as u64, false).into(),
+                        arg(pred)?.into(),
+                        arg(id)?.into(),
+                        arg(count)?.into(),
+                    ],
                     "",
                 )
                 .map_err(err)?
@@ -361,7 +520,12 @@ fn define<'c>(
                 i32t.const_int(op as u64, false).into(),
                 mask.into(),
                 arg(value)?.into(),
-                arg(bi)?.into(),
+                match site {
+                    Some(k) => i32t.const_int(k, false),
+                    None if op == warp_op::ACTIVEMASK => i32t.const_all_ones(),
+                    None => arg(bi)?,
+                }
+                .into(),
                 arg(c)?.into(),
                 valid.into(),
             ];
@@ -383,9 +547,6 @@ fn define<'c>(
             ret_int(ctx, &b, ret_ty, i32t.const_zero(), None)?;
         }
     }
-    f.replace_all_uses_with(g);
-    // SAFETY: `f` has no uses left and is a declaration.
-    unsafe { f.delete() };
     Ok(())
 }
 
@@ -497,9 +658,35 @@ mod tests {
             classify("llvm.nvvm.barrier.cta.red.popc.aligned.all"),
             Some(Lowering::Barrier {
                 op: BAR_POPC,
-                pred: Some(1)
+                pred: Some(1),
+                id: Some(0),
+                count: None,
             })
         ));
+        // Named barriers keep their id and count; bar.arrive needs a count.
+        assert_eq!(
+            classify("llvm.nvvm.barrier.cta.sync.aligned.count"),
+            Some(Lowering::Barrier {
+                op: BAR_SYNC,
+                pred: None,
+                id: Some(0),
+                count: Some(1),
+            })
+        );
+        assert_eq!(
+            classify("llvm.nvvm.barrier.cta.red.and.count"),
+            Some(Lowering::Barrier {
+                op: BAR_AND,
+                pred: Some(2),
+                id: Some(0),
+                count: Some(1),
+            })
+        );
+        assert!(matches!(
+            classify("llvm.nvvm.barrier.cta.arrive.count"),
+            Some(Lowering::Barrier { op: BAR_ARRIVE, .. })
+        ));
+        assert_eq!(classify("llvm.nvvm.barrier.cta.arrive.all"), None);
         assert_eq!(classify("llvm.nvvm.wgmma.fence.sync.aligned"), None);
         assert!(refusal("llvm.nvvm.wgmma.fence.sync.aligned").contains("tensor-core"));
         assert!(refusal("llvm.nvvm.cp.async.bulk.tensor.g2s.tile.2d").contains("TMA"));

@@ -4,20 +4,29 @@
 //! primitives the rewritten kernel calls (`kperf_simt_*`) are implemented
 //! here with the hardware's semantics:
 //!
-//! - `bar.sync` (and `__syncthreads_count/and/or`): all threads of the CTA
-//!   that have not exited; a thread that returns stops counting, as on
-//!   Volta and later.
+//! - `bar.sync`, `bar.red` (`__syncthreads_count/and/or`) and `bar.arrive`
+//!   on the CTA's 16 barriers: without a thread count, all threads of the
+//!   CTA that have not exited (a thread that returns stops counting, as on
+//!   Volta and later); with one, that many arrivals.
 //! - warp operations (`shfl.sync`, `vote.sync`, `redux.sync`,
-//!   `bar.warp.sync`): the lanes of `mask` that have not exited meet, each
-//!   deposits its value, and each computes its own result from the values
-//!   of all; a source lane outside the meeting gives the caller its own
-//!   value back, as PTX leaves it undefined.
+//!   `bar.warp.sync`): the lanes that pass the same member mask meet (PTX:
+//!   a thread waits for the non-exited threads of its mask executing the
+//!   operation with the same mask); each deposits its value and computes
+//!   its own result from the values of all; a source lane outside the
+//!   meeting gives the caller its own value back, as PTX leaves it
+//!   undefined. Lanes that pass different masks never meet.
+//! - `activemask`: the lanes at the same call site, gathered until every
+//!   other live lane of the warp waits elsewhere (at a barrier or a warp
+//!   operation) or has exited, so lanes a branch sent elsewhere are not in
+//!   it, as on a GPU.
 //!
-//! A CTA in which every live thread waits and none can be released (threads
-//! parked at different barriers, a warp op whose mask names a lane that
-//! waits elsewhere) is a deadlock on the GPU too: after
-//! `KPERF_SIMT_TIMEOUT_S` seconds (default 20) without progress the run ends
-//! with a report naming the CTA and where its threads wait.
+//! A CTA in which every live thread waits and none can release another
+//! (threads parked at different barriers, a warp op whose mask names a lane
+//! that waits elsewhere) is a deadlock on the GPU too: reported at once,
+//! naming the CTA and where its threads wait, and the kernel's process ends
+//! ([`DEADLOCK_EXIT`]). Threads that wait on a thread that still runs are no
+//! deadlock; after `KPERF_SIMT_TIMEOUT_S` seconds (default 20) without
+//! progress a note says so, and the run goes on.
 
 use std::cell::Cell;
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -98,6 +107,11 @@ pub const BAR_SYNC: u32 = 0;
 pub const BAR_POPC: u32 = 1;
 pub const BAR_AND: u32 = 2;
 pub const BAR_OR: u32 = 3;
+/// `bar.arrive`: count this thread in and go on without waiting.
+pub const BAR_ARRIVE: u32 = 4;
+
+/// Hardware barriers per CTA (`bar.sync 0..15`).
+pub const BARRIERS: u32 = 16;
 
 /// Warp operations (`kperf_simt_warp`'s `op`).
 pub mod warp_op {
@@ -118,45 +132,181 @@ pub mod warp_op {
     pub const REDUX_OR: u32 = 14;
     pub const REDUX_XOR: u32 = 15;
     pub const WARP_SYNC: u32 = 16;
+    /// `activemask`; its `b` is the call site (the rewrite numbers them).
     pub const ACTIVEMASK: u32 = 17;
 }
 
 const WARP: u32 = 32;
-/// Completed warp meetings kept for lanes that have not read theirs yet.
-const KEPT: usize = 4;
 
-#[derive(Clone, Copy, Default)]
-struct Meeting {
-    gen: u64,
+/// What lanes meet on: `shfl.sync`, `vote.sync`, `redux.sync` and
+/// `bar.warp.sync` pair the lanes that pass the same member mask (PTX ISA);
+/// `activemask` gathers the lanes at one call site.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Key {
+    Mask(u32),
+    Active(u32),
+}
+
+/// A warp meeting some lanes wait in.
+struct Open {
+    key: Key,
+    id: u64,
+    arrived: u32,
+    vals: [u32; WARP as usize],
+}
+
+/// A completed meeting, kept until every lane present has read it.
+struct Done {
+    id: u64,
     present: u32,
     vals: [u32; WARP as usize],
+    unread: u32,
 }
 
 #[derive(Default)]
 struct Warp {
     /// Lanes of this warp that exist and have not exited.
     live: u32,
-    arrived: u32,
-    gen: u64,
-    vals: [u32; WARP as usize],
-    /// The mask each waiting lane gave (the meeting is complete when every
-    /// live lane of the union has arrived).
-    want: u32,
-    done: [Meeting; KEPT],
+    /// Lanes waiting at a block barrier, and which barrier each waits at.
+    at_barrier: u32,
+    barrier_of: [u8; WARP as usize],
+    open: Vec<Open>,
+    done: Vec<Done>,
+    next_id: u64,
 }
 
-struct State {
-    live: u32,
+impl Warp {
+    /// Lanes waiting in a warp meeting.
+    fn in_meetings(&self) -> u32 {
+        self.open.iter().fold(0, |m, o| m | o.arrived)
+    }
+
+    /// Complete every open meeting that can be: one on a mask when every
+    /// live lane of the mask has arrived; an `activemask` gathering when
+    /// every other live lane of the warp waits elsewhere (at a barrier or
+    /// another meeting), so none can still join it. Returns whether any
+    /// completed.
+    fn settle(&mut self) -> bool {
+        let waiting = self.at_barrier | self.in_meetings();
+        let live = self.live;
+        let ready = |o: &Open| match o.key {
+            Key::Mask(mask) => {
+                let needed = (mask | o.arrived) & live;
+                o.arrived & needed == needed
+            }
+            Key::Active(_) => live & !o.arrived & !waiting == 0,
+        };
+        let (complete, open): (Vec<Open>, Vec<Open>) =
+            std::mem::take(&mut self.open).into_iter().partition(ready);
+        self.open = open;
+        let any = !complete.is_empty();
+        self.done.extend(complete.into_iter().map(|o| Done {
+            id: o.id,
+            present: o.arrived,
+            vals: o.vals,
+            unread: o.arrived,
+        }));
+        any
+    }
+}
+
+/// One of the CTA's 16 hardware barriers.
+#[derive(Clone, Copy)]
+struct Bar {
+    /// Threads counted in this round (waiting or arrive-only).
     arrived: u32,
+    /// Threads of the round that wait for it.
+    waiting: u32,
+    /// Threads the round needs; 0: every thread that has not exited.
+    expected: u32,
     gen: u64,
     popc: u32,
     all: bool,
     any: bool,
     result: [(u64, u32, bool, bool); 2],
+}
+
+impl Default for Bar {
+    fn default() -> Bar {
+        Bar {
+            arrived: 0,
+            waiting: 0,
+            expected: 0,
+            gen: 0,
+            popc: 0,
+            all: true,
+            any: false,
+            result: [(0, 0, true, false); 2],
+        }
+    }
+}
+
+impl Bar {
+    fn full(&self, live: u32) -> bool {
+        self.arrived > 0
+            && self.arrived
+                >= if self.expected == 0 {
+                    live
+                } else {
+                    self.expected
+                }
+    }
+
+    fn release(&mut self) {
+        self.result[(self.gen % 2) as usize] = (self.gen, self.popc, self.all, self.any);
+        *self = Bar {
+            gen: self.gen + 1,
+            result: self.result,
+            ..Bar::default()
+        };
+    }
+}
+
+struct State {
+    live: u32,
+    bars: [Bar; BARRIERS as usize],
     warps: Vec<Warp>,
-    /// Bumped on every arrival and exit: a wait that sees it unchanged for
-    /// the timeout is a deadlock.
+    /// Bumped on every arrival and exit, for the note on long waits.
     progress: u64,
+    /// The note on a long wait was printed (once per CTA).
+    noted: bool,
+}
+
+impl State {
+    /// Threads that wait (at a barrier or in a warp meeting) and can only
+    /// be released by another thread.
+    fn blocked(&self) -> u32 {
+        let at_bars: u32 = self.bars.iter().map(|b| b.waiting).sum();
+        let in_warps: u32 = self
+            .warps
+            .iter()
+            .map(|w| w.in_meetings().count_ones())
+            .sum();
+        at_bars + in_warps
+    }
+
+    /// Release barrier `k`: its round's results kept, its threads no
+    /// longer waiting.
+    fn release(&mut self, k: usize) {
+        self.bars[k].release();
+        for w in &mut self.warps {
+            for lane in 0..WARP {
+                if w.at_barrier & (1 << lane) != 0 && w.barrier_of[lane as usize] as usize == k {
+                    w.at_barrier &= !(1 << lane);
+                }
+            }
+        }
+    }
+
+    /// Release the barriers that have all their threads (after an exit:
+    /// a barrier for every live thread may need one fewer).
+    fn release_full_barriers(&mut self) {
+        for k in 0..BARRIERS as usize {
+            if self.bars[k].full(self.live) {
+                self.release(k);
+            }
+        }
+    }
 }
 
 /// One CTA's synchronisation state.
@@ -164,33 +314,32 @@ pub struct Cta {
     threads: u32,
     state: Mutex<State>,
     cv: Condvar,
-    timeout: Duration,
+    /// After this long without progress while some threads still run, a
+    /// note says who waits (a real deadlock, where every live thread
+    /// waits, is reported at once).
+    patience: Duration,
     /// (x, y, z) of the CTA now running, for reports.
     pub id: Mutex<[u32; 3]>,
 }
 
 impl Cta {
     pub fn new(threads: u32) -> Cta {
-        let timeout = std::env::var("KPERF_SIMT_TIMEOUT_S")
+        let patience = std::env::var("KPERF_SIMT_TIMEOUT_S")
             .ok()
             .and_then(|s| s.parse::<f64>().ok())
-            .filter(|s| *s > 0.0)
+            .filter(|s| s.is_finite() && *s > 0.0)
             .map_or(Duration::from_secs(20), Duration::from_secs_f64);
         let cta = Cta {
             threads,
             state: Mutex::new(State {
                 live: 0,
-                arrived: 0,
-                gen: 0,
-                popc: 0,
-                all: true,
-                any: false,
-                result: [(0, 0, true, false); 2],
+                bars: [Bar::default(); BARRIERS as usize],
                 warps: Vec::new(),
                 progress: 0,
+                noted: false,
             }),
             cv: Condvar::new(),
-            timeout,
+            patience,
             id: Mutex::new([0; 3]),
         };
         cta.reset();
@@ -201,10 +350,8 @@ impl Cta {
     pub fn reset(&self) {
         let mut s = self.lock();
         s.live = self.threads;
-        s.arrived = 0;
-        s.popc = 0;
-        s.all = true;
-        s.any = false;
+        s.noted = false;
+        s.bars = [Bar::default(); BARRIERS as usize];
         s.warps = (0..self.threads.div_ceil(WARP))
             .map(|w| {
                 let lanes = (self.threads - w * WARP).min(WARP);
@@ -226,8 +373,11 @@ impl Cta {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Wait on the condition variable until `done` holds, watching for a
-    /// deadlock.
+    /// Wait on the condition variable until `done` holds. Every live
+    /// thread waiting with nothing left to release it is a deadlock, on a
+    /// GPU too: reported at once. Waiting on threads that still run is
+    /// not (a long serial loop in one thread); after the patience runs out
+    /// a note says so once, and the wait goes on.
     fn wait_until<'a>(
         &'a self,
         mut s: MutexGuard<'a, State>,
@@ -237,6 +387,9 @@ impl Cta {
         let mut seen = s.progress;
         let mut since = Instant::now();
         while !done(&s) {
+            if s.blocked() >= s.live {
+                self.deadlock(&s, what);
+            }
             let (g, _) = self
                 .cv
                 .wait_timeout(s, Duration::from_millis(200))
@@ -245,8 +398,18 @@ impl Cta {
             if s.progress != seen {
                 seen = s.progress;
                 since = Instant::now();
-            } else if since.elapsed() > self.timeout {
-                self.deadlock(&s, what);
+            } else if !s.noted && since.elapsed() > self.patience {
+                s.noted = true;
+                let id = *self.id.lock().unwrap_or_else(|e| e.into_inner());
+                eprintln!(
+                    "kperf: note: SIMT: CTA ({}, {}, {}): {} of {} live threads have waited {:.0} s (one at {what}) for threads that still run (a long loop, or a spin that never ends; the run goes on)",
+                    id[0],
+                    id[1],
+                    id[2],
+                    s.blocked(),
+                    s.live,
+                    self.patience.as_secs_f64()
+                );
             }
         }
         s
@@ -254,37 +417,92 @@ impl Cta {
 
     fn deadlock(&self, s: &State, what: &str) -> ! {
         let id = *self.id.lock().unwrap_or_else(|e| e.into_inner());
-        let waiting_warp: u32 = s.warps.iter().map(|w| w.arrived.count_ones()).sum();
+        let at_bars: Vec<String> = s
+            .bars
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.waiting > 0)
+            .map(|(k, b)| format!("{} at barrier {k}", b.waiting))
+            .collect();
+        let in_warps: u32 = s.warps.iter().map(|w| w.in_meetings().count_ones()).sum();
         eprintln!(
-            "kperf: error: SIMT: CTA ({}, {}, {}) deadlocked: no thread progressed for {:.0} s (a thread waits at {what}; {} of {} threads alive, {} at a block barrier, {} at warp operations). On a GPU this kernel hangs too: barriers or warp masks that not every live thread reaches.",
+            "kperf: error: SIMT: CTA ({}, {}, {}) deadlocked: every live thread waits and none can release another (this one at {what}; {} of {} threads alive; {}{} in warp operations). On a GPU this kernel hangs too: barriers or warp masks that not every live thread reaches.",
             id[0],
             id[1],
             id[2],
-            self.timeout.as_secs_f64(),
             s.live,
             self.threads,
-            s.arrived,
-            waiting_warp
+            if at_bars.is_empty() {
+                String::new()
+            } else {
+                format!("{}, ", at_bars.join(", "))
+            },
+            in_warps,
         );
-        std::process::exit(DEADLOCK_EXIT);
+        // SAFETY: flushing C streams (the kernel's printf) and ending the
+        // kernel's process, whose parent reports the deadlock.
+        unsafe {
+            libc::fflush(std::ptr::null_mut());
+            libc::_exit(DEADLOCK_EXIT)
+        }
     }
 
-    /// `bar.sync` over the live threads, reducing `pred` as `op` asks.
-    pub fn barrier(&self, op: u32, pred: bool) -> u32 {
+    /// `bar.sync`/`bar.red` (or `bar.arrive`) on barrier `id` by thread
+    /// `linear`, for `count` threads (0: every thread that has not exited),
+    /// reducing `pred` as `op` asks.
+    pub fn barrier(&self, linear: u32, op: u32, pred: bool, id: u32, count: u32) -> u32 {
+        if id >= BARRIERS {
+            self.fail(&format!(
+                "thread {linear} used barrier {id}; a CTA has barriers 0 to {}",
+                BARRIERS - 1
+            ));
+        }
+        let (k, warp, lane) = (id as usize, (linear / WARP) as usize, linear % WARP);
         let mut s = self.lock();
         s.progress += 1;
-        s.arrived += 1;
-        s.popc += pred as u32;
-        s.all &= pred;
-        s.any |= pred;
-        let gen = s.gen;
-        if s.arrived >= s.live {
-            Self::release_barrier(&mut s);
-            self.cv.notify_all();
-        } else {
-            s = self.wait_until(s, "a block barrier", |s| s.gen != gen);
+        let live = s.live;
+        let b = &mut s.bars[k];
+        if b.arrived > 0 && b.expected != count {
+            let threads = |n: u32| {
+                if n == 0 {
+                    "all".to_string()
+                } else {
+                    n.to_string()
+                }
+            };
+            let was = b.expected;
+            drop(s);
+            self.fail(&format!(
+                "barrier {id} used for {} and for {} threads in one round",
+                threads(was),
+                threads(count)
+            ));
         }
-        let (g, popc, all, any) = s.result[(gen % 2) as usize];
+        b.expected = count;
+        b.arrived += 1;
+        b.popc += pred as u32;
+        b.all &= pred;
+        b.any |= pred;
+        let gen = b.gen;
+        let full = b.full(live);
+        if full {
+            s.release(k);
+            self.cv.notify_all();
+        }
+        if op == BAR_ARRIVE {
+            return 0;
+        }
+        if !full {
+            s.bars[k].waiting += 1;
+            let w = &mut s.warps[warp];
+            w.at_barrier |= 1 << lane;
+            w.barrier_of[lane as usize] = id as u8;
+            if w.settle() {
+                self.cv.notify_all();
+            }
+            s = self.wait_until(s, &format!("barrier {id}"), |s| s.bars[k].gen != gen);
+        }
+        let (g, popc, all, any) = s.bars[k].result[(gen % 2) as usize];
         debug_assert_eq!(g, gen);
         match op {
             BAR_POPC => popc,
@@ -294,14 +512,19 @@ impl Cta {
         }
     }
 
-    fn release_barrier(s: &mut State) {
-        let gen = s.gen;
-        s.result[(gen % 2) as usize] = (gen, s.popc, s.all, s.any);
-        s.gen += 1;
-        s.arrived = 0;
-        s.popc = 0;
-        s.all = true;
-        s.any = false;
+    /// Stop the kernel's process with a report: a use of a primitive the
+    /// hardware would not accept.
+    fn fail(&self, why: &str) -> ! {
+        let id = *self.id.lock().unwrap_or_else(|e| e.into_inner());
+        eprintln!(
+            "kperf: error: SIMT: CTA ({}, {}, {}): {why}",
+            id[0], id[1], id[2]
+        );
+        // SAFETY: as in `deadlock`.
+        unsafe {
+            libc::fflush(std::ptr::null_mut());
+            libc::_exit(DEADLOCK_EXIT)
+        }
     }
 
     /// Thread `linear` returned from the kernel: it no longer counts at
@@ -310,52 +533,64 @@ impl Cta {
         let mut s = self.lock();
         s.progress += 1;
         s.live -= 1;
-        if s.arrived > 0 && s.arrived >= s.live {
-            Self::release_barrier(&mut s);
-        }
+        // A barrier waiting for every live thread may now have them all.
+        s.release_full_barriers();
         let w = &mut s.warps[(linear / WARP) as usize];
         w.live &= !(1 << (linear % WARP));
-        Self::try_complete(w);
+        w.settle();
         self.cv.notify_all();
     }
 
-    fn try_complete(w: &mut Warp) {
-        if w.arrived == 0 {
-            return;
-        }
-        let needed = w.want & w.live;
-        if w.arrived & needed == needed {
-            let m = Meeting {
-                gen: w.gen,
-                present: w.arrived,
-                vals: w.vals,
-            };
-            w.done[(w.gen % KEPT as u64) as usize] = m;
-            w.gen += 1;
-            w.arrived = 0;
-            w.want = 0;
-        }
-    }
-
-    /// Lane `lane` of warp `warp` meets the live lanes of `mask` with
+    /// Lane `lane` of warp `warp` meets the lanes `key` names with
     /// `value`; returns the lanes present and their values.
-    fn meet(&self, warp: u32, lane: u32, mask: u32, value: u32) -> (u32, [u32; 32]) {
+    fn meet(&self, warp: u32, lane: u32, key: Key, value: u32) -> (u32, [u32; 32]) {
+        let bit = 1u32 << lane;
         let mut s = self.lock();
         s.progress += 1;
         let w = &mut s.warps[warp as usize];
-        let gen = w.gen;
-        w.vals[lane as usize] = value;
-        w.arrived |= 1 << lane;
-        w.want |= mask | (1 << lane);
-        Self::try_complete(w);
-        if w.gen != gen {
+        let id = match w.open.iter_mut().find(|o| o.key == key) {
+            Some(o) => {
+                o.arrived |= bit;
+                o.vals[lane as usize] = value;
+                o.id
+            }
+            None => {
+                let id = w.next_id;
+                w.next_id += 1;
+                let mut vals = [0; WARP as usize];
+                vals[lane as usize] = value;
+                w.open.push(Open {
+                    key,
+                    id,
+                    arrived: bit,
+                    vals,
+                });
+                id
+            }
+        };
+        if w.settle() {
             self.cv.notify_all();
-        } else {
-            s = self.wait_until(s, "a warp operation", |s| s.warps[warp as usize].gen != gen);
         }
-        let m = s.warps[warp as usize].done[(gen % KEPT as u64) as usize];
-        debug_assert_eq!(m.gen, gen);
-        (m.present, m.vals)
+        let what = match key {
+            Key::Mask(m) => format!("a warp operation with mask {m:#010x}"),
+            Key::Active(_) => "activemask".to_string(),
+        };
+        s = self.wait_until(s, &what, |s| {
+            s.warps[warp as usize].done.iter().any(|d| d.id == id)
+        });
+        let w = &mut s.warps[warp as usize];
+        let k = w
+            .done
+            .iter()
+            .position(|d| d.id == id)
+            .expect("the meeting waited for is done");
+        let d = &mut w.done[k];
+        d.unread &= !bit;
+        let got = (d.present, d.vals);
+        if d.unread == 0 {
+            w.done.swap_remove(k);
+        }
+        got
     }
 
     /// One warp-level operation (see [`warp_op`]) by the thread of linear
@@ -365,9 +600,9 @@ impl Cta {
         use warp_op::*;
         let (warp, lane) = (thread / WARP, thread % WARP);
         if op == ACTIVEMASK {
-            return (self.lock().warps[warp as usize].live, true);
+            return (self.meet(warp, lane, Key::Active(b), 0).0, true);
         }
-        let (present, vals) = self.meet(warp, lane, mask, value);
+        let (present, vals) = self.meet(warp, lane, Key::Mask(mask), value);
         let in_mask = present & mask;
         let lanes = || (0..WARP).filter(move |l| in_mask & (1 << l) != 0);
         match op {
@@ -448,8 +683,10 @@ pub fn shuffle_source(mode: u32, lane: u32, b: u32, c: u32) -> (u32, bool) {
     }
 }
 
-/// Exit status of a SIMT run that deadlocked.
-pub const DEADLOCK_EXIT: i32 = 4;
+/// Exit status of the kernel's process when the SIMT runner stopped it (a
+/// deadlock, a barrier the hardware has not): the report is printed, the
+/// parent names it ([`crate::isolate`]).
+pub const DEADLOCK_EXIT: i32 = 104;
 
 /// What the calling OS thread is, as a GPU thread.
 #[derive(Clone, Copy)]
@@ -514,9 +751,10 @@ pub extern "C" fn kperf_simt_sreg(code: u32) -> u64 {
     }
 }
 
-pub extern "C" fn kperf_simt_barrier(op: u32, pred: u32) -> u32 {
+/// `op` on barrier `id` for `count` threads (0: all that have not exited).
+pub extern "C" fn kperf_simt_barrier(op: u32, pred: u32, id: u32, count: u32) -> u32 {
     let m = me();
-    cta(&m).barrier(op, pred != 0)
+    cta(&m).barrier(m.linear, op, pred != 0, id, count)
 }
 
 /// # Safety
