@@ -13,12 +13,23 @@
 //! +40  u32 × n   unit ids (n = number of unit ids = segments per CTA)
 //! +payload offset: one block of `stride` bytes per CTA
 //!
-//! CTA block
+//! CTA block (u = units per CTA: every warp, recorded or not)
 //! +0   u32 preamble 0xDEADBEEF (0: the CTA never wrote, skip it)
 //! +4   u32 CTA id        +8  u32 hardware id     +12 u32 data size (bytes)
 //! +16  u64 start time    +24 u64 finalize start  +32 u64 finalize end (ns)
-//! +40  u32 × n  words written per unit (2 per record, overwritten ones included)
-//! +40+4n  data: n equal segments, each a ring of 8-byte records
+//! +40  u32 × u  words written per warp, by warp id (2 per record,
+//!               overwritten ones included; 0 for warps not recorded)
+//! +40+4u  data: n equal segments, one per recorded unit id in table order,
+//!               each a ring of 8-byte records
+//! ```
+//!
+//! With every warp recorded (u = n, ids 0..n) the two readings agree; when
+//! Proton records selected warps only, the count table is still one word
+//! per warp of the CTA (Triton's `FinalizeOp` lowering writes warp w's
+//! count at header + w), while segments exist for the selected warps
+//! alone.
+//!
+//! ```text
 //!
 //! record: word 0 tag, word 1 clock bits 31..0
 //! tag bit 31 end (1) / start (0), bits 30..23 scope id, bits 10..0 clock bits 42..32
@@ -192,13 +203,27 @@ impl ProtonDump {
                 detail: format!("{payload_offset} overlaps the header, which ends at {table_end}"),
             });
         }
-        let min_stride = block::COUNTS as u64 + 4 * num_ids as u64;
+        if let Some((k, &id)) = unit_ids
+            .iter()
+            .enumerate()
+            .find(|(_, &id)| id >= units_per_cta)
+        {
+            return Err(RuntimeError::Invalid {
+                path: path.to_path_buf(),
+                offset: (host::UNIT_IDS + 4 * k) as u64,
+                what: "Proton unit id",
+                detail: format!(
+                    "{id} is not a warp of a CTA of {units_per_cta} units (the header's units per CTA)"
+                ),
+            });
+        }
+        let min_stride = block::COUNTS as u64 + 4 * units_per_cta as u64;
         if (cta_stride as u64) < min_stride {
             return Err(RuntimeError::Invalid {
                 path: path.to_path_buf(),
                 offset: host::STRIDE as u64,
                 what: "Proton CTA stride",
-                detail: format!("{cta_stride} bytes cannot hold a block header with {num_ids} word counts ({min_stride})"),
+                detail: format!("{cta_stride} bytes cannot hold a block header with {units_per_cta} word counts ({min_stride})"),
             });
         }
         let file_len = bytes.len() as u64;
@@ -271,7 +296,7 @@ impl ProtonDump {
             });
         }
         let n = self.unit_ids.len();
-        let data_off = block::COUNTS + 4 * n;
+        let data_off = block::COUNTS + 4 * self.units_per_cta as usize;
         let data_size = u32_at(block::DATA_SIZE)? as usize;
         let room = b.len().saturating_sub(data_off); // parse() checked stride ≥ data_off.
         if data_size > room {
@@ -304,7 +329,8 @@ impl ProtonDump {
         out.units.resize_with(n, UnitTrace::default);
         let mut earliest: Option<u64> = None;
         for (k, (unit, &unit_id)) in out.units.iter_mut().zip(&self.unit_ids).enumerate() {
-            let count_at = block::COUNTS + 4 * k;
+            // By warp id: parse() checked every id is below units_per_cta.
+            let count_at = block::COUNTS + 4 * unit_id as usize;
             let words = u32_at(count_at)?;
             if words % 2 != 0 {
                 return Err(RuntimeError::Invalid {

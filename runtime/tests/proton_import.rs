@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{proton_dump, proton_fixture, ProtonRecord};
+use common::{proton_dump, proton_dump_selected, proton_fixture, ProtonRecord};
 use kperf_dialects::abi::{ClockDomain, Counter, Edge, RegionId, Strategy};
 use kperf_dialects::meta::Granularity;
 use kperf_runtime::profile::{CtaTrace, UnitTrace};
@@ -224,6 +224,47 @@ fn a_ring_that_wrapped_mid_segment_is_rotated_and_the_clock_unwrapped_across_2_p
     );
     assert_eq!(u0.records[0].clock, WRAP - 1_700);
     assert_eq!(u0.records[3].clock, WRAP + 1_000);
+}
+
+#[test]
+fn selected_warps_take_their_counts_by_warp_id() {
+    // 4 warps, Proton recorded warps 0 and 2: the count table still has 4
+    // words (by warp id), the data starts after them, and the 2 segments
+    // belong to warps 0 and 2. Read as one count per segment, warp 2 got
+    // warp 1's count (0) and the data started 8 bytes early.
+    let pairs = |n: u64, ticks: u64| -> Vec<ProtonRecord> {
+        (0..n)
+            .flat_map(|i| {
+                [
+                    (0, false, 1_000 + i * 1_000),
+                    (0, true, 1_000 + i * 1_000 + ticks),
+                ]
+            })
+            .collect()
+    };
+    let dump = proton_dump_selected(8, 4, &[0, 2], &[Some(vec![pairs(3, 100), pairs(2, 300)])]);
+    let reader = ProfileReader::proton_from_bytes(dump).unwrap();
+    let ctas = decode_all(&reader);
+    let units = &ctas[0].units;
+    assert_eq!(units.iter().map(|u| u.unit_id).collect::<Vec<_>>(), [0, 2]);
+    assert_eq!(
+        units.iter().map(|u| u.records_written).collect::<Vec<_>>(),
+        [6, 4]
+    );
+    for (u, ticks) in units.iter().zip([100, 300]) {
+        for pair in u.records.chunks(2) {
+            assert_eq!(pair[1].clock - pair[0].clock, ticks, "{:?}", u.records);
+        }
+    }
+    // A unit id that is not a warp of the CTA is refused by offset.
+    let mut bad = proton_dump_selected(8, 4, &[0, 2], &[Some(vec![pairs(1, 1), pairs(1, 1)])]);
+    bad[44..48].copy_from_slice(&7u32.to_le_bytes());
+    match ProfileReader::proton_from_bytes(bad) {
+        Err(RuntimeError::Invalid { offset, what, .. }) => {
+            assert_eq!((offset, what), (44, "Proton unit id"))
+        }
+        other => panic!("{:?}", other.map(|_| ())),
+    }
 }
 
 #[test]

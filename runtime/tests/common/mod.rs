@@ -105,8 +105,23 @@ pub fn proton_words((scope, end, clock): ProtonRecord) -> [u32; 2] {
 /// is `Some(units)` (each unit the full list of records it wrote, laid into
 /// its ring at `i % slots`) or `None` for a CTA that never wrote.
 pub fn proton_dump(slots: usize, units: usize, ctas: &[Option<Vec<Vec<ProtonRecord>>>]) -> Vec<u8> {
+    let all: Vec<u32> = (0..units as u32).collect();
+    proton_dump_selected(slots, units, &all, ctas)
+}
+
+/// As [`proton_dump`], for CTAs of `warps` warps of which Proton recorded
+/// the `selected` ones: the count table has one word per warp, by warp id
+/// (0 for warps not recorded), and segments exist for the selected warps
+/// only, in table order (Triton's `FinalizeOp` lowering).
+pub fn proton_dump_selected(
+    slots: usize,
+    warps: usize,
+    selected: &[u32],
+    ctas: &[Option<Vec<Vec<ProtonRecord>>>],
+) -> Vec<u8> {
+    let units = selected.len();
     let data_size = units * slots * 8;
-    let stride = 40 + 4 * units + data_size + 24; // trailing garbage, as Proton leaves
+    let stride = 40 + 4 * warps + data_size + 24; // trailing garbage, as Proton leaves
     let header_size = 40 + 4 * units;
     let mut out = Vec::new();
     let push = |out: &mut Vec<u8>, v: u32| out.extend_from_slice(&v.to_le_bytes());
@@ -118,14 +133,14 @@ pub fn proton_dump(slots: usize, units: usize, ctas: &[Option<Vec<Vec<ProtonReco
         ctas.len() * stride,
         2,
         ctas.len(),
-        units,
+        warps,
         stride,
         units,
     ] {
         push(&mut out, v as u32);
     }
-    for u in 0..units {
-        push(&mut out, u as u32);
+    for &u in selected {
+        push(&mut out, u);
     }
     for (i, cta) in ctas.iter().enumerate() {
         let base = out.len();
@@ -142,13 +157,17 @@ pub fn proton_dump(slots: usize, units: usize, ctas: &[Option<Vec<Vec<ProtonReco
         for t in [1_000u64, 9_000, 9_100] {
             head.extend_from_slice(&t.to_le_bytes());
         }
-        for unit in cta {
-            push(&mut head, 2 * unit.len() as u32);
+        for w in 0..warps as u32 {
+            let words = selected
+                .iter()
+                .position(|&s| s == w)
+                .map_or(0, |k| 2 * cta[k].len() as u32);
+            push(&mut head, words);
         }
         out[base..base + head.len()].copy_from_slice(&head);
         for (u, unit) in cta.iter().enumerate() {
             for (n, r) in unit.iter().enumerate() {
-                let off = base + 40 + 4 * units + u * slots * 8 + n % slots * 8;
+                let off = base + 40 + 4 * warps + u * slots * 8 + n % slots * 8;
                 let [tag, lo] = proton_words(*r);
                 out[off..off + 4].copy_from_slice(&tag.to_le_bytes());
                 out[off + 4..off + 8].copy_from_slice(&lo.to_le_bytes());
