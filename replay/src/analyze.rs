@@ -613,20 +613,22 @@ impl ChainLevel {
 
 /// Fold a critical path per region, in order of first appearance.
 pub fn summarize_path(p: &CriticalPath) -> CriticalPathSummary {
+    // In first-step order; found by a map (a search of the list was
+    // quadratic in the regions: seconds with thousands).
     let mut regions: Vec<CriticalRegion> = Vec::new();
+    let mut at: HashMap<RegionId, usize> = HashMap::new();
     for s in &p.steps {
         let d = s.end_ns - s.start_ns;
-        match regions.iter_mut().find(|r| r.region == s.region) {
-            Some(r) => {
-                r.instances += 1;
-                r.time_ns += d;
-            }
-            None => regions.push(CriticalRegion {
+        let k = *at.entry(s.region).or_insert_with(|| {
+            regions.push(CriticalRegion {
                 region: s.region,
-                instances: 1,
-                time_ns: d,
-            }),
-        }
+                instances: 0,
+                time_ns: 0.0,
+            });
+            regions.len() - 1
+        });
+        regions[k].instances += 1;
+        regions[k].time_ns += d;
     }
     CriticalPathSummary {
         cta: p.cta,
@@ -731,7 +733,7 @@ struct OverlapScratch {
     /// One unit's instances as `push_run` takes them.
     spans: Vec<(f64, f64, u32)>,
     /// Open instances per (local region, unit).
-    counts: Vec<u32>,
+    counts: Cells<u32>,
     /// Units with an open instance, per local region.
     n_units: Vec<u32>,
     /// The sum of those units' ids: the unit itself while there is one.
@@ -741,10 +743,14 @@ struct OverlapScratch {
     active_pos: Vec<u32>,
     /// Per (a, b): accumulated unit-time of `a` overlapped by `b` in another
     /// unit, the current rate (units of `a` so overlapped) and since when.
-    pairs: Vec<PairCell>,
+    pairs: Cells<PairCell>,
     /// Per region: accumulated unit-time open, and since when at `n_units`.
     covered: Vec<f64>,
     covered_since: Vec<f64>,
+    /// Tables up to this many cells are vectors (`None`: 4 Mi cells of
+    /// open counts, 64 Ki pairs, i.e. 256 regions; tests force the maps
+    /// with `Some(0)`).
+    dense_limit: Option<usize>,
 }
 
 impl OverlapScratch {
@@ -794,13 +800,13 @@ impl OverlapScratch {
         self.sweep(nl, units);
         for a in 0..nl {
             covered[self.globals[a]] += self.covered[a];
-            for b in 0..nl {
-                let v = self.pairs[a * nl + b].overlapped;
-                if v > 0.0 {
-                    *overlap
-                        .entry((self.globals[a], self.globals[b]))
-                        .or_insert(0.0) += v;
-                }
+        }
+        for (cell, c) in self.pairs.iter() {
+            if c.overlapped > 0.0 {
+                let (a, b) = (cell / nl, cell % nl);
+                *overlap
+                    .entry((self.globals[a], self.globals[b]))
+                    .or_insert(0.0) += c.overlapped;
             }
         }
         for &g in &self.globals {
@@ -899,9 +905,21 @@ impl OverlapScratch {
     /// are settled up to the event and re-rated, O(open regions) per event
     /// instead of a pass over every open pair between every two events.
     fn sweep(&mut self, nl: usize, units: usize) {
+        // Vectors, unless either table would be large: then maps. Decided
+        // once, so the event loop has no representation branch (a tenth
+        // of `kperf report` as a run-time check per access).
+        let dense = nl * units <= self.dense_limit.unwrap_or(1 << 22)
+            && nl * nl <= self.dense_limit.unwrap_or(1 << 16);
+        if dense {
+            self.sweep_in::<true>(nl, units)
+        } else {
+            self.sweep_in::<false>(nl, units)
+        }
+    }
+
+    fn sweep_in<const DENSE: bool>(&mut self, nl: usize, units: usize) {
         const NONE: u32 = u32::MAX;
-        self.counts.clear();
-        self.counts.resize(nl * units, 0);
+        self.counts.reset::<DENSE>(nl * units);
         self.n_units.clear();
         self.n_units.resize(nl, 0);
         self.unit_sum.clear();
@@ -909,8 +927,7 @@ impl OverlapScratch {
         self.active.clear();
         self.active_pos.clear();
         self.active_pos.resize(nl, NONE);
-        self.pairs.clear();
-        self.pairs.resize(nl * nl, PairCell::default());
+        self.pairs.reset::<DENSE>(nl * nl);
         for v in [&mut self.covered, &mut self.covered_since] {
             v.clear();
             v.resize(nl, 0.0);
@@ -918,12 +935,12 @@ impl OverlapScratch {
         for k in 0..self.events.len() {
             let (key, start, l, u) = unpack_event(self.events[k]);
             let (l, u) = (l as usize, u as usize);
-            let cell = self.counts[l * units + u];
+            let cell = self.counts.get::<DENSE>(l * units + u);
             // Only opening the first or closing the last instance of a
             // region in a unit changes a rate.
             let changes = if start { cell == 0 } else { cell == 1 };
             if !changes {
-                self.counts[l * units + u] = if start {
+                *self.counts.get_mut::<DENSE>(l * units + u) = if start {
                     cell + 1
                 } else {
                     cell.saturating_sub(1)
@@ -933,7 +950,7 @@ impl OverlapScratch {
             let t = from_order_key(key);
             let open_before = self.n_units[l];
             if start {
-                self.counts[l * units + u] = 1;
+                *self.counts.get_mut::<DENSE>(l * units + u) = 1;
                 self.n_units[l] += 1;
                 self.unit_sum[l] += u as u64;
                 if self.n_units[l] == 1 {
@@ -941,7 +958,7 @@ impl OverlapScratch {
                     self.active.push(l as u32);
                 }
             } else {
-                self.counts[l * units + u] = 0;
+                *self.counts.get_mut::<DENSE>(l * units + u) = 0;
                 self.n_units[l] -= 1;
                 self.unit_sum[l] -= u as u64;
                 if self.n_units[l] == 0 {
@@ -957,20 +974,20 @@ impl OverlapScratch {
                 self.covered[l] += f64::from(open_before) * (t - self.covered_since[l]);
             }
             self.covered_since[l] = t;
-            self.rerate(l, t, nl, units);
+            self.rerate::<DENSE>(l, t, nl, units);
         }
         // Every instance ends, so every rate is back to zero here.
-        debug_assert!(self.pairs.iter().all(|c| c.rate == 0.0));
+        debug_assert!(self.pairs.iter().all(|(_, c)| c.rate == 0.0));
     }
 
     /// Units of `a` open while `b` is open in another unit.
-    fn pair_rate(&self, a: usize, b: usize, units: usize) -> f64 {
+    fn pair_rate<const DENSE: bool>(&self, a: usize, b: usize, units: usize) -> f64 {
         let na = self.n_units[a];
         match self.n_units[b] {
             0 => 0.0,
             1 => {
                 let v = self.unit_sum[b] as usize;
-                f64::from(na - u32::from(self.counts[a * units + v] > 0))
+                f64::from(na - u32::from(self.counts.get::<DENSE>(a * units + v) > 0))
             }
             _ => f64::from(na),
         }
@@ -982,23 +999,23 @@ impl OverlapScratch {
     /// closed or opened only here had rate 0 with `l` since it last changed.
     /// One pass over them: settling every cell before the state change and
     /// re-rating after it was a third of the sweep.
-    fn rerate(&mut self, l: usize, t: f64, nl: usize, units: usize) {
+    fn rerate<const DENSE: bool>(&mut self, l: usize, t: f64, nl: usize, units: usize) {
         // `l` itself, also when it just closed everywhere (not in `active`).
-        self.rate_cell(l * nl + l, self.pair_rate(l, l, units), t);
+        self.rate_cell::<DENSE>(l * nl + l, self.pair_rate::<DENSE>(l, l, units), t);
         for k in 0..self.active.len() {
             let x = self.active[k] as usize;
             if x == l {
                 continue;
             }
-            self.rate_cell(l * nl + x, self.pair_rate(l, x, units), t);
-            self.rate_cell(x * nl + l, self.pair_rate(x, l, units), t);
+            self.rate_cell::<DENSE>(l * nl + x, self.pair_rate::<DENSE>(l, x, units), t);
+            self.rate_cell::<DENSE>(x * nl + l, self.pair_rate::<DENSE>(x, l, units), t);
         }
     }
 
     /// Settle `cell` up to `t` at its old rate, and give it `rate` from `t`.
     #[inline]
-    fn rate_cell(&mut self, cell: usize, rate: f64, t: f64) {
-        let c = &mut self.pairs[cell];
+    fn rate_cell<const DENSE: bool>(&mut self, cell: usize, rate: f64, t: f64) {
+        let c = self.pairs.get_mut::<DENSE>(cell);
         // A select, not a branch: whether a pair was overlapping depends on
         // the data, and the compare and add were a fifth of a CTA's
         // statistics time as a branch (`perf annotate`, 10M records).
@@ -1006,6 +1023,58 @@ impl OverlapScratch {
         c.overlapped += if c.rate > 0.0 { add } else { 0.0 };
         c.rate = rate;
         c.since = t;
+    }
+}
+
+/// A table of `n` cells, all `T::default()` at first: a vector, or (for
+/// many regions) a map holding the cells touched. The
+/// sweep's tables grow as regions² and regions × units: 8000 regions in one
+/// CTA (`--regions ops=*` can make thousands) needed 1.5 GB dense, and
+/// summing every cell of every CTA took seconds.
+#[derive(Default)]
+struct Cells<T> {
+    dense: Vec<T>,
+    sparse: HashMap<usize, T>,
+    is_dense: bool,
+}
+
+impl<T: Copy + Default> Cells<T> {
+    /// `n` cells, all default: a vector if `DENSE`, else a map. Callers
+    /// pass the same `DENSE` to every access until the next reset.
+    fn reset<const DENSE: bool>(&mut self, n: usize) {
+        self.is_dense = DENSE;
+        self.dense.clear();
+        self.sparse.clear();
+        if DENSE {
+            self.dense.resize(n, T::default());
+        }
+    }
+
+    #[inline]
+    fn get<const DENSE: bool>(&self, i: usize) -> T {
+        if DENSE {
+            self.dense[i]
+        } else {
+            self.sparse.get(&i).copied().unwrap_or_default()
+        }
+    }
+
+    #[inline]
+    fn get_mut<const DENSE: bool>(&mut self, i: usize) -> &mut T {
+        if DENSE {
+            &mut self.dense[i]
+        } else {
+            self.sparse.entry(i).or_default()
+        }
+    }
+
+    /// Every cell that may differ from the default, with its index.
+    fn iter(&self) -> Box<dyn Iterator<Item = (usize, &T)> + '_> {
+        if self.is_dense {
+            Box::new(self.dense.iter().enumerate())
+        } else {
+            Box::new(self.sparse.iter().map(|(i, c)| (*i, c)))
+        }
     }
 }
 
@@ -2131,12 +2200,19 @@ mod tests {
             spans in proptest::collection::vec((0u32..4, 0u32..4, 0u32..120, 1u32..40), 0..80)
         ) {
             let (nl, units) = (4, 4);
-            let mut o = overlap_events(&spans);
-            let (matrix, covered) = overlap_by_intervals(&o, nl, units);
-            o.sweep(nl, units);
-            let swept: Vec<f64> = o.pairs.iter().map(|c| c.overlapped).collect();
-            for (got, want) in swept.iter().zip(&matrix).chain(o.covered.iter().zip(&covered)) {
-                prop_assert!((got - want).abs() <= 1e-9 * want.abs().max(1.0), "{:?} vs {:?}", swept, matrix);
+            // Vectors, and the maps tables of many regions use.
+            for dense_limit in [None, Some(0)] {
+                let mut o = overlap_events(&spans);
+                o.dense_limit = dense_limit;
+                let (matrix, covered) = overlap_by_intervals(&o, nl, units);
+                o.sweep(nl, units);
+                let mut swept = vec![0.0; nl * nl];
+                for (cell, c) in o.pairs.iter() {
+                    swept[cell] = c.overlapped;
+                }
+                for (got, want) in swept.iter().zip(&matrix).chain(o.covered.iter().zip(&covered)) {
+                    prop_assert!((got - want).abs() <= 1e-9 * want.abs().max(1.0), "{:?} vs {:?}", swept, matrix);
+                }
             }
         }
     }
