@@ -203,6 +203,12 @@ pub struct ClockReport {
     pub measured_max: Option<f64>,
     /// Measured rates rejected as more than 2x off the nominal one.
     pub measured_rejected: u64,
+    /// The range of the CTAs' own measurements (clock span over timer
+    /// span, each CTA alone); the rate used is the launch's, pooled.
+    #[serde(default)]
+    pub cta_measured_min: Option<f64>,
+    #[serde(default)]
+    pub cta_measured_max: Option<f64>,
     /// CTAs whose header clock was unusable (aligned on their first record).
     pub ctas_without_header_clock: u64,
     /// One line for people.
@@ -1145,6 +1151,18 @@ struct ClockAcc {
     measured_sum: f64,
     rejected: u64,
     no_header_clock: u64,
+    /// CTAs' own measured rates (used or not): how many, and their range.
+    own_n: u64,
+    own_min: f64,
+    own_max: f64,
+    /// Units with records later than their CTA's finalize clock, and the
+    /// first (CTA id, unit id).
+    beyond_units: u64,
+    first_beyond: Option<(u32, u32)>,
+    /// CTAs whose header span reaches the record clock's wrap, and the
+    /// first one's id.
+    wrapping_ctas: u64,
+    first_wrapping: Option<u32>,
 }
 
 /// Running statistics of a replay.
@@ -1294,6 +1312,19 @@ impl Accumulator {
         }
         c.rejected += o.rejected;
         c.no_header_clock += o.no_header_clock;
+        if o.own_n > 0 {
+            if c.own_n == 0 {
+                (c.own_min, c.own_max) = (o.own_min, o.own_max);
+            } else {
+                c.own_min = c.own_min.min(o.own_min);
+                c.own_max = c.own_max.max(o.own_max);
+            }
+            c.own_n += o.own_n;
+        }
+        c.beyond_units += o.beyond_units;
+        c.first_beyond = c.first_beyond.or(o.first_beyond);
+        c.wrapping_ctas += o.wrapping_ctas;
+        c.first_wrapping = c.first_wrapping.or(o.first_wrapping);
         let (t, o) = (&mut self.totals, totals);
         t.ctas += o.ctas;
         t.units += o.units;
@@ -1336,6 +1367,45 @@ impl Accumulator {
         c.by_source[k] += 1;
         c.rejected += u64::from(clock.rejected_rate.is_some());
         c.no_header_clock += u64::from(!clock.header_clock_used);
+        if let Some(r) = clock.own_rate {
+            if c.own_n == 0 {
+                (c.own_min, c.own_max) = (r, r);
+            } else {
+                c.own_min = c.own_min.min(r);
+                c.own_max = c.own_max.max(r);
+            }
+            c.own_n += 1;
+        }
+    }
+
+    /// What `cta`'s header clocks say about its records: a record later
+    /// than the finalize clock (read after every record) comes from a count
+    /// or clock the block cannot hold; a CTA that ran 2^bits ticks or more
+    /// may hide whole wraps of its `counter`'s record clock between two
+    /// records. Nothing is checked without usable header clocks (Proton).
+    pub(crate) fn check_clocks(
+        &mut self,
+        cta: &kperf_runtime::profile::CtaTrace,
+        counter: Counter,
+    ) {
+        if cta.finalize_clock <= cta.start_clock {
+            return;
+        }
+        let c = &mut self.clock;
+        let bits = counter.record_bits();
+        if bits < 64 && cta.finalize_clock - cta.start_clock >= 1u64 << bits {
+            c.wrapping_ctas += 1;
+            c.first_wrapping.get_or_insert(cta.cta_id);
+        }
+        for u in &cta.units {
+            if u.records
+                .last()
+                .is_some_and(|r| r.clock > cta.finalize_clock)
+            {
+                c.beyond_units += 1;
+                c.first_beyond.get_or_insert((cta.cta_id, u.unit_id));
+            }
+        }
     }
 
     pub(crate) fn add_cta(&mut self, c: &CtaReplay, table: &RegionTable) {
@@ -1697,9 +1767,21 @@ impl Accumulator {
             ));
         }
         if let Some(m) = measured_mean {
+            let spread = if ck.measured_max > ck.measured_min {
+                format!(", min {:.4}, max {:.4}", ck.measured_min, ck.measured_max)
+            } else {
+                String::new()
+            };
+            let own = if ck.own_n > 1 && ck.own_max > ck.own_min {
+                format!(
+                    "; each CTA alone measured {:.4} to {:.4}, as a coarse global timer reads short CTAs",
+                    ck.own_min, ck.own_max
+                )
+            } else {
+                String::new()
+            };
             parts.push(format!(
-                "measured per CTA from the global timer: mean {m:.4} ticks/ns (min {:.4}, max {:.4}) for {c_meas} CTAs",
-                ck.measured_min, ck.measured_max
+                "measured from the global timer (all CTAs' clock spans over their timer spans): mean {m:.4} ticks/ns{spread} for {c_meas} CTAs{own}"
             ));
         }
         if c_nom > 0 {
@@ -1724,6 +1806,23 @@ impl Accumulator {
                 ck.rejected
             ));
         }
+        if let Some((cta, unit)) = ck.first_beyond {
+            caveats.push(format!(
+                "{} units have records later than their CTA's finalize clock (first: CTA {cta} \
+                 unit {unit}): their record count or clocks are not what the kernel wrote, so \
+                 their durations cannot be trusted",
+                ck.beyond_units
+            ));
+        }
+        if let Some(cta) = ck.first_wrapping {
+            let bits = info.counter.record_bits();
+            caveats.push(format!(
+                "{} CTAs ran 2^{bits} ticks or longer (first: CTA {cta}), as long as the {}-bit \
+                 record clock takes to wrap: a gap of a whole wrap between two records of a unit \
+                 reads as a short one (record with --counter clock64)",
+                ck.wrapping_ctas, bits
+            ));
+        }
         if ck.no_header_clock > 0 {
             caveats.push(format!(
                 "{} CTAs carry no usable header clock: each is aligned on its first record, so \
@@ -1744,6 +1843,8 @@ impl Accumulator {
             measured_mean,
             measured_max: measured_mean.map(|_| ck.measured_max),
             measured_rejected: ck.rejected,
+            cta_measured_min: (ck.own_n > 0).then_some(ck.own_min),
+            cta_measured_max: (ck.own_n > 0).then_some(ck.own_max),
             ctas_without_header_clock: ck.no_header_clock,
             description: if parts.is_empty() {
                 "no CTAs".into()

@@ -45,6 +45,10 @@ pub struct ProfileScan {
     pub regions: RegionsSeen,
     /// Whether the scan read the records or only the blocks' headers.
     pub depth: ScanDepth,
+    /// Clock ticks and global-timer ns between init and finalize, summed
+    /// over the CTAs whose own rate is plausible: the launch's rate.
+    pub clock_ticks: f64,
+    pub clock_ns: f64,
 }
 
 /// How much of each block a scan reads.
@@ -215,6 +219,7 @@ impl ProfileScan {
     pub fn observe(&mut self, cta: &CtaTrace) {
         debug_assert_eq!(self.depth, ScanDepth::Records);
         self.ctas += 1;
+        self.observe_clock(cta.clock_spans());
         self.time_origin_ns = min_some(self.time_origin_ns, Some(cta.start_time_ns));
         self.min_gap_ticks = min_some(self.min_gap_ticks, min_record_gap(cta));
         for u in &cta.units {
@@ -240,6 +245,28 @@ impl ProfileScan {
         self.ctas += 1;
         self.time_origin_ns = min_some(self.time_origin_ns, Some(head.start_time_ns));
         self.records += head.records;
+        self.observe_clock(head.clock_spans());
+    }
+
+    fn observe_clock(&mut self, spans: Option<(u64, u64)>) {
+        if let Some((ticks, ns)) = spans {
+            if crate::time::plausible_rate(ticks as f64 / ns as f64) {
+                self.clock_ticks += ticks as f64;
+                self.clock_ns += ns as f64;
+            }
+        }
+    }
+
+    /// The launch's clock rate (ticks per ns): every CTA's clock span over
+    /// its global-timer span, pooled. One CTA's own quotient is off by up
+    /// to the timer's resolution over its span (NVIDIA's global timer
+    /// ticks every microsecond unless a profiler raises it: a 1.5 µs CTA
+    /// measures 1.5 or 3.0 ticks/ns on a 2 GHz clock); pooled, the CTAs'
+    /// quantization averages out.
+    pub fn launch_ticks_per_ns(&self) -> Option<f64> {
+        (self.clock_ns > 0.0)
+            .then(|| self.clock_ticks / self.clock_ns)
+            .filter(|r| crate::time::plausible_rate(*r))
     }
 
     /// Fold in the scan of the blocks that follow this scan's (the order
@@ -254,6 +281,8 @@ impl ProfileScan {
         self.bad_blocks += later.bad_blocks;
         self.first_bad = self.first_bad.take().or(later.first_bad);
         self.unwritten_blocks += later.unwritten_blocks;
+        self.clock_ticks += later.clock_ticks;
+        self.clock_ns += later.clock_ns;
         let (k, l) = (&mut self.kernel_spans, later.kernel_spans);
         k.units += l.units;
         k.raw_ticks += l.raw_ticks;
@@ -337,6 +366,8 @@ pub struct Replayer {
     table: RegionTable,
     correction: Correction,
     t0: Option<u64>,
+    /// The launch's measured clock rate ([`ProfileScan::launch_ticks_per_ns`]).
+    launch_rate: Option<f64>,
     /// The scan read headers only: the smallest record gap is gathered
     /// during the replay.
     gathers_min_gap: bool,
@@ -379,6 +410,7 @@ impl Replayer {
             info,
             opts: opts.clone(),
             t0: scan.time_origin_ns,
+            launch_rate: scan.launch_ticks_per_ns(),
             gathers_min_gap: scan.depth == ScanDepth::Headers,
             early_ctas: 0,
             skipped_caveats: scan.skipped_caveats(),
@@ -450,6 +482,7 @@ impl Replayer {
             cta,
             &self.info,
             self.opts.ticks_per_ns,
+            self.launch_rate,
             t0,
             &self.correction,
         );
@@ -458,6 +491,7 @@ impl Replayer {
             acc.min_record_gap = min_record_gap(cta);
         }
         acc.add_clock(&clock);
+        acc.check_clocks(cta, self.info.counter);
         let replayed = replay_cta(
             cta,
             &self.table,

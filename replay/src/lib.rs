@@ -9,10 +9,11 @@
 //!    (Proton's `seq` pattern) pair correctly; repeated regions become numbered
 //!    instances; unmatched STARTs and ENDs (a ring that lost the oldest
 //!    records, a start whose end was dropped) are counted per region and CTA.
-//! 2. **Time** ([`time`]): ticks become nanoseconds with a rate measured per CTA
-//!    from its global-timer and clock stamps (falling back to the nominal rate,
-//!    and saying so when neither is known); CTAs are aligned on one time axis
-//!    by their global-timer start.
+//! 2. **Time** ([`time`]): ticks become nanoseconds with the launch's rate,
+//!    measured from every CTA's global-timer and clock stamps together
+//!    (falling back to the nominal rate, and saying so when neither is
+//!    known); CTAs are aligned on one time axis by their global-timer start;
+//!    records the header clocks cannot hold are caveats.
 //! 3. **Overhead correction** ([`correct`]): the calibrated (or estimated) cost
 //!    of one record is subtracted cumulatively along each unit's timeline, and
 //!    asynchronous waits are measured as `CLK2 − CLK1` as in the KPerfIR paper.

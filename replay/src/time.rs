@@ -3,11 +3,15 @@
 //! **Rate.** Per CTA, in this order of preference:
 //! 1. nanosecond counters (`%globaltimer`): a tick *is* a nanosecond;
 //! 2. a rate given in [`crate::ReplayOptions::ticks_per_ns`];
-//! 3. the rate measured over the CTA's lifetime,
-//!    [`CtaTrace::measured_ticks_per_ns`] (clock span over global-timer span),
-//!    unless a nominal rate is known and the measurement is off from it by more
-//!    than a factor of two (a global timer too coarse for a short CTA): then
-//!    the nominal rate is used and the CTA is counted as implausible;
+//! 3. the launch's measured rate: every CTA's clock span over its
+//!    global-timer span, pooled ([`crate::ProfileScan::launch_ticks_per_ns`]),
+//!    or, without a scan, the CTA's own ([`CtaTrace::measured_ticks_per_ns`]);
+//!    unless a nominal rate is known and the measurement is off from it by
+//!    more than a factor of two: then the nominal rate is used and the CTA
+//!    is counted as implausible. One CTA's own quotient is not used when the
+//!    launch's is known: a global timer that ticks every microsecond makes
+//!    a 1.5 µs CTA on a 2 GHz clock measure 1.5 or 3.0 ticks/ns, a 2×
+//!    spread between identical CTAs;
 //! 4. the nominal `RunInfo::ticks_per_ns`;
 //! 5. none known: 1 tick = 1 ns, *stated as a caveat* in the report.
 //!
@@ -65,6 +69,9 @@ pub struct CtaClock {
     pub header_clock_used: bool,
     /// A measured rate that was rejected as implausible, if any.
     pub rejected_rate: Option<f64>,
+    /// The CTA's own measured rate (clock span over timer span), whether
+    /// used or not: the report shows their spread.
+    pub own_rate: Option<f64>,
 }
 
 impl CtaClock {
@@ -73,17 +80,19 @@ impl CtaClock {
         cta: &CtaTrace,
         info: &RunInfo,
         rate_override: Option<f64>,
+        launch_rate: Option<f64>,
         t0: u64,
         corr: &Correction,
     ) -> CtaClock {
         let mut rejected_rate = None;
+        let own_rate = cta.measured_ticks_per_ns().filter(|r| plausible_rate(*r));
         let (ticks_per_ns, source) = if info.clock_domain == ClockDomain::Nanoseconds {
             (1.0, RateSource::Nanoseconds)
         } else if let Some(r) = rate_override {
             (r, RateSource::Override)
         } else {
             let nominal = info.ticks_per_ns.filter(|r| plausible_rate(*r));
-            let measured = cta.measured_ticks_per_ns().filter(|r| plausible_rate(*r));
+            let measured = launch_rate.filter(|r| plausible_rate(*r)).or(own_rate);
             match (measured, nominal) {
                 (Some(m), Some(n)) if !(0.5..=2.0).contains(&(m / n)) => {
                     rejected_rate = Some(m);
@@ -125,6 +134,7 @@ impl CtaClock {
             offset_ns: (cta.start_time_ns as i128 - t0 as i128) as f64,
             header_clock_used: header_ok,
             rejected_rate,
+            own_rate,
         }
     }
 

@@ -1180,3 +1180,90 @@ fn a_corrupt_written_count_does_not_move_records_by_seconds() {
         p.report().caveats
     );
 }
+
+#[test]
+fn a_coarse_global_timer_is_pooled_over_the_launch() {
+    // Four identical CTAs: 3000 ticks at 2 ticks/ns (1500 ns), a region of
+    // 2800 ticks (1400 ns) each. A global timer that ticks every
+    // microsecond reads their spans as 1000 or 2000 ns: alone, each CTA
+    // measures 3.0 or 1.5 ticks/ns and the region 933 or 1867 ns.
+    let info = cycle_info(&[reg(0, "r")]);
+    let ctas: Vec<_> = (0..4u32)
+        .map(|k| {
+            let timer_span = if k % 2 == 0 { 1_000 } else { 2_000 };
+            let mut c = cta(
+                k,
+                k,
+                10_000,
+                timer_span,
+                1.0,
+                vec![unit(0, vec![s(0, 100), e(0, 2_900)])],
+            );
+            c.finalize_clock = 3_000;
+            c
+        })
+        .collect();
+    let p = Profile::from_parts_with(info, ctas, &raw()).unwrap();
+    let durations: Vec<f64> = p
+        .instances(RegionId(0))
+        .map(|i| i.end_ns - i.start_ns)
+        .collect();
+    assert_eq!(durations, [1400.0; 4]);
+    let r = p.report();
+    assert!(r
+        .ctas
+        .iter()
+        .all(|c| (c.ticks_per_ns, c.rate_source) == (2.0, RateSource::Measured)));
+    assert_eq!(
+        (r.clock.cta_measured_min, r.clock.cta_measured_max),
+        (Some(1.5), Some(3.0))
+    );
+    assert!(
+        r.clock
+            .description
+            .contains("each CTA alone measured 1.5000 to 3.0000"),
+        "{}",
+        r.clock.description
+    );
+}
+
+#[test]
+fn records_the_header_clocks_cannot_hold_are_caveats() {
+    // CTA 0: a record after the finalize clock (a count past what was
+    // written, or clock bits lost). CTA 1 on a 32-bit counter: a header
+    // span of 2^32 ticks, so a whole wrap can hide between two records.
+    let mut info = cycle_info(&[reg(0, "r")]);
+    info.counter = kperf_dialects::abi::Counter::Clock32;
+    let mut beyond = cta(
+        0,
+        0,
+        0,
+        1_000,
+        2.0,
+        vec![unit(3, vec![s(0, 10), e(0, 5_000)])],
+    );
+    beyond.finalize_clock = 2_000;
+    let mut long = cta(
+        1,
+        1,
+        0,
+        1_000,
+        2.0,
+        vec![unit(0, vec![s(0, 10), e(0, 400)])],
+    );
+    long.finalize_clock = 1 << 32;
+    long.finalize_start_ns = (1u64 << 32) / 2;
+    let p = Profile::from_parts_with(info, vec![beyond, long], &raw()).unwrap();
+    let r = p.report();
+    let has = |text: &str| r.caveats.iter().any(|c| c.contains(text));
+    assert!(
+        has("1 units have records later than their CTA's finalize clock (first: CTA 0 unit 3)"),
+        "{:?}",
+        r.caveats
+    );
+    assert!(
+        has("1 CTAs ran 2^32 ticks or longer (first: CTA 1)"),
+        "{:?}",
+        r.caveats
+    );
+}

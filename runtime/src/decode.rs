@@ -186,6 +186,37 @@ pub struct BlockHead {
     pub start_time_ns: u64,
     /// Records that survive in the block's rings (what decoding would give).
     pub records: u64,
+    /// The CTA's counter at init and at finalize start, and the global
+    /// timer at finalize start (ns): its clock rate's measurement.
+    pub start_clock: u64,
+    pub finalize_clock: u64,
+    pub finalize_start_ns: u64,
+}
+
+impl BlockHead {
+    /// The clock span and global-timer span of the CTA, when both moved
+    /// forward: what [`crate::profile::CtaTrace::measured_ticks_per_ns`]
+    /// divides.
+    pub fn clock_spans(&self) -> Option<(u64, u64)> {
+        spans(
+            self.start_clock,
+            self.finalize_clock,
+            self.start_time_ns,
+            self.finalize_start_ns,
+        )
+    }
+}
+
+/// (ticks, ns) between init and finalize, when both are positive.
+pub(crate) fn spans(
+    start_clock: u64,
+    finalize_clock: u64,
+    start_ns: u64,
+    finalize_ns: u64,
+) -> Option<(u64, u64)> {
+    let dc = finalize_clock.checked_sub(start_clock)?;
+    let dt = finalize_ns.checked_sub(start_ns)?;
+    (dc > 0 && dt > 0).then_some((dc, dt))
 }
 
 /// The block's header, parsed and checked against the block's size and the
@@ -325,6 +356,9 @@ pub(crate) fn read_block_head(
     Ok(BlockHead {
         start_time_ns: header.start_time,
         records,
+        start_clock: header.start_clock,
+        finalize_clock: header.finalize_clock,
+        finalize_start_ns: header.finalize_start_time,
     })
 }
 
@@ -756,6 +790,9 @@ impl ProfileReader {
                 *out = BlockHead {
                     start_time_ns: cta.start_time_ns,
                     records: cta.units.iter().map(|u| u.records.len() as u64).sum(),
+                    start_clock: cta.start_clock,
+                    finalize_clock: cta.finalize_clock,
+                    finalize_start_ns: cta.finalize_start_ns,
                 };
                 Ok(read)
             }

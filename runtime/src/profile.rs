@@ -147,9 +147,19 @@ impl CtaTrace {
     /// Counter ticks per nanosecond measured over this CTA's lifetime, if
     /// the header carries usable timestamps.
     pub fn measured_ticks_per_ns(&self) -> Option<f64> {
-        let dt = self.finalize_start_ns.checked_sub(self.start_time_ns)?;
-        let dc = self.finalize_clock.checked_sub(self.start_clock)?;
-        (dt > 0 && dc > 0).then(|| dc as f64 / dt as f64)
+        let (dc, dt) = self.clock_spans()?;
+        Some(dc as f64 / dt as f64)
+    }
+
+    /// The clock span and global-timer span (ns) between init and
+    /// finalize, when both moved forward.
+    pub fn clock_spans(&self) -> Option<(u64, u64)> {
+        crate::decode::spans(
+            self.start_clock,
+            self.finalize_clock,
+            self.start_time_ns,
+            self.finalize_start_ns,
+        )
     }
 }
 

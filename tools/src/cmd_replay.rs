@@ -42,7 +42,7 @@ pub struct ReplayArgs {
     /// default the cost is then fitted to that run)
     #[arg(long)]
     pub no_fit: bool,
-    /// Counter ticks per ns (default: measured per CTA from the global timer)
+    /// Counter ticks per ns (default: measured from the global timer, all CTAs' clock spans over their timer spans)
     #[arg(long)]
     pub ticks_per_ns: Option<f64>,
     /// The input is a Triton Proton host dump
