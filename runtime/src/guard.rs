@@ -61,6 +61,9 @@ pub enum Placement {
     /// the check after the run reads (writes there are reported, reads are
     /// not). For GPU kernels run on the CPU (the SIMT target).
     DeviceAligned,
+    /// As `DeviceAligned`, with the start aligned to this power of two
+    /// (a kernel's dynamic shared memory declared `align 128`).
+    AlignedTo(usize),
     /// The first byte is the first of a page, just above the lower guard:
     /// under-runs fault.
     AgainstStart,
@@ -157,12 +160,16 @@ impl GuardedBuffer {
         GuardedBuffer::build(bytes, name, placement, false)
     }
 
-    /// Like [`GuardedBuffer::zeroed`], but a fault near it is reported as
-    /// an access to it even when it is empty: memory the kernel reaches
-    /// without an argument (the SIMT target's dynamic shared memory, which
-    /// a launch may give 0 bytes).
-    pub fn zeroed_always_named(bytes: usize, name: &str) -> Result<GuardedBuffer, String> {
-        GuardedBuffer::build(bytes, name, Placement::AgainstEnd, true)
+    /// Like [`GuardedBuffer::zeroed_placed`], but a fault near it is
+    /// reported as an access to it even when it is empty: memory the kernel
+    /// is given (a spec's buffer of shape `[0]`, the SIMT target's dynamic
+    /// shared memory of 0 bytes).
+    pub fn zeroed_named(
+        bytes: usize,
+        name: &str,
+        placement: Placement,
+    ) -> Result<GuardedBuffer, String> {
+        GuardedBuffer::build(bytes, name, placement, true)
     }
 
     fn build(
@@ -217,6 +224,13 @@ impl GuardedBuffer {
             Placement::AgainstEnd => (slack, 0),
             Placement::DeviceAligned => {
                 let lead = slack / DEVICE_ALIGN * DEVICE_ALIGN;
+                (lead, slack - lead)
+            }
+            Placement::AlignedTo(align) => {
+                // The page start is page-aligned: alignments up to a page
+                // hold exactly; the tail (< align) is canary.
+                let align = align.clamp(1, page);
+                let lead = slack / align * align;
                 (lead, slack - lead)
             }
             Placement::AgainstStart => (0, slack),

@@ -134,17 +134,17 @@ pub fn run_simt(
     // access past `shared_bytes` faults with the buffer's name. One CTA
     // runs at a time, so one buffer serves them all.
     let mut dynamic_shared = match rewritten.dynamic_shared_align {
-        Some(align) => {
-            let align = align as usize;
-            let bytes = (spec.shared_bytes as usize).div_ceil(align) * align;
-            Some(
-                GuardedBuffer::zeroed_always_named(
-                    bytes,
-                    "dynamic shared memory (the spec's shared_bytes)",
-                )
-                .map_err(launch)?,
+        Some(align) => Some(
+            // Exactly the spec's bytes, the start aligned as the kernel
+            // declares (rounding the size up to the alignment let writes
+            // past `shared_bytes` go unseen).
+            GuardedBuffer::zeroed_named(
+                spec.shared_bytes as usize,
+                "dynamic shared memory (the spec's shared_bytes)",
+                crate::guard::Placement::AlignedTo(align as usize),
             )
-        }
+            .map_err(launch)?,
+        ),
         None => None,
     };
     let mut symbols = vec![

@@ -18,7 +18,10 @@
 //! - `activemask`: the lanes at the same call site, gathered until every
 //!   other live lane of the warp waits elsewhere (at a barrier or a warp
 //!   operation) or has exited, so lanes a branch sent elsewhere are not in
-//!   it, as on a GPU.
+//!   it, as on a GPU; lanes that keep running (a spin on a flag) are taken
+//!   to be elsewhere once no lane has come for [`ACTIVEMASK_PATIENCE`]. Lanes reaching the site
+//!   in different iterations of a divergent loop can gather together,
+//!   where a GPU that reconverges after the branch keeps them apart.
 //!
 //! A CTA in which every live thread waits and none can release another
 //! (threads parked at different barriers, a warp op whose mask names a lane
@@ -29,6 +32,7 @@
 //! progress a note says so, and the run goes on.
 
 use std::cell::Cell;
+use std::io::Write as _;
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -175,7 +179,25 @@ struct Warp {
     next_id: u64,
 }
 
+/// How long after its last arrival an `activemask` gathering waits for
+/// lanes that neither come nor wait elsewhere (they run: a spin loop, a
+/// long branch).
+const ACTIVEMASK_PATIENCE: Duration = Duration::from_millis(250);
+
 impl Warp {
+    /// Complete open meeting `id` with the lanes present.
+    fn complete(&mut self, id: u64) {
+        if let Some(k) = self.open.iter().position(|o| o.id == id) {
+            let o = self.open.remove(k);
+            self.done.push(Done {
+                id: o.id,
+                present: o.arrived,
+                vals: o.vals,
+                unread: o.arrived,
+            });
+        }
+    }
+
     /// Lanes waiting in a warp meeting.
     fn in_meetings(&self) -> u32 {
         self.open.iter().fold(0, |m, o| m | o.arrived)
@@ -211,7 +233,6 @@ impl Warp {
 }
 
 /// One of the CTA's 16 hardware barriers.
-#[derive(Clone, Copy)]
 struct Bar {
     /// Threads counted in this round (waiting or arrive-only).
     arrived: u32,
@@ -223,7 +244,20 @@ struct Bar {
     popc: u32,
     all: bool,
     any: bool,
-    result: [(u64, u32, bool, bool); 2],
+    /// Released rounds some waiter has not read yet. With a thread count
+    /// below the threads using the barrier, others can complete rounds
+    /// before a slow waiter wakes (keeping 2 rounds panicked, 6 runs in 6).
+    done: Vec<Round>,
+}
+
+/// A released round's reductions, and how many waiters still read them.
+#[derive(Clone, Copy)]
+struct Round {
+    gen: u64,
+    popc: u32,
+    all: bool,
+    any: bool,
+    unread: u32,
 }
 
 impl Default for Bar {
@@ -236,7 +270,7 @@ impl Default for Bar {
             popc: 0,
             all: true,
             any: false,
-            result: [(0, 0, true, false); 2],
+            done: Vec::new(),
         }
     }
 }
@@ -252,13 +286,42 @@ impl Bar {
                 }
     }
 
+    /// The round's result as (popc, all, any).
+    fn result(&self) -> (u32, bool, bool) {
+        (self.popc, self.all, self.any)
+    }
+
     fn release(&mut self) {
-        self.result[(self.gen % 2) as usize] = (self.gen, self.popc, self.all, self.any);
+        if self.waiting > 0 {
+            self.done.push(Round {
+                gen: self.gen,
+                popc: self.popc,
+                all: self.all,
+                any: self.any,
+                unread: self.waiting,
+            });
+        }
         *self = Bar {
             gen: self.gen + 1,
-            result: self.result,
+            done: std::mem::take(&mut self.done),
             ..Bar::default()
         };
+    }
+
+    /// A waiter of round `gen` takes its result.
+    fn take(&mut self, gen: u64) -> (u32, bool, bool) {
+        let k = self
+            .done
+            .iter()
+            .position(|r| r.gen == gen)
+            .expect("a released round keeps its result until its waiters read it");
+        let r = &mut self.done[k];
+        r.unread -= 1;
+        let got = (r.popc, r.all, r.any);
+        if r.unread == 0 {
+            self.done.swap_remove(k);
+        }
+        got
     }
 }
 
@@ -333,7 +396,7 @@ impl Cta {
             threads,
             state: Mutex::new(State {
                 live: 0,
-                bars: [Bar::default(); BARRIERS as usize],
+                bars: std::array::from_fn(|_| Bar::default()),
                 warps: Vec::new(),
                 progress: 0,
                 noted: false,
@@ -351,7 +414,7 @@ impl Cta {
         let mut s = self.lock();
         s.live = self.threads;
         s.noted = false;
-        s.bars = [Bar::default(); BARRIERS as usize];
+        s.bars = std::array::from_fn(|_| Bar::default());
         s.warps = (0..self.threads.div_ceil(WARP))
             .map(|w| {
                 let lanes = (self.threads - w * WARP).min(WARP);
@@ -401,7 +464,8 @@ impl Cta {
             } else if !s.noted && since.elapsed() > self.patience {
                 s.noted = true;
                 let id = *self.id.lock().unwrap_or_else(|e| e.into_inner());
-                eprintln!(
+                let _ = writeln!(
+                    std::io::stderr(),
                     "kperf: note: SIMT: CTA ({}, {}, {}): {} of {} live threads have waited {:.0} s (one at {what}) for threads that still run (a long loop, or a spin that never ends; the run goes on)",
                     id[0],
                     id[1],
@@ -425,7 +489,8 @@ impl Cta {
             .map(|(k, b)| format!("{} at barrier {k}", b.waiting))
             .collect();
         let in_warps: u32 = s.warps.iter().map(|w| w.in_meetings().count_ones()).sum();
-        eprintln!(
+        let _ = writeln!(
+                    std::io::stderr(),
             "kperf: error: SIMT: CTA ({}, {}, {}) deadlocked: every live thread waits and none can release another (this one at {what}; {} of {} threads alive; {}{} in warp operations). On a GPU this kernel hangs too: barriers or warp masks that not every live thread reaches.",
             id[0],
             id[1],
@@ -484,15 +549,15 @@ impl Cta {
         b.all &= pred;
         b.any |= pred;
         let gen = b.gen;
-        let full = b.full(live);
-        if full {
+        let (popc, all, any) = if b.full(live) {
+            // The last arrival reads the round as it closes it.
+            let r = b.result();
             s.release(k);
             self.cv.notify_all();
-        }
-        if op == BAR_ARRIVE {
+            r
+        } else if op == BAR_ARRIVE {
             return 0;
-        }
-        if !full {
+        } else {
             s.bars[k].waiting += 1;
             let w = &mut s.warps[warp];
             w.at_barrier |= 1 << lane;
@@ -501,9 +566,8 @@ impl Cta {
                 self.cv.notify_all();
             }
             s = self.wait_until(s, &format!("barrier {id}"), |s| s.bars[k].gen != gen);
-        }
-        let (g, popc, all, any) = s.bars[k].result[(gen % 2) as usize];
-        debug_assert_eq!(g, gen);
+            s.bars[k].take(gen)
+        };
         match op {
             BAR_POPC => popc,
             BAR_AND => all as u32,
@@ -516,9 +580,12 @@ impl Cta {
     /// hardware would not accept.
     fn fail(&self, why: &str) -> ! {
         let id = *self.id.lock().unwrap_or_else(|e| e.into_inner());
-        eprintln!(
+        let _ = writeln!(
+            std::io::stderr(),
             "kperf: error: SIMT: CTA ({}, {}, {}): {why}",
-            id[0], id[1], id[2]
+            id[0],
+            id[1],
+            id[2]
         );
         // SAFETY: as in `deadlock`.
         unsafe {
@@ -575,9 +642,38 @@ impl Cta {
             Key::Mask(m) => format!("a warp operation with mask {m:#010x}"),
             Key::Active(_) => "activemask".to_string(),
         };
-        s = self.wait_until(s, &what, |s| {
-            s.warps[warp as usize].done.iter().any(|d| d.id == id)
-        });
+        let done = |s: &State| s.warps[warp as usize].done.iter().any(|d| d.id == id);
+        if matches!(key, Key::Active(_)) {
+            // Lanes that spin (on a flag the gathered lanes set, with
+            // independent thread scheduling) never wait elsewhere: after a
+            // short while the lanes present are the mask, not a hang.
+            // The patience counts from the last lane that came: lanes
+            // still being scheduled (32 threads on 2 cores beside spinning
+            // ones) keep coming.
+            let present = |s: &State| {
+                s.warps[warp as usize]
+                    .open
+                    .iter()
+                    .find(|o| o.id == id)
+                    .map_or(0, |o| o.arrived)
+            };
+            let (mut seen, mut since) = (present(&s), Instant::now());
+            while !done(&s) && since.elapsed() < ACTIVEMASK_PATIENCE {
+                s = self
+                    .cv
+                    .wait_timeout(s, Duration::from_millis(5))
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
+                if present(&s) != seen {
+                    (seen, since) = (present(&s), Instant::now());
+                }
+            }
+            if !done(&s) {
+                s.warps[warp as usize].complete(id);
+                self.cv.notify_all();
+            }
+        }
+        s = self.wait_until(s, &what, done);
         let w = &mut s.warps[warp as usize];
         let k = w
             .done
@@ -712,7 +808,10 @@ fn me() -> Me {
     match ME.with(|m| m.get()) {
         Some(m) => m,
         None => {
-            eprintln!("kperf: internal error: a SIMT primitive called outside a SIMT thread");
+            let _ = writeln!(
+                std::io::stderr(),
+                "kperf: internal error: a SIMT primitive called outside a SIMT thread"
+            );
             std::process::abort();
         }
     }
