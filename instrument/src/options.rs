@@ -325,9 +325,14 @@ impl Ordering {
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
 pub enum Registers {
     /// Cap a kernel (`.maxnreg`) only where ptxas would otherwise give the
-    /// instrumented build fewer CTAs per SM than the plain one.
+    /// instrumented build fewer CTAs per SM than the plain one, and only
+    /// where the capped build spills no more registers to local memory
+    /// than the plain one (spills are loads and stores the kernel never
+    /// made: then the CTAs are lost instead, and said).
     #[default]
     Occupancy,
+    /// Cap to keep the CTAs per SM even where ptxas then spills.
+    OccupancySpill,
     /// Let ptxas choose.
     Free,
 }
@@ -336,9 +341,10 @@ impl Registers {
     pub fn parse(s: &str) -> Result<Registers> {
         match s {
             "occupancy" => Ok(Registers::Occupancy),
+            "occupancy-spill" => Ok(Registers::OccupancySpill),
             "free" => Ok(Registers::Free),
             _ => Err(InstrumentError::Option(format!(
-                "--registers `{s}`: expected occupancy or free"
+                "--registers `{s}`: expected occupancy, occupancy-spill or free"
             ))),
         }
     }

@@ -86,6 +86,9 @@ pub struct RegisterHold {
     pub drift: Option<(u64, u64)>,
     /// In-line SASS instructions of the plain build, when `drift` is known.
     pub plain_instructions: Option<u64>,
+    /// Spill bytes (stores + loads) beyond the plain build's that the cap
+    /// keeping occupancy would have made ptxas add: why no cap was set.
+    pub refused_for_spills: Option<u64>,
 }
 
 impl RegisterHold {
@@ -109,15 +112,38 @@ impl RegisterHold {
                 .flatten(),
             drift: None,
             plain_instructions: None,
+            refused_for_spills: None,
         }
     }
 
-    /// A line for the user, when a cap was set.
+    /// Drop the occupancy cap: with it ptxas would spill `extra` bytes
+    /// more than the plain build.
+    fn refuse_for_spills(&mut self, extra: u64) {
+        self.cap = None;
+        self.drift = None;
+        self.refused_for_spills = Some(extra);
+    }
+
+    /// A line for the user, when a cap was set or refused.
     pub fn describe(&self) -> Option<String> {
-        let cap = self.cap?;
         // A kernel name is the input's: never print its control characters.
         let kernel = kperf_dialects::meta::displayable_name(&self.kernel, 256)
             .unwrap_or_else(|| self.kernel.clone());
+        if let Some(extra) = self.refused_for_spills {
+            return Some(format!(
+                "warning: `{kernel}`: {} registers instrumented against {} plain runs {} CTA(s) \
+                 of {} threads per SM instead of {}; the register cap that would keep them \
+                 makes ptxas spill {extra} bytes of registers to local memory that the plain \
+                 kernel does not (loads and stores it never made), so none was set \
+                 (--registers occupancy-spill sets it anyway)",
+                self.instrumented,
+                self.plain,
+                self.instrumented_ctas_per_sm,
+                self.threads,
+                self.plain_ctas_per_sm
+            ));
+        }
+        let cap = self.cap?;
         let of = self.plain_instructions.map_or(String::new(), |n| {
             format!(" (counted per kind of work; the plain kernel has {n})")
         });
@@ -169,12 +195,17 @@ impl RegisterHold {
 /// and on Triton's tutorial add kernel the free build recomputes an offset
 /// the capped one keeps (4 of 41 instructions against 1).
 /// `triton`: a Triton metadata file was found beside LLVM IR input.
+///
+/// A cap that makes ptxas spill more than the plain build is dropped
+/// unless `allow_spills` (`--registers occupancy-spill`): the kernel then
+/// runs fewer CTAs per SM, and [`RegisterHold::describe`] says so.
 pub fn hold_occupancy(
     kctx: &KperfContext,
     input: &[u8],
     file: &str,
     opts: &mut InstrumentOptions,
     triton: bool,
+    allow_spills: bool,
 ) -> Result<Vec<RegisterHold>> {
     let Target::Nvptx { chip, simt: false } = &opts.target else {
         return Ok(Vec::new());
@@ -182,7 +213,7 @@ pub fn hold_occupancy(
     let chip = chip.clone();
     opts.register_limits.clear();
     if llvm::is_llvm_input(file, input) {
-        return hold_llvm(kctx, input, file, opts, triton, &chip);
+        return hold_llvm(kctx, input, file, opts, triton, &chip, allow_spills);
     }
     let source = std::str::from_utf8(input).map_err(|_| InstrumentError::At {
         location: file.to_string(),
@@ -206,7 +237,32 @@ pub fn hold_occupancy(
         }
         holds.push(hold);
     }
+    if !allow_spills && holds.iter().any(|h| h.cap.is_some()) {
+        let capped = mlir::pipeline::instrument(kctx, source, file, opts, Emit::Ptx)?;
+        let (plain, capped) = (
+            cost::assemble(&plain, &chip)?,
+            cost::assemble(&capped.bytes, &chip)?,
+        );
+        for h in holds.iter_mut().filter(|h| h.cap.is_some()) {
+            if let (Ok(p), Ok(c)) = (plain.kernel(&h.kernel), capped.kernel(&h.kernel)) {
+                if let Some(extra) = extra_spills(&p, &c) {
+                    opts.register_limits.remove(&h.kernel);
+                    h.refuse_for_spills(extra);
+                }
+            }
+        }
+    }
     Ok(holds)
+}
+
+/// Spill bytes `capped` has beyond `plain`'s, if any.
+fn extra_spills(plain: &cost::Compiled, capped: &cost::Compiled) -> Option<u64> {
+    let spills = |k: &cost::Compiled| {
+        u64::from(k.ptxas.spill_store_bytes) + u64::from(k.ptxas.spill_load_bytes)
+    };
+    spills(capped)
+        .checked_sub(spills(plain))
+        .filter(|&extra| extra > 0)
 }
 
 /// [`hold_occupancy`] for LLVM IR: line-tagged builds, and the capped
@@ -218,6 +274,7 @@ fn hold_llvm(
     opts: &mut InstrumentOptions,
     triton: bool,
     chip: &str,
+    allow_spills: bool,
 ) -> Result<Vec<RegisterHold>> {
     // Line tags change no SASS (docs/fidelity.md); they tell kperf's code
     // from the kernel's.
@@ -271,6 +328,11 @@ fn hold_llvm(
         ) else {
             continue;
         };
+        if let Some(extra) = extra_spills(&p, &capped).filter(|_| !allow_spills) {
+            opts.register_limits.remove(&name);
+            h.refuse_for_spills(extra);
+            continue;
+        }
         h.drift = Some((
             cost::kernel_drift(&p, &free),
             cost::kernel_drift(&p, &capped),

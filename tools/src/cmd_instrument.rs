@@ -90,8 +90,10 @@ pub struct LoweringArgs {
     pub ordering: String,
     /// NVPTX: occupancy (where ptxas would give the instrumented kernel
     /// fewer CTAs per SM than the plain one, cap its registers with
-    /// .maxnreg at the most that keep them; needs ptxas, skipped with a
-    /// warning without it) or free (ptxas chooses)
+    /// .maxnreg at the most that keep them, unless ptxas then spills more
+    /// than the plain build: then warn and keep the registers; needs
+    /// ptxas, skipped with a warning without it), occupancy-spill (cap
+    /// even if it spills) or free (ptxas chooses)
     #[arg(long, default_value = "occupancy")]
     pub registers: String,
     /// MLIR: passes to run on the input first, in the plain and
@@ -254,7 +256,8 @@ pub struct TritonMetadata {
 
 pub fn triton_metadata_beside(input: &Path) -> Option<TritonMetadata> {
     let path = input.with_extension("json");
-    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).ok()?).ok()?;
+    let v: serde_json::Value =
+        serde_json::from_slice(&kperf_runtime::input::read(&path).ok()?).ok()?;
     Some(TritonMetadata {
         num_warps: v.get("num_warps")?.as_u64()? as u32,
         shared: v.get("shared")?.as_u64()? as u32,
@@ -344,8 +347,8 @@ fn default_llvm_emit(t: &Target) -> Emit {
 
 pub fn run(a: InstrumentArgs) -> Result<()> {
     let mut opts = a.lowering.options()?;
-    let bytes =
-        std::fs::read(&a.input).with_context(|| format!("cannot read {}", a.input.display()))?;
+    let bytes = kperf_runtime::input::read(&a.input)
+        .with_context(|| format!("cannot read {}", a.input.display()))?;
     let file = a.input.display().to_string();
     let kctx = KperfContext::new()?;
     if kperf_instrument::llvm::is_llvm_input(&file, &bytes) {

@@ -18,10 +18,12 @@ pub fn hold_occupancy(
     triton: bool,
 ) -> Result<()> {
     // Only code ptxas assembles has registers to hold (not the SIMT target).
-    if policy != Registers::Occupancy || !opts.target.inline_ptx() {
+    if policy == Registers::Free || !opts.target.inline_ptx() {
         return Ok(());
     }
-    match kperf_instrument::registers::hold_occupancy(kctx, input, file, opts, triton) {
+    let allow_spills = policy == Registers::OccupancySpill;
+    match kperf_instrument::registers::hold_occupancy(kctx, input, file, opts, triton, allow_spills)
+    {
         Ok(holds) => {
             for line in holds.iter().filter_map(|h| h.describe()) {
                 eprintln!("kperf: {line}");
