@@ -368,3 +368,30 @@ fn hostile_inputs_get_clear_errors_and_lose_nothing() {
         failures.join("\n\n")
     );
 }
+
+/// stdout and stderr closed by their reader (`kperf replay ... | head -1`,
+/// `2>&1 | head -1`): the standard print macros panicked on the broken
+/// pipe (status 101) and the job died before writing its trace. The job
+/// goes on, writes its files and succeeds (found by an adversarial pass,
+/// 2026-11-27).
+#[test]
+fn a_closed_stdout_or_stderr_loses_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fixture = repo().join("tests/fixtures/proton/seq.bin");
+    let trace = dir.path().join("t.json");
+    let (reader, stdout) = std::io::pipe().expect("pipe");
+    let (reader2, stderr) = std::io::pipe().expect("pipe");
+    drop((reader, reader2));
+    let status = Command::new(env!("CARGO_BIN_EXE_kperf"))
+        .args(["replay", "--proton"])
+        .arg(&fixture)
+        .arg("--summary")
+        .arg("-o")
+        .arg(&trace)
+        .stdout(stdout)
+        .stderr(stderr)
+        .status()
+        .expect("kperf runs");
+    assert!(status.success(), "{status:?}");
+    assert!(trace.is_file(), "the trace is written");
+}

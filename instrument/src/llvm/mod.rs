@@ -39,7 +39,7 @@ use inkwell::targets::{
     TargetTriple,
 };
 use inkwell::types::{BasicMetadataTypeEnum, BasicType};
-use inkwell::values::{AsValueRef, BasicMetadataValueEnum, FunctionValue};
+use inkwell::values::{AsValueRef, BasicMetadataValueEnum, BasicValue, FunctionValue};
 use inkwell::OptimizationLevel;
 use ir::{Block, Inst};
 use kperf_dialects::abi::{Edge, Layout, RegionId};
@@ -458,6 +458,39 @@ fn triton_profile_param(f: FunctionValue, is_triton: bool) -> Option<u32> {
     (is_triton && n >= 2 && global1(&ps[n - 1]) && global1(&ps[n - 2])).then(|| (n - 1) as u32)
 }
 
+/// A name from the input as it may be printed (control characters escaped,
+/// cut to 256 bytes).
+fn shown(name: &str) -> String {
+    kperf_dialects::meta::displayable_name(name, 256).unwrap_or_else(|| name.to_string())
+}
+
+/// The functions of the module that call `f` (a kernel that recurses, or is
+/// also called as a function), by name.
+fn callers_of(f: FunctionValue) -> Vec<String> {
+    let mut callers = Vec::new();
+    // SAFETY: walking the use list of a live function with LLVM's C API;
+    // every pointer comes from LLVM and is only read.
+    unsafe {
+        let mut u = sys::LLVMGetFirstUse(f.as_value_ref());
+        while !u.is_null() {
+            let user = sys::LLVMGetUser(u);
+            let is_call =
+                !sys::LLVMIsACallInst(user).is_null() || !sys::LLVMIsAInvokeInst(user).is_null();
+            if is_call && sys::LLVMGetCalledValue(user) == f.as_value_ref() {
+                let caller = sys::LLVMGetBasicBlockParent(sys::LLVMGetInstructionParent(user));
+                let mut len = 0usize;
+                let name = sys::LLVMGetValueName2(caller, &mut len);
+                let bytes = std::slice::from_raw_parts(name as *const u8, len);
+                callers.push(String::from_utf8_lossy(bytes).into_owned());
+            }
+            u = sys::LLVMGetNextUse(u);
+        }
+    }
+    callers.sort();
+    callers.dedup();
+    callers
+}
+
 /// Replace `f` by a copy with a `ptr addrspace(1)` (host: `ptr`) parameter
 /// inserted at `pos`: LLVM cannot add a parameter in place. Body,
 /// attributes, metadata and uses move over; the name stays.
@@ -740,6 +773,43 @@ fn instrument_llvm_with(
         .collect();
     for name in names {
         let f = module.get_function(&name).expect("kernel listed");
+        // A called kernel would run init and finalize again inside itself,
+        // over the caller's ring, and a new profile parameter would leave
+        // its calls passing the old arguments (the callee then recorded
+        // through a grid argument as its profile pointer).
+        // MLIR's C-interface wrapper (`_mlir_ciface_<kernel>`, from
+        // `--emit llvm` on the host) calls the kernel with its plain
+        // signature: it would pass the wrong arguments once the profile
+        // parameter is in. kperf's launchers never call it: it goes.
+        let ciface = format!("_mlir_ciface_{name}");
+        if let Some(w) = module.get_function(&ciface) {
+            if callers_of(f) == [ciface.clone()]
+                && w.as_global_value()
+                    .as_pointer_value()
+                    .get_first_use()
+                    .is_none()
+            {
+                // SAFETY: a function nothing refers to.
+                unsafe { w.delete() };
+            }
+        }
+        let callers = callers_of(f);
+        if !callers.is_empty() {
+            return Err(InstrumentError::At {
+                location: file.to_string(),
+                message: format!(
+                    "kernel `{}` is called by {} (recursion, or a kernel also used as a \
+                     function): kperf cannot instrument a kernel that is called; move the \
+                     body into a function both call",
+                    shown(&name),
+                    callers
+                        .iter()
+                        .map(|c| format!("`{}`", shown(c)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            });
+        }
         if needs_edges {
             run_function_passes(f, "loop-simplify", &tm)?;
         }

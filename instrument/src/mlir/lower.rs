@@ -53,12 +53,36 @@ fn create(
     }
 }
 
+/// Up to three block dimensions, the rest 1; `None` when there are none.
+fn dims3(dims: &[u32]) -> Option<[u32; 3]> {
+    if dims.is_empty() {
+        return None;
+    }
+    let mut d = [1u32; 3];
+    for (i, v) in dims.iter().take(3).enumerate() {
+        d[i] = *v;
+    }
+    Some(d)
+}
+
 /// Threads per CTA: `known_block_size` (set by gpu-kernel-outlining for
 /// constant launches), Triton's `nvvm.reqntid`, or the user's `--block`.
 fn block_shape(f: Op, opts: &InstrumentOptions) -> Result<[u32; 3]> {
     if opts.target.is_host() {
         return Ok([1, 1, 1]);
     }
+    // A block the user gave (--block, or `kperf run`'s launch spec) must
+    // be the one the kernel declares.
+    let agree = |d: [u32; 3], what: &str| -> Result<[u32; 3]> {
+        match opts.block {
+            Some(b) if b != d => Err(InstrumentError::Option(format!(
+                "the block size given ({b:?}, by --block or the launch spec's `block`) \
+                 disagrees with {what} {d:?} ({})",
+                f.loc_string()
+            ))),
+            _ => Ok(d),
+        }
+    };
     for name in [
         "known_block_size",
         "gpu.known_block_size",
@@ -79,35 +103,34 @@ fn block_shape(f: Op, opts: &InstrumentOptions) -> Result<[u32; 3]> {
             } else {
                 nums
             };
-            if !dims.is_empty() {
-                let mut d = [1u32; 3];
-                for (i, v) in dims.iter().take(3).enumerate() {
-                    d[i] = *v;
-                }
-                if let Some(b) = opts.block {
-                    if b != d {
-                        return Err(InstrumentError::Option(format!(
-                            "--block {:?} disagrees with the kernel's {name} {:?} ({})",
-                            b,
-                            d,
-                            f.loc_string()
-                        )));
-                    }
-                }
-                return Ok(d);
+            if let Some(d) = dims3(&dims) {
+                return agree(d, &format!("the kernel's {name}"));
+            }
+        }
+    }
+    // `mlir-translate --import-llvm` keeps LLVM's string attribute
+    // "nvvm.reqntid"="128[,y,z]" as `passthrough = [["nvvm.reqntid", "128"]]`.
+    if let Some(a) = f.attr("passthrough") {
+        let text = ir::attr_string(a);
+        if let Some(rest) = text.split("\"nvvm.reqntid\", \"").nth(1) {
+            let value = rest.split('"').next().unwrap_or("");
+            let dims: Vec<u32> = value
+                .split(',')
+                .filter_map(|v| v.trim().parse().ok())
+                .collect();
+            if let Some(d) = dims3(&dims) {
+                return agree(d, "the kernel's passthrough nvvm.reqntid");
             }
         }
     }
     if let Some(d) = launch::launch_block_size(f) {
-        if let Some(b) = opts.block {
-            if b != d {
-                return Err(InstrumentError::Option(format!(
-                    "--block {b:?} disagrees with the block size {d:?} of the gpu.launch_func of `{}`",
-                    regions::symbol_name(f)
-                )));
-            }
-        }
-        return Ok(d);
+        return agree(
+            d,
+            &format!(
+                "the block size of the gpu.launch_func of `{}`",
+                regions::symbol_name(f)
+            ),
+        );
     }
     opts.block.ok_or_else(|| InstrumentError::At {
         location: f.loc_string(),

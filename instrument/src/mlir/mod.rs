@@ -92,6 +92,7 @@ impl KperfContext {
     /// (`!t = ...`, `#map = ...`), which must stay outside it, move ahead of
     /// it on that line ([`split_top_level_aliases`]).
     pub fn parse(&self, source: &str, name: &str) -> Result<Module<'_>> {
+        check_nesting(source, name)?;
         let module = match self.parse_module(source, name)? {
             Some(m) => m,
             None => {
@@ -296,6 +297,60 @@ pub fn module_op(m: &Module) -> Op {
 /// Print the module in its custom (pretty) form with locations elided.
 pub fn print_module(m: &Module) -> String {
     module_op(m).print()
+}
+
+/// Brace nesting MLIR text may have. MLIR's parser, verifier and passes
+/// recurse once per region or attribute level; 3000 nested `scf.for`
+/// overflowed kperf's stack (an abort, no message). Real kernels nest a
+/// few dozen levels.
+pub const MAX_NESTING: usize = 1000;
+
+/// Refuse `source` when its `{` nesting (outside strings and comments)
+/// passes [`MAX_NESTING`], naming the line.
+fn check_nesting(source: &str, name: &str) -> Result<()> {
+    let (mut depth, mut line) = (0usize, 1usize);
+    let mut chars = source.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\n' => line += 1,
+            '"' => {
+                // A string literal, with backslash escapes.
+                while let Some(c) = chars.next() {
+                    match c {
+                        '\\' => {
+                            chars.next();
+                        }
+                        '"' => break,
+                        '\n' => line += 1,
+                        _ => {}
+                    }
+                }
+            }
+            '/' if chars.as_str().starts_with('/') => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        line += 1;
+                        break;
+                    }
+                }
+            }
+            '{' => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Err(InstrumentError::Parse {
+                        file: name.into(),
+                        diagnostics: format!(
+                            "{name}:{line}: nested more than {MAX_NESTING} levels of regions or \
+                             attributes; kperf refuses it (MLIR's parser recurses once per level)"
+                        ),
+                    });
+                }
+            }
+            '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -97,6 +97,18 @@ pub fn instrument(
     })
 }
 
+/// Whether `op` lies inside a `gpu.module`.
+fn inside_gpu_module(op: Op) -> bool {
+    let mut p = op.parent();
+    while let Some(o) = p {
+        if o.name() == "gpu.module" {
+            return true;
+        }
+        p = o.parent();
+    }
+    false
+}
+
 /// Run the kperf passes in place, stopping after the stage `emit` asks for.
 pub fn instrument_module(
     kctx: &KperfContext,
@@ -575,6 +587,30 @@ pub fn apply_host_abi(kctx: &KperfContext, f: Op) -> Result<()> {
     if f.has_attr("kperf.host_abi") {
         return Ok(());
     }
+    // The six grid arguments change the kernel's signature: a call of it
+    // (recursion, or a kernel also called as a function) would no longer
+    // verify, and would run init and finalize inside the caller's records.
+    let mut top = f;
+    while let Some(p) = top.parent() {
+        top = p;
+    }
+    let name = regions::symbol_name(f);
+    let callers: Vec<String> = regions::calls(top)
+        .into_iter()
+        .filter(|(callee, _)| *callee == name)
+        .map(|(_, caller)| format!("`{caller}`"))
+        .collect();
+    if !callers.is_empty() {
+        return Err(InstrumentError::At {
+            location: f.loc_string(),
+            message: format!(
+                "host kernel `{name}` is called by {} (recursion, or a kernel also used as a \
+                 function): kperf cannot instrument a kernel that is called; mark the kernels \
+                 with `kperf.kernel`, or move the body into a function both call",
+                callers.join(", ")
+            ),
+        });
+    }
     let ctx = kctx.ctx.to_raw();
     let n = lower::num_inputs(f);
     let mut args = Vec::new();
@@ -911,6 +947,24 @@ pub fn parse_input<'c>(
             if let Some(h) = holder.filter(|h| h.nested_ops().is_empty()) {
                 h.erase();
             }
+        }
+    }
+    if !opts.target.is_host() {
+        let kernels = regions::find_kernels(module_op(&module), &opts.target);
+        if let Some(k) = kernels.iter().find(|k| !inside_gpu_module(**k)) {
+            // The GPU pipeline compiles gpu.modules only: such a kernel got
+            // as far as "no gpu.binary object was produced".
+            return Err(InstrumentError::At {
+                location: k.loc_string(),
+                message: format!(
+                    "kernel `{}` is an llvm.func outside any gpu.module (as `mlir-translate \
+                     --import-llvm` writes it): the MLIR GPU pipeline compiles gpu.modules \
+                     only; wrap it and what it uses in `gpu.module @m {{ ... }}`, or give kperf \
+                     the LLVM IR (`mlir-translate --mlir-to-llvmir`), which it instruments \
+                     directly",
+                    regions::symbol_name(*k)
+                ),
+            });
         }
     }
     Ok(module)

@@ -2,7 +2,7 @@
 //! attributes, and the automatic modes. Every source ends up as pairs of
 //! `kperf.record` ops, which [`check_balance`] verifies before lowering.
 
-use super::ir::{dominates, sref, Op, Value};
+use super::ir::{self, dominates, sref, Op, Value};
 use crate::error::{InstrumentError, Result};
 use crate::options::{RegionMode, Target};
 use globset::Glob;
@@ -81,12 +81,17 @@ pub fn is_return(op: Op) -> bool {
 /// marked `gpu.kernel` alone is a device function: the NVVM and ROCDL
 /// translations emit it as `.func`, not `.entry` (upstream's dump-ptx
 /// test), and no launch can start it.
+/// `llvm.func`s with the PTX kernel calling convention (`ptx_kernelcc`,
+/// what `mlir-translate --import-llvm` makes of a `ptx_kernel` function)
+/// are kernels too.
 /// Host: `func.func` with `kperf.kernel`, or, when none is marked, every
-/// public `func.func` with a body.
+/// public `func.func` with a body that no other function calls (a public
+/// helper is not a kernel: giving it the host ABI broke its calls).
 pub fn find_kernels(module: Op, target: &Target) -> Vec<Op> {
     let all = module.nested_ops();
     let has_body = |f: &Op| f.regions().first().and_then(|r| r.first_block()).is_some();
     if target.is_host() {
+        let called = calls(module);
         let funcs: Vec<Op> = all
             .iter()
             .copied()
@@ -103,15 +108,47 @@ pub fn find_kernels(module: Op, target: &Target) -> Vec<Op> {
         return funcs
             .into_iter()
             .filter(|f| f.str_attr("sym_visibility").as_deref() != Some("private"))
+            .filter(|f| {
+                let name = symbol_name(*f);
+                !called
+                    .iter()
+                    .any(|(callee, caller)| *callee == name && *caller != name)
+            })
             .collect();
     }
+    let ptx_kernelcc = |o: &Op| {
+        o.attr("CConv")
+            .is_some_and(|a| ir::attr_string(a).contains("ptx_kernel"))
+    };
     all.into_iter()
         .filter(|o| {
             let n = o.name();
             (n == "gpu.func" && o.has_attr("gpu.kernel"))
-                || (n == "llvm.func" && (o.has_attr("nvvm.kernel") || o.has_attr("rocdl.kernel")))
+                || (n == "llvm.func"
+                    && (o.has_attr("nvvm.kernel") || o.has_attr("rocdl.kernel") || ptx_kernelcc(o)))
         })
         .filter(has_body)
+        .collect()
+}
+
+/// Every `func.call` in `module`: (callee, caller) symbol names.
+pub fn calls(module: Op) -> Vec<(String, String)> {
+    module
+        .nested_ops()
+        .into_iter()
+        .filter(|o| o.name() == "func.call")
+        .filter_map(|call| {
+            let callee = ir::attr_string(call.attr("callee")?);
+            let callee = callee.trim_start_matches('@').trim_matches('"').to_string();
+            let mut caller = call.parent();
+            while let Some(p) = caller {
+                if p.name() == "func.func" {
+                    break;
+                }
+                caller = p.parent();
+            }
+            Some((callee, caller.map(symbol_name).unwrap_or_default()))
+        })
         .collect()
 }
 

@@ -1,0 +1,2005 @@
+// 1001 nested regions: past kperf's nesting limit (3000 overflowed the stack).
+func.func @k() {
+scf.execute_region {
+ scf.execute_region {
+  scf.execute_region {
+   scf.execute_region {
+    scf.execute_region {
+     scf.execute_region {
+      scf.execute_region {
+       scf.execute_region {
+        scf.execute_region {
+         scf.execute_region {
+          scf.execute_region {
+           scf.execute_region {
+            scf.execute_region {
+             scf.execute_region {
+              scf.execute_region {
+               scf.execute_region {
+                scf.execute_region {
+                 scf.execute_region {
+                  scf.execute_region {
+                   scf.execute_region {
+                    scf.execute_region {
+                     scf.execute_region {
+                      scf.execute_region {
+                       scf.execute_region {
+                        scf.execute_region {
+                         scf.execute_region {
+                          scf.execute_region {
+                           scf.execute_region {
+                            scf.execute_region {
+                             scf.execute_region {
+                              scf.execute_region {
+                               scf.execute_region {
+                                scf.execute_region {
+                                 scf.execute_region {
+                                  scf.execute_region {
+                                   scf.execute_region {
+                                    scf.execute_region {
+                                     scf.execute_region {
+                                      scf.execute_region {
+                                       scf.execute_region {
+scf.execute_region {
+ scf.execute_region {
+  scf.execute_region {
+   scf.execute_region {
+    scf.execute_region {
+     scf.execute_region {
+      scf.execute_region {
+       scf.execute_region {
+        scf.execute_region {
+         scf.execute_region {
+          scf.execute_region {
+           scf.execute_region {
+            scf.execute_region {
+             scf.execute_region {
+              scf.execute_region {
+               scf.execute_region {
+                scf.execute_region {
+                 scf.execute_region {
+                  scf.execute_region {
+                   scf.execute_region {
+                    scf.execute_region {
+                     scf.execute_region {
+                      scf.execute_region {
+                       scf.execute_region {
+                        scf.execute_region {
+                         scf.execute_region {
+                          scf.execute_region {
+                           scf.execute_region {
+                            scf.execute_region {
+                             scf.execute_region {
+                              scf.execute_region {
+                               scf.execute_region {
+                                scf.execute_region {
+                                 scf.execute_region {
+                                  scf.execute_region {
+                                   scf.execute_region {
+                                    scf.execute_region {
+                                     scf.execute_region {
+                                      scf.execute_region {
+                                       scf.execute_region {
+scf.execute_region {
+ scf.execute_region {
+  scf.execute_region {
+   scf.execute_region {
+    scf.execute_region {
+     scf.execute_region {
+      scf.execute_region {
+       scf.execute_region {
+        scf.execute_region {
+         scf.execute_region {
+          scf.execute_region {
+           scf.execute_region {
+            scf.execute_region {
+             scf.execute_region {
+              scf.execute_region {
+               scf.execute_region {
+                scf.execute_region {
+                 scf.execute_region {
+                  scf.execute_region {
+                   scf.execute_region {
+                    scf.execute_region {
+                     scf.execute_region {
+                      scf.execute_region {
+                       scf.execute_region {
+                        scf.execute_region {
+                         scf.execute_region {
+                          scf.execute_region {
+                           scf.execute_region {
+                            scf.execute_region {
+                             scf.execute_region {
+                              scf.execute_region {
+                               scf.execute_region {
+                                scf.execute_region {
+                                 scf.execute_region {
+                                  scf.execute_region {
+                                   scf.execute_region {
+                                    scf.execute_region {
+                                     scf.execute_region {
+                                      scf.execute_region {
+                                       scf.execute_region {
+scf.execute_region {
+ scf.execute_region {
+  scf.execute_region {
+   scf.execute_region {
+    scf.execute_region {
+     scf.execute_region {
+      scf.execute_region {
+       scf.execute_region {
+        scf.execute_region {
+         scf.execute_region {
+          scf.execute_region {
+           scf.execute_region {
+            scf.execute_region {
+             scf.execute_region {
+              scf.execute_region {
+               scf.execute_region {
+                scf.execute_region {
+                 scf.execute_region {
+                  scf.execute_region {
+                   scf.execute_region {
+                    scf.execute_region {
+                     scf.execute_region {
+                      scf.execute_region {
+                       scf.execute_region {
+                        scf.execute_region {
+                         scf.execute_region {
+                          scf.execute_region {
+                           scf.execute_region {
+                            scf.execute_region {
+                             scf.execute_region {
+                              scf.execute_region {
+                               scf.execute_region {
+                                scf.execute_region {
+                                 scf.execute_region {
+                                  scf.execute_region {
+                                   scf.execute_region {
+                                    scf.execute_region {
+                                     scf.execute_region {
+                                      scf.execute_region {
+                                       scf.execute_region {
+scf.execute_region {
+ scf.execute_region {
+  scf.execute_region {
+   scf.execute_region {
+    scf.execute_region {
+     scf.execute_region {
+      scf.execute_region {
+       scf.execute_region {
+        scf.execute_region {
+         scf.execute_region {
+          scf.execute_region {
+           scf.execute_region {
+            scf.execute_region {
+             scf.execute_region {
+              scf.execute_region {
+               scf.execute_region {
+                scf.execute_region {
+                 scf.execute_region {
+                  scf.execute_region {
+                   scf.execute_region {
+                    scf.execute_region {
+                     scf.execute_region {
+                      scf.execute_region {
+                       scf.execute_region {
+                        scf.execute_region {
+                         scf.execute_region {
+                          scf.execute_region {
+                           scf.execute_region {
+                            scf.execute_region {
+                             scf.execute_region {
+                              scf.execute_region {
+                               scf.execute_region {
+                                scf.execute_region {
+                                 scf.execute_region {
+                                  scf.execute_region {
+                                   scf.execute_region {
+                                    scf.execute_region {
+                                     scf.execute_region {
+                                      scf.execute_region {
+                                       scf.execute_region {
+scf.execute_region {
+ scf.execute_region {
+  scf.execute_region {
+   scf.execute_region {
+    scf.execute_region {
+     scf.execute_region {
+      scf.execute_region {
+       scf.execute_region {
+        scf.execute_region {
+         scf.execute_region {
+          scf.execute_region {
+           scf.execute_region {
+            scf.execute_region {
+             scf.execute_region {
+              scf.execute_region {
+               scf.execute_region {
+                scf.execute_region {
+                 scf.execute_region {
+                  scf.execute_region {
+                   scf.execute_region {
+                    scf.execute_region {
+                     scf.execute_region {
+                      scf.execute_region {
+                       scf.execute_region {
+                        scf.execute_region {
+                         scf.execute_region {
+                          scf.execute_region {
+                           scf.execute_region {
+                            scf.execute_region {
+                             scf.execute_region {
+                              scf.execute_region {
+                               scf.execute_region {
+                                scf.execute_region {
+                                 scf.execute_region {
+                                  scf.execute_region {
+                                   scf.execute_region {
+                                    scf.execute_region {
+                                     scf.execute_region {
+                                      scf.execute_region {
+                                       scf.execute_region {
+scf.execute_region {
+ scf.execute_region {
+  scf.execute_region {
+   scf.execute_region {
+    scf.execute_region {
+     scf.execute_region {
+      scf.execute_region {
+       scf.execute_region {
+        scf.execute_region {
+         scf.execute_region {
+          scf.execute_region {
+           scf.execute_region {
+            scf.execute_region {
+             scf.execute_region {
+              scf.execute_region {
+               scf.execute_region {
+                scf.execute_region {
+                 scf.execute_region {
+                  scf.execute_region {
+                   scf.execute_region {
+                    scf.execute_region {
+                     scf.execute_region {
+                      scf.execute_region {
+                       scf.execute_region {
+                        scf.execute_region {
+                         scf.execute_region {
+                          scf.execute_region {
+                           scf.execute_region {
+                            scf.execute_region {
+                             scf.execute_region {
+                              scf.execute_region {
+                               scf.execute_region {
+                                scf.execute_region {
+                                 scf.execute_region {
+                                  scf.execute_region {
+                                   scf.execute_region {
+                                    scf.execute_region {
+                                     scf.execute_region {
+                                      scf.execute_region {
+                                       scf.execute_region {
+scf.execute_region {
+ scf.execute_region {
+  scf.execute_region {
+   scf.execute_region {
+    scf.execute_region {
+     scf.execute_region {
+      scf.execute_region {
+       scf.execute_region {
+        scf.execute_region {
+         scf.execute_region {
+          scf.execute_region {
+           scf.execute_region {
+            scf.execute_region {
+             scf.execute_region {
+              scf.execute_region {
+               scf.execute_region {
+                scf.execute_region {
+                 scf.execute_region {
+                  scf.execute_region {
+                   scf.execute_region {
+                    scf.execute_region {
+                     scf.execute_region {
+                      scf.execute_region {
+                       scf.execute_region {
+                        scf.execute_region {
+                         scf.execute_region {
+                          scf.execute_region {
+                           scf.execute_region {
+                            scf.execute_region {
+                             scf.execute_region {
+                              scf.execute_region {
+                               scf.execute_region {
+                                scf.execute_region {
+                                 scf.execute_region {
+                                  scf.execute_region {
+                                   scf.execute_region {
+                                    scf.execute_region {
+                                     scf.execute_region {
+                                      scf.execute_region {
+                                       scf.execute_region {
+scf.execute_region {
+ scf.execute_region {
+  scf.execute_region {
+   scf.execute_region {
+    scf.execute_region {
+     scf.execute_region {
+      scf.execute_region {
+       scf.execute_region {
+        scf.execute_region {
+         scf.execute_region {
+          scf.execute_region {
+           scf.execute_region {
+            scf.execute_region {
+             scf.execute_region {
+              scf.execute_region {
+               scf.execute_region {
+                scf.execute_region {
+                 scf.execute_region {
+                  scf.execute_region {
+                   scf.execute_region {
+                    scf.execute_region {
+                     scf.execute_region {
+                      scf.execute_region {
+                       scf.execute_region {
+                        scf.execute_region {
+                         scf.execute_region {
+                          scf.execute_region {
+                           scf.execute_region {
+                            scf.execute_region {
+                             scf.execute_region {
+                              scf.execute_region {
+                               scf.execute_region {
+                                scf.execute_region {
+                                 scf.execute_region {
+                                  scf.execute_region {
+                                   scf.execute_region {
+                                    scf.execute_region {
+                                     scf.execute_region {
+                                      scf.execute_region {
+                                       scf.execute_region {
+scf.execute_region {
+ scf.execute_region {
+  scf.execute_region {
+   scf.execute_region {
+    scf.execute_region {
+     scf.execute_region {
+      scf.execute_region {
+       scf.execute_region {
+        scf.execute_region {
+         scf.execute_region {
+          scf.execute_region {
+           scf.execute_region {
+            scf.execute_region {
+             scf.execute_region {
+              scf.execute_region {
+               scf.execute_region {
+                scf.execute_region {
+                 scf.execute_region {
+                  scf.execute_region {
+                   scf.execute_region {
+                    scf.execute_region {
+                     scf.execute_region {
+                      scf.execute_region {
+                       scf.execute_region {
+                        scf.execute_region {
+                         scf.execute_region {
+                          scf.execute_region {
+                           scf.execute_region {
+                            scf.execute_region {
+                             scf.execute_region {
+                              scf.execute_region {
+                               scf.execute_region {
+                                scf.execute_region {
+                                 scf.execute_region {
+                                  scf.execute_region {
+                                   scf.execute_region {
+                                    scf.execute_region {
+                                     scf.execute_region {
+                                      scf.execute_region {
+                                       scf.execute_region {
+scf.execute_region {
+ scf.execute_region {
+  scf.execute_region {
+   scf.execute_region {
+    scf.execute_region {
+     scf.execute_region {
+      scf.execute_region {
+       scf.execute_region {
+        scf.execute_region {
+         scf.execute_region {
+          scf.execute_region {
+           scf.execute_region {
+            scf.execute_region {
+             scf.execute_region {
+              scf.execute_region {
+               scf.execute_region {
+                scf.execute_region {
+                 scf.execute_region {
+                  scf.execute_region {
+                   scf.execute_region {
+                    scf.execute_region {
+                     scf.execute_region {
+                      scf.execute_region {
+                       scf.execute_region {
+                        scf.execute_region {
+                         scf.execute_region {
+                          scf.execute_region {
+                           scf.execute_region {
+                            scf.execute_region {
+                             scf.execute_region {
+                              scf.execute_region {
+                               scf.execute_region {
+                                scf.execute_region {
+                                 scf.execute_region {
+                                  scf.execute_region {
+                                   scf.execute_region {
+                                    scf.execute_region {
+                                     scf.execute_region {
+                                      scf.execute_region {
+                                       scf.execute_region {
+scf.execute_region {
+ scf.execute_region {
+  scf.execute_region {
+   scf.execute_region {
+    scf.execute_region {
+     scf.execute_region {
+      scf.execute_region {
+       scf.execute_region {
+        scf.execute_region {
+         scf.execute_region {
+          scf.execute_region {
+           scf.execute_region {
+            scf.execute_region {
+             scf.execute_region {
+              scf.execute_region {
+               scf.execute_region {
+                scf.execute_region {
+                 scf.execute_region {
+                  scf.execute_region {
+                   scf.execute_region {
+                    scf.execute_region {
+                     scf.execute_region {
+                      scf.execute_region {
+                       scf.execute_region {
+                        scf.execute_region {
+                         scf.execute_region {
+                          scf.execute_region {
+                           scf.execute_region {
+                            scf.execute_region {
+                             scf.execute_region {
+                              scf.execute_region {
+                               scf.execute_region {
+                                scf.execute_region {
+                                 scf.execute_region {
+                                  scf.execute_region {
+                                   scf.execute_region {
+                                    scf.execute_region {
+                                     scf.execute_region {
+                                      scf.execute_region {
+                                       scf.execute_region {
+scf.execute_region {
+ scf.execute_region {
+  scf.execute_region {
+   scf.execute_region {
+    scf.execute_region {
+     scf.execute_region {
+      scf.execute_region {
+       scf.execute_region {
+        scf.execute_region {
+         scf.execute_region {
+          scf.execute_region {
+           scf.execute_region {
+            scf.execute_region {
+             scf.execute_region {
+              scf.execute_region {
+               scf.execute_region {
+                scf.execute_region {
+                 scf.execute_region {
+                  scf.execute_region {
+                   scf.execute_region {
+                    scf.execute_region {
+                     scf.execute_region {
+                      scf.execute_region {
+                       scf.execute_region {
+                        scf.execute_region {
+                         scf.execute_region {
+                          scf.execute_region {
+                           scf.execute_region {
+                            scf.execute_region {
+                             scf.execute_region {
+                              scf.execute_region {
+                               scf.execute_region {
+                                scf.execute_region {
+                                 scf.execute_region {
+                                  scf.execute_region {
+                                   scf.execute_region {
+                                    scf.execute_region {
+                                     scf.execute_region {
+                                      scf.execute_region {
+                                       scf.execute_region {
+scf.execute_region {
+ scf.execute_region {
+  scf.execute_region {
+   scf.execute_region {
+    scf.execute_region {
+     scf.execute_region {
+      scf.execute_region {
+       scf.execute_region {
+        scf.execute_region {
+         scf.execute_region {
+          scf.execute_region {
+           scf.execute_region {
+            scf.execute_region {
+             scf.execute_region {
+              scf.execute_region {
+               scf.execute_region {
+                scf.execute_region {
+                 scf.execute_region {
+                  scf.execute_region {
+                   scf.execute_region {
+                    scf.execute_region {
+                     scf.execute_region {
+                      scf.execute_region {
+                       scf.execute_region {
+                        scf.execute_region {
+                         scf.execute_region {
+                          scf.execute_region {
+                           scf.execute_region {
+                            scf.execute_region {
+                             scf.execute_region {
+                              scf.execute_region {
+                               scf.execute_region {
+                                scf.execute_region {
+                                 scf.execute_region {
+                                  scf.execute_region {
+                                   scf.execute_region {
+                                    scf.execute_region {
+                                     scf.execute_region {
+                                      scf.execute_region {
+                                       scf.execute_region {
+scf.execute_region {
+ scf.execute_region {
+  scf.execute_region {
+   scf.execute_region {
+    scf.execute_region {
+     scf.execute_region {
+      scf.execute_region {
+       scf.execute_region {
+        scf.execute_region {
+         scf.execute_region {
+          scf.execute_region {
+           scf.execute_region {
+            scf.execute_region {
+             scf.execute_region {
+              scf.execute_region {
+               scf.execute_region {
+                scf.execute_region {
+                 scf.execute_region {
+                  scf.execute_region {
+                   scf.execute_region {
+                    scf.execute_region {
+                     scf.execute_region {
+                      scf.execute_region {
+                       scf.execute_region {
+                        scf.execute_region {
+                         scf.execute_region {
+                          scf.execute_region {
+                           scf.execute_region {
+                            scf.execute_region {
+                             scf.execute_region {
+                              scf.execute_region {
+                               scf.execute_region {
+                                scf.execute_region {
+                                 scf.execute_region {
+                                  scf.execute_region {
+                                   scf.execute_region {
+                                    scf.execute_region {
+                                     scf.execute_region {
+                                      scf.execute_region {
+                                       scf.execute_region {
+scf.execute_region {
+ scf.execute_region {
+  scf.execute_region {
+   scf.execute_region {
+    scf.execute_region {
+     scf.execute_region {
+      scf.execute_region {
+       scf.execute_region {
+        scf.execute_region {
+         scf.execute_region {
+          scf.execute_region {
+           scf.execute_region {
+            scf.execute_region {
+             scf.execute_region {
+              scf.execute_region {
+               scf.execute_region {
+                scf.execute_region {
+                 scf.execute_region {
+                  scf.execute_region {
+                   scf.execute_region {
+                    scf.execute_region {
+                     scf.execute_region {
+                      scf.execute_region {
+                       scf.execute_region {
+                        scf.execute_region {
+                         scf.execute_region {
+                          scf.execute_region {
+                           scf.execute_region {
+                            scf.execute_region {
+                             scf.execute_region {
+                              scf.execute_region {
+                               scf.execute_region {
+                                scf.execute_region {
+                                 scf.execute_region {
+                                  scf.execute_region {
+                                   scf.execute_region {
+                                    scf.execute_region {
+                                     scf.execute_region {
+                                      scf.execute_region {
+                                       scf.execute_region {
+scf.execute_region {
+ scf.execute_region {
+  scf.execute_region {
+   scf.execute_region {
+    scf.execute_region {
+     scf.execute_region {
+      scf.execute_region {
+       scf.execute_region {
+        scf.execute_region {
+         scf.execute_region {
+          scf.execute_region {
+           scf.execute_region {
+            scf.execute_region {
+             scf.execute_region {
+              scf.execute_region {
+               scf.execute_region {
+                scf.execute_region {
+                 scf.execute_region {
+                  scf.execute_region {
+                   scf.execute_region {
+                    scf.execute_region {
+                     scf.execute_region {
+                      scf.execute_region {
+                       scf.execute_region {
+                        scf.execute_region {
+                         scf.execute_region {
+                          scf.execute_region {
+                           scf.execute_region {
+                            scf.execute_region {
+                             scf.execute_region {
+                              scf.execute_region {
+                               scf.execute_region {
+                                scf.execute_region {
+                                 scf.execute_region {
+                                  scf.execute_region {
+                                   scf.execute_region {
+                                    scf.execute_region {
+                                     scf.execute_region {
+                                      scf.execute_region {
+                                       scf.execute_region {
+scf.execute_region {
+ scf.execute_region {
+  scf.execute_region {
+   scf.execute_region {
+    scf.execute_region {
+     scf.execute_region {
+      scf.execute_region {
+       scf.execute_region {
+        scf.execute_region {
+         scf.execute_region {
+          scf.execute_region {
+           scf.execute_region {
+            scf.execute_region {
+             scf.execute_region {
+              scf.execute_region {
+               scf.execute_region {
+                scf.execute_region {
+                 scf.execute_region {
+                  scf.execute_region {
+                   scf.execute_region {
+                    scf.execute_region {
+                     scf.execute_region {
+                      scf.execute_region {
+                       scf.execute_region {
+                        scf.execute_region {
+                         scf.execute_region {
+                          scf.execute_region {
+                           scf.execute_region {
+                            scf.execute_region {
+                             scf.execute_region {
+                              scf.execute_region {
+                               scf.execute_region {
+                                scf.execute_region {
+                                 scf.execute_region {
+                                  scf.execute_region {
+                                   scf.execute_region {
+                                    scf.execute_region {
+                                     scf.execute_region {
+                                      scf.execute_region {
+                                       scf.execute_region {
+scf.execute_region {
+ scf.execute_region {
+  scf.execute_region {
+   scf.execute_region {
+    scf.execute_region {
+     scf.execute_region {
+      scf.execute_region {
+       scf.execute_region {
+        scf.execute_region {
+         scf.execute_region {
+          scf.execute_region {
+           scf.execute_region {
+            scf.execute_region {
+             scf.execute_region {
+              scf.execute_region {
+               scf.execute_region {
+                scf.execute_region {
+                 scf.execute_region {
+                  scf.execute_region {
+                   scf.execute_region {
+                    scf.execute_region {
+                     scf.execute_region {
+                      scf.execute_region {
+                       scf.execute_region {
+                        scf.execute_region {
+                         scf.execute_region {
+                          scf.execute_region {
+                           scf.execute_region {
+                            scf.execute_region {
+                             scf.execute_region {
+                              scf.execute_region {
+                               scf.execute_region {
+                                scf.execute_region {
+                                 scf.execute_region {
+                                  scf.execute_region {
+                                   scf.execute_region {
+                                    scf.execute_region {
+                                     scf.execute_region {
+                                      scf.execute_region {
+                                       scf.execute_region {
+scf.execute_region {
+ scf.execute_region {
+  scf.execute_region {
+   scf.execute_region {
+    scf.execute_region {
+     scf.execute_region {
+      scf.execute_region {
+       scf.execute_region {
+        scf.execute_region {
+         scf.execute_region {
+          scf.execute_region {
+           scf.execute_region {
+            scf.execute_region {
+             scf.execute_region {
+              scf.execute_region {
+               scf.execute_region {
+                scf.execute_region {
+                 scf.execute_region {
+                  scf.execute_region {
+                   scf.execute_region {
+                    scf.execute_region {
+                     scf.execute_region {
+                      scf.execute_region {
+                       scf.execute_region {
+                        scf.execute_region {
+                         scf.execute_region {
+                          scf.execute_region {
+                           scf.execute_region {
+                            scf.execute_region {
+                             scf.execute_region {
+                              scf.execute_region {
+                               scf.execute_region {
+                                scf.execute_region {
+                                 scf.execute_region {
+                                  scf.execute_region {
+                                   scf.execute_region {
+                                    scf.execute_region {
+                                     scf.execute_region {
+                                      scf.execute_region {
+                                       scf.execute_region {
+scf.execute_region {
+ scf.execute_region {
+  scf.execute_region {
+   scf.execute_region {
+    scf.execute_region {
+     scf.execute_region {
+      scf.execute_region {
+       scf.execute_region {
+        scf.execute_region {
+         scf.execute_region {
+          scf.execute_region {
+           scf.execute_region {
+            scf.execute_region {
+             scf.execute_region {
+              scf.execute_region {
+               scf.execute_region {
+                scf.execute_region {
+                 scf.execute_region {
+                  scf.execute_region {
+                   scf.execute_region {
+                    scf.execute_region {
+                     scf.execute_region {
+                      scf.execute_region {
+                       scf.execute_region {
+                        scf.execute_region {
+                         scf.execute_region {
+                          scf.execute_region {
+                           scf.execute_region {
+                            scf.execute_region {
+                             scf.execute_region {
+                              scf.execute_region {
+                               scf.execute_region {
+                                scf.execute_region {
+                                 scf.execute_region {
+                                  scf.execute_region {
+                                   scf.execute_region {
+                                    scf.execute_region {
+                                     scf.execute_region {
+                                      scf.execute_region {
+                                       scf.execute_region {
+scf.execute_region {
+ scf.execute_region {
+  scf.execute_region {
+   scf.execute_region {
+    scf.execute_region {
+     scf.execute_region {
+      scf.execute_region {
+       scf.execute_region {
+        scf.execute_region {
+         scf.execute_region {
+          scf.execute_region {
+           scf.execute_region {
+            scf.execute_region {
+             scf.execute_region {
+              scf.execute_region {
+               scf.execute_region {
+                scf.execute_region {
+                 scf.execute_region {
+                  scf.execute_region {
+                   scf.execute_region {
+                    scf.execute_region {
+                     scf.execute_region {
+                      scf.execute_region {
+                       scf.execute_region {
+                        scf.execute_region {
+                         scf.execute_region {
+                          scf.execute_region {
+                           scf.execute_region {
+                            scf.execute_region {
+                             scf.execute_region {
+                              scf.execute_region {
+                               scf.execute_region {
+                                scf.execute_region {
+                                 scf.execute_region {
+                                  scf.execute_region {
+                                   scf.execute_region {
+                                    scf.execute_region {
+                                     scf.execute_region {
+                                      scf.execute_region {
+                                       scf.execute_region {
+scf.execute_region {
+ scf.execute_region {
+  scf.execute_region {
+   scf.execute_region {
+    scf.execute_region {
+     scf.execute_region {
+      scf.execute_region {
+       scf.execute_region {
+        scf.execute_region {
+         scf.execute_region {
+          scf.execute_region {
+           scf.execute_region {
+            scf.execute_region {
+             scf.execute_region {
+              scf.execute_region {
+               scf.execute_region {
+                scf.execute_region {
+                 scf.execute_region {
+                  scf.execute_region {
+                   scf.execute_region {
+                    scf.execute_region {
+                     scf.execute_region {
+                      scf.execute_region {
+                       scf.execute_region {
+                        scf.execute_region {
+                         scf.execute_region {
+                          scf.execute_region {
+                           scf.execute_region {
+                            scf.execute_region {
+                             scf.execute_region {
+                              scf.execute_region {
+                               scf.execute_region {
+                                scf.execute_region {
+                                 scf.execute_region {
+                                  scf.execute_region {
+                                   scf.execute_region {
+                                    scf.execute_region {
+                                     scf.execute_region {
+                                      scf.execute_region {
+                                       scf.execute_region {
+scf.execute_region {
+ scf.execute_region {
+  scf.execute_region {
+   scf.execute_region {
+    scf.execute_region {
+     scf.execute_region {
+      scf.execute_region {
+       scf.execute_region {
+        scf.execute_region {
+         scf.execute_region {
+          scf.execute_region {
+           scf.execute_region {
+            scf.execute_region {
+             scf.execute_region {
+              scf.execute_region {
+               scf.execute_region {
+                scf.execute_region {
+                 scf.execute_region {
+                  scf.execute_region {
+                   scf.execute_region {
+                    scf.execute_region {
+                     scf.execute_region {
+                      scf.execute_region {
+                       scf.execute_region {
+                        scf.execute_region {
+                         scf.execute_region {
+                          scf.execute_region {
+                           scf.execute_region {
+                            scf.execute_region {
+                             scf.execute_region {
+                              scf.execute_region {
+                               scf.execute_region {
+                                scf.execute_region {
+                                 scf.execute_region {
+                                  scf.execute_region {
+                                   scf.execute_region {
+                                    scf.execute_region {
+                                     scf.execute_region {
+                                      scf.execute_region {
+                                       scf.execute_region {
+scf.execute_region {
+ scf.execute_region {
+  scf.execute_region {
+   scf.execute_region {
+    scf.execute_region {
+     scf.execute_region {
+      scf.execute_region {
+       scf.execute_region {
+        scf.execute_region {
+         scf.execute_region {
+          scf.execute_region {
+           scf.execute_region {
+            scf.execute_region {
+             scf.execute_region {
+              scf.execute_region {
+               scf.execute_region {
+                scf.execute_region {
+                 scf.execute_region {
+                  scf.execute_region {
+                   scf.execute_region {
+                    scf.execute_region {
+                     scf.execute_region {
+                      scf.execute_region {
+                       scf.execute_region {
+                        scf.execute_region {
+                         scf.execute_region {
+                          scf.execute_region {
+                           scf.execute_region {
+                            scf.execute_region {
+                             scf.execute_region {
+                              scf.execute_region {
+                               scf.execute_region {
+                                scf.execute_region {
+                                 scf.execute_region {
+                                  scf.execute_region {
+                                   scf.execute_region {
+                                    scf.execute_region {
+                                     scf.execute_region {
+                                      scf.execute_region {
+                                       scf.execute_region {
+scf.execute_region {
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+scf.yield }
+return }
