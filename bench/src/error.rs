@@ -115,3 +115,16 @@ pub(crate) fn check_samples(samples: &[f64], context: &str) -> Result<()> {
     }
     Ok(())
 }
+
+/// Read a results or device-profile file the user named: a regular file
+/// only (a FIFO would block the open, a device could be read without end;
+/// `kperf_runtime::input` says the same for kperf's other inputs).
+pub(crate) fn read_input(path: &std::path::Path) -> std::io::Result<String> {
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "is not a regular file (a directory, FIFO or device): give a file",
+        ));
+    }
+    std::fs::read_to_string(path)
+}

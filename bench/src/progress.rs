@@ -5,6 +5,7 @@
 //! not a terminal; messages then go to stderr as plain lines.
 
 use std::io::IsTerminal;
+use std::io::Write as _;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -70,7 +71,7 @@ impl Progress {
         if self.visible {
             self.bar.println(line.as_ref());
         } else {
-            eprintln!("{}", line.as_ref());
+            let _ = writeln!(std::io::stderr(), "{}", line.as_ref());
         }
     }
 

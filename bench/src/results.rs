@@ -468,7 +468,7 @@ impl Results {
     }
 
     pub fn load(path: &Path) -> Result<Results> {
-        let text = std::fs::read_to_string(path).map_err(|source| BenchError::Io {
+        let text = crate::error::read_input(path).map_err(|source| BenchError::Io {
             action: "reading results",
             path: path.to_path_buf(),
             source,

@@ -45,6 +45,11 @@ pub struct DevicePeaks {
     pub notes: Vec<String>,
 }
 
+/// Peak bandwidths a device can have, bytes/s.
+const PLAUSIBLE_BANDWIDTH: std::ops::RangeInclusive<f64> = 1e3..=1e16;
+/// Peak compute rates a device can have, FLOP/s.
+const PLAUSIBLE_COMPUTE: std::ops::RangeInclusive<f64> = 1e3..=1e20;
+
 impl DevicePeaks {
     /// Peaks with a bandwidth and no compute roofs yet.
     pub fn new(device: &str, source: PeakSource, bandwidth_bytes_per_s: f64) -> DevicePeaks {
@@ -65,13 +70,26 @@ impl DevicePeaks {
         self
     }
 
-    /// Every peak must be a positive finite number and there must be at
-    /// least one compute roof, or no metric can be derived.
+    /// Every peak must be one a device can have (bandwidth 1 kB/s to
+    /// 10 PB/s, compute 1 kFLOP/s to 100 EFLOP/s: far beyond today's
+    /// devices either way, and finite metrics and plot axes follow) and
+    /// there must be at least one compute roof, or no metric can be derived.
     pub fn validate(&self) -> Result<()> {
-        let bad =
-            |what: &str, v: f64| BenchError::setting(what, v, "a peak must be finite and > 0");
-        if !(self.bandwidth_bytes_per_s.is_finite() && self.bandwidth_bytes_per_s > 0.0) {
-            return Err(bad("bandwidth_bytes_per_s", self.bandwidth_bytes_per_s));
+        let bad = |what: &str, v: f64, range: &str| {
+            // 1e-299, not three hundred digits.
+            let shown = if v.is_finite() && v != 0.0 && !(1e-3..1e21).contains(&v.abs()) {
+                format!("{v:e}")
+            } else {
+                format!("{v}")
+            };
+            BenchError::setting(what, shown, &format!("a peak must lie in {range}"))
+        };
+        if !PLAUSIBLE_BANDWIDTH.contains(&self.bandwidth_bytes_per_s) {
+            return Err(bad(
+                "bandwidth_bytes_per_s",
+                self.bandwidth_bytes_per_s,
+                "1e3..=1e16 bytes/s",
+            ));
         }
         if self.compute_flops_per_s.is_empty() {
             return Err(BenchError::setting(
@@ -81,8 +99,12 @@ impl DevicePeaks {
             ));
         }
         for (k, &v) in &self.compute_flops_per_s {
-            if !(v.is_finite() && v > 0.0) {
-                return Err(bad(&format!("compute_flops_per_s.{k}"), v));
+            if !PLAUSIBLE_COMPUTE.contains(&v) {
+                return Err(bad(
+                    &format!("compute_flops_per_s.{k}"),
+                    v,
+                    "1e3..=1e20 FLOP/s",
+                ));
             }
         }
         Ok(())
@@ -159,7 +181,7 @@ impl DevicePeaks {
     }
 
     pub fn load(path: &Path) -> Result<DevicePeaks> {
-        let text = std::fs::read_to_string(path).map_err(|source| BenchError::Io {
+        let text = crate::error::read_input(path).map_err(|source| BenchError::Io {
             action: "reading device profile",
             path: path.to_path_buf(),
             source,
@@ -360,9 +382,14 @@ pub fn plot_svg_string(
     let mut placed = Vec::new();
     let mut skipped = Vec::new();
     for p in points {
-        let finite = p.flops.is_finite() && p.bytes.is_finite() && p.time_s.is_finite();
-        if finite && p.flops > 0.0 && p.bytes > 0.0 && p.time_s > 0.0 {
-            placed.push((p.label.clone(), p.flops / p.bytes, p.flops / p.time_s));
+        let (ai, perf) = (p.flops / p.bytes, p.flops / p.time_s);
+        // Inputs finite and positive, and so the quotients (1e308 FLOPs in
+        // 1e-300 s is not a rate a plot can place).
+        let usable = [p.flops, p.bytes, p.time_s, ai, perf]
+            .iter()
+            .all(|v| v.is_finite() && *v > 0.0);
+        if usable {
+            placed.push((p.label.clone(), ai, perf));
         } else {
             skipped.push(p.label.clone());
         }
@@ -393,6 +420,19 @@ pub fn plot_svg_string(
             / 2.0,
     );
     let y_hi = decade_ceil(ys.iter().copied().fold(0.0, f64::max) * 2.0);
+    // A log axis from 0 or to infinity never ends its ticks (plotters
+    // looped forever), nor is one of hundreds of decades a plot.
+    let span_ok =
+        |lo: f64, hi: f64| lo.is_finite() && hi.is_finite() && lo > 0.0 && hi / lo <= 1e40;
+    if !span_ok(x_lo, x_hi) || !span_ok(y_lo, y_hi) {
+        return Err(BenchError::Metric {
+            what: "the roofline plot".into(),
+            why: format!(
+                "its axes would span {x_lo:e} to {x_hi:e} FLOP/byte and {y_lo:e} to {y_hi:e} \
+                 FLOP/s: a result's FLOPs, bytes or time is implausible"
+            ),
+        });
+    }
 
     let mut svg = String::new();
     {

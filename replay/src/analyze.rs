@@ -1163,6 +1163,9 @@ struct ClockAcc {
     /// first one's id.
     wrapping_ctas: u64,
     first_wrapping: Option<u32>,
+    /// CTAs whose global-timer stamps go backwards, and the first's id.
+    timer_backwards: u64,
+    first_timer_backwards: Option<u32>,
 }
 
 /// Running statistics of a replay.
@@ -1325,6 +1328,8 @@ impl Accumulator {
         c.first_beyond = c.first_beyond.or(o.first_beyond);
         c.wrapping_ctas += o.wrapping_ctas;
         c.first_wrapping = c.first_wrapping.or(o.first_wrapping);
+        c.timer_backwards += o.timer_backwards;
+        c.first_timer_backwards = c.first_timer_backwards.or(o.first_timer_backwards);
         let (t, o) = (&mut self.totals, totals);
         t.ctas += o.ctas;
         t.units += o.units;
@@ -1378,20 +1383,41 @@ impl Accumulator {
         }
     }
 
-    /// What `cta`'s header clocks say about its records: a record later
+    /// What `cta`'s header stamps say about its records: a record later
     /// than the finalize clock (read after every record) comes from a count
     /// or clock the block cannot hold; a CTA that ran 2^bits ticks or more
     /// may hide whole wraps of its `counter`'s record clock between two
-    /// records. Nothing is checked without usable header clocks (Proton).
+    /// records; a unit whose records span more ticks than the CTA's
+    /// global-timer span allows at 100 GHz (Proton dumps, which carry no
+    /// header clocks: a flipped clock bit read as 8796 s); and global-timer
+    /// stamps that go backwards, which leave the CTA's place on the axis
+    /// unknown.
     pub(crate) fn check_clocks(
         &mut self,
         cta: &kperf_runtime::profile::CtaTrace,
         counter: Counter,
     ) {
+        let c = &mut self.clock;
+        if cta.finalize_end_ns < cta.start_time_ns || cta.finalize_start_ns < cta.start_time_ns {
+            c.timer_backwards += 1;
+            c.first_timer_backwards.get_or_insert(cta.cta_id);
+        } else {
+            // The timer's resolution (a microsecond on NVIDIA by default)
+            // is allowed on top of its span.
+            let ns = (cta.finalize_end_ns - cta.start_time_ns) as f64 + 1_000.0;
+            let most = ns * crate::time::PLAUSIBLE_TICKS_PER_NS.end();
+            for u in &cta.units {
+                if let (Some(a), Some(b)) = (u.records.first(), u.records.last()) {
+                    if b.clock.saturating_sub(a.clock) as f64 > most {
+                        c.beyond_units += 1;
+                        c.first_beyond.get_or_insert((cta.cta_id, u.unit_id));
+                    }
+                }
+            }
+        }
         if cta.finalize_clock <= cta.start_clock {
             return;
         }
-        let c = &mut self.clock;
         let bits = counter.record_bits();
         if bits < 64 && cta.finalize_clock - cta.start_clock >= 1u64 << bits {
             c.wrapping_ctas += 1;
@@ -1808,10 +1834,19 @@ impl Accumulator {
         }
         if let Some((cta, unit)) = ck.first_beyond {
             caveats.push(format!(
-                "{} units have records later than their CTA's finalize clock (first: CTA {cta} \
-                 unit {unit}): their record count or clocks are not what the kernel wrote, so \
-                 their durations cannot be trusted",
+                "{} units have records later than their CTA's finalize clock, or spanning more \
+                 ticks than its global-timer span allows (first: CTA {cta} unit {unit}): their \
+                 record count or clocks are not what the kernel wrote, so their durations \
+                 cannot be trusted",
                 ck.beyond_units
+            ));
+        }
+        if let Some(cta) = ck.first_timer_backwards {
+            caveats.push(format!(
+                "{} CTAs have global-timer stamps that go backwards (first: CTA {cta}; a \
+                 corrupt header): their place on the time axis, and the wall span, cannot be \
+                 trusted",
+                ck.timer_backwards
             ));
         }
         if let Some(cta) = ck.first_wrapping {

@@ -79,6 +79,11 @@ pub enum TraceGrouping {
     Cta,
 }
 
+/// The most ticks one record may be said to cost: a record is a clock read
+/// and a store (a few dozen cycles on a GPU, hundreds on a host); a million
+/// is far beyond any, and a cost of 1e300 printed 300 digits.
+pub const MAX_RECORD_COST_TICKS: f64 = 1e6;
+
 /// Knobs of a replay.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ReplayOptions {
@@ -126,16 +131,22 @@ impl ReplayOptions {
     /// Reject values no replay can use.
     pub fn validate(&self) -> Result<(), ReplayError> {
         if let Some(c) = self.record_cost_ticks {
-            if !c.is_finite() || c < 0.0 {
+            if !(0.0..=MAX_RECORD_COST_TICKS).contains(&c) {
                 return Err(ReplayError::InvalidOption(format!(
-                    "record cost must be a finite number of ticks >= 0, got {c}"
+                    "record cost must be a number of ticks from 0 to {MAX_RECORD_COST_TICKS:e} \
+                     (a record is a clock read and a store), got {}",
+                    kperf_runtime::short_number(c)
                 )));
             }
         }
         if let Some(r) = self.ticks_per_ns {
-            if !r.is_finite() || r <= 0.0 {
+            if !time::plausible_rate(r) {
                 return Err(ReplayError::InvalidOption(format!(
-                    "clock rate must be a finite number of ticks per ns > 0, got {r}"
+                    "clock rate must be one a counter can have, {:e} to {:e} ticks per ns \
+                     (1 MHz to 100 GHz), got {}",
+                    time::PLAUSIBLE_TICKS_PER_NS.start(),
+                    time::PLAUSIBLE_TICKS_PER_NS.end(),
+                    kperf_runtime::short_number(r)
                 )));
             }
         }

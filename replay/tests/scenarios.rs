@@ -1257,7 +1257,7 @@ fn records_the_header_clocks_cannot_hold_are_caveats() {
     let r = p.report();
     let has = |text: &str| r.caveats.iter().any(|c| c.contains(text));
     assert!(
-        has("1 units have records later than their CTA's finalize clock (first: CTA 0 unit 3)"),
+        has("1 units have records later than their CTA's finalize clock, or spanning more ticks than its global-timer span allows (first: CTA 0 unit 3)"),
         "{:?}",
         r.caveats
     );

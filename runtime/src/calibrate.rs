@@ -48,14 +48,67 @@ pub struct DeviceProfile {
 
 impl DeviceProfile {
     pub fn load(path: &std::path::Path) -> Result<DeviceProfile, crate::LaunchError> {
-        let text = std::fs::read_to_string(path).map_err(|e| crate::LaunchError::Io {
+        let text = crate::input::read_to_string(path).map_err(|e| crate::LaunchError::Io {
             path: path.display().to_string(),
             source: e,
         })?;
-        serde_json::from_str(&text).map_err(|e| crate::LaunchError::Spec {
+        let bad = |message: String| crate::LaunchError::Calibration {
             path: path.display().to_string(),
-            message: format!("not a device profile: {e}"),
-        })
+            message,
+        };
+        let p: DeviceProfile = serde_json::from_str(&text)
+            .map_err(|e| bad(format!("not a kperf calibration (kperf calibrate -o): {e}")))?;
+        p.validate().map_err(bad)?;
+        Ok(p)
+    }
+
+    /// Figures a measurement can give: costs from 0 to a million ticks (a
+    /// record is a clock read and a store; 1e300 printed 300 digits) and a
+    /// counter rate of 1 MHz to 100 GHz.
+    pub fn validate(&self) -> Result<(), String> {
+        let costs = [
+            ("record_cost_ticks", Some(self.record_cost_ticks)),
+            ("record_cost_in_loop_ticks", self.record_cost_in_loop_ticks),
+            ("record_cost_min_ticks", Some(self.record_cost_min_ticks)),
+            ("record_cost_p90_ticks", Some(self.record_cost_p90_ticks)),
+        ];
+        for (name, v) in costs {
+            if let Some(v) = v.filter(|v| !(0.0..=1e6).contains(v)) {
+                return Err(format!(
+                    "{name} = {} is not a record's cost (0 to 1e6 ticks)",
+                    crate::short_number(v)
+                ));
+            }
+        }
+        if !(1e-3..=1e2).contains(&self.ticks_per_ns) {
+            return Err(format!(
+                "ticks_per_ns = {} is not a counter's rate (1e-3 to 1e2: 1 MHz to 100 GHz)",
+                crate::short_number(self.ticks_per_ns)
+            ));
+        }
+        Ok(())
+    }
+
+    /// Refuse a calibration measured on another kind of target than
+    /// `target` (`host`, `nvptx:sm_90a`, `simt`): its costs and rate say
+    /// nothing about this one. Chips of one family are accepted.
+    pub fn check_target(
+        &self,
+        target: &str,
+        path: &std::path::Path,
+    ) -> Result<(), crate::LaunchError> {
+        let family = |t: &str| t.split(':').next().unwrap_or(t).to_string();
+        if family(&self.target) != family(target) {
+            return Err(crate::LaunchError::Calibration {
+                path: path.display().to_string(),
+                message: format!(
+                    "measured on `{}`, and this run is on `{target}`: calibrate this target \
+                     (kperf calibrate --target ...)",
+                    self.target
+                ),
+            });
+        }
+        Ok(())
     }
 
     /// One line for people: both costs, the spread and the tick rate.

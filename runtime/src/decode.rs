@@ -536,14 +536,10 @@ fn map_file(path: &Path) -> Result<Backing, RuntimeError> {
         path: path.to_path_buf(),
         source,
     };
+    // A FIFO would block the open; a directory or device cannot be mapped
+    // as a profile: say what it is.
+    crate::input::check_regular(path).map_err(io)?;
     let file = std::fs::File::open(path).map_err(io)?;
-    // Mapping a directory fails with ENODEV ("No such device"): say what it is.
-    if file.metadata().map_err(io)?.is_dir() {
-        return Err(RuntimeError::Io {
-            path: path.to_path_buf(),
-            source: std::io::Error::other("is a directory, not a profile"),
-        });
-    }
     // SAFETY: the map is read-only and private to this reader. Like every
     // memory-mapped reader we rely on the file not being truncated or
     // rewritten while it is open; .kprof files are written once, by rename.

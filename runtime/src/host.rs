@@ -15,6 +15,7 @@ use kperf_dialects::meta::KernelMeta;
 use melior::ir::Module;
 use melior::StringRef;
 use std::ffi::c_void;
+use std::io::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -380,7 +381,10 @@ impl<'jit> GridLauncher<'jit> {
         let buffer_bytes: u64 = self.buffers.iter().map(|b| b.data.len() as u64).sum();
         let with_copy = self.allocated_bytes().saturating_add(buffer_bytes);
         if let Err(why) = check_memory(with_copy, "the launch with a copy of its buffers") {
-            eprintln!("kperf: the profiled launch runs cold, without a warm-up launch: {why}");
+            let _ = writeln!(
+                std::io::stderr(),
+                "kperf: the profiled launch runs cold, without a warm-up launch: {why}"
+            );
             return self.launch();
         }
         let quiet_stdout = crate::isolate::enabled();

@@ -100,7 +100,10 @@ where
         // or ends now if that already happened.
         unsafe {
             libc::close(read_end);
-            for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP]
+                .into_iter()
+                .chain(crate::output::CRASH_SIGNALS)
+            {
                 libc::signal(sig, libc::SIG_DFL);
             }
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);

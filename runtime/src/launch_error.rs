@@ -13,6 +13,9 @@ pub enum LaunchError {
     Spec { path: String, message: String },
     #[error("launch: {0}")]
     Launch(String),
+    /// A calibration file (`kperf calibrate`'s output) that cannot be used.
+    #[error("{path}: bad calibration: {message}")]
+    Calibration { path: String, message: String },
     /// The kernel wrote outside a buffer without reaching a guard page
     /// (found by the canary after the launch); the process exits with
     /// [`crate::guard::OUT_OF_BOUNDS_EXIT`], as for a guard-page fault.

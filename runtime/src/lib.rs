@@ -19,6 +19,7 @@ pub mod guard;
 pub mod host;
 #[cfg(feature = "launch")]
 pub mod host_llvm;
+pub mod input;
 #[cfg(feature = "launch")]
 pub mod isolate;
 pub mod jitdump;
@@ -40,3 +41,12 @@ pub use decode::{decode_block, encode_block, BlockHead, BlockRead, DecodeParams,
 pub use error::RuntimeError;
 pub use kprof::write_kprof;
 pub use launch_error::LaunchError;
+
+/// `v` as a person reads it: `1e300`, not three hundred digits.
+pub fn short_number(v: f64) -> String {
+    if v.is_finite() && v != 0.0 && !(1e-6..1e15).contains(&v.abs()) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}

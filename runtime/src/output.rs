@@ -354,6 +354,17 @@ pub fn remove_empty_dir_on_interrupt(dir: Option<&Path>) {
 }
 
 extern "C" fn on_interrupt(sig: libc::c_int) {
+    remove_temporaries();
+    // SAFETY: restore the default action and re-raise, so the exit status
+    // says the process was interrupted.
+    unsafe {
+        libc::signal(sig, libc::SIG_DFL);
+        libc::raise(sig);
+    }
+}
+
+/// Async-signal-safe: unlink live temporaries, remove the empty directory.
+fn remove_temporaries() {
     for s in TEMPS.iter() {
         let p = s.swap(std::ptr::null_mut(), Ordering::AcqRel);
         if !p.is_null() {
@@ -367,11 +378,46 @@ extern "C" fn on_interrupt(sig: libc::c_int) {
         // directory); `dir` is a leaked C string.
         unsafe { libc::rmdir(dir) };
     }
-    // SAFETY: restore the default action and re-raise, so the exit status
-    // says the process was interrupted.
+}
+
+/// Signals a crash inside kperf's own process raises: an assertion or
+/// `unreachable` in MLIR or LLVM (a pass that traps on its input:
+/// `convert-gpu-to-nvvm` on `gpu.subgroup_mma_elementwise`, say), an abort.
+pub const CRASH_SIGNALS: [libc::c_int; 3] = [libc::SIGTRAP, libc::SIGABRT, libc::SIGILL];
+
+extern "C" fn on_crash(sig: libc::c_int) {
+    let msg: &[u8] = match sig {
+        libc::SIGTRAP => b"kperf: error: kperf stopped with SIGTRAP",
+        libc::SIGABRT => b"kperf: error: kperf stopped with SIGABRT",
+        _ => b"kperf: error: kperf stopped with SIGILL",
+    };
+    let why: &[u8] = b" (an assertion or trap in kperf, or in an MLIR or LLVM pass it ran on \
+        the input; if mlir-opt with the same passes stops on this input too, the fault is \
+        upstream). Nothing was written.\n";
+    remove_temporaries();
+    // SAFETY: write, signal and raise are async-signal-safe; the default
+    // action then ends the process with the signal's status.
     unsafe {
+        libc::write(2, msg.as_ptr().cast(), msg.len());
+        libc::write(2, why.as_ptr().cast(), why.len());
         libc::signal(sig, libc::SIG_DFL);
         libc::raise(sig);
+    }
+}
+
+/// Say why kperf stopped when MLIR or LLVM traps or aborts inside its own
+/// process (it ended silently, exit status 133), and remove temporaries.
+/// Kernel launches run in a child that restores the default actions
+/// ([`crate::isolate`]), whose parent names the signal instead.
+pub fn install_crash_report() {
+    for sig in CRASH_SIGNALS {
+        // SAFETY: the handler only calls async-signal-safe functions.
+        unsafe {
+            let mut act: libc::sigaction = std::mem::zeroed();
+            act.sa_sigaction = on_crash as extern "C" fn(libc::c_int) as usize;
+            libc::sigemptyset(&mut act.sa_mask);
+            libc::sigaction(sig, &act, std::ptr::null_mut());
+        }
     }
 }
 

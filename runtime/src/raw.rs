@@ -33,7 +33,7 @@ fn bad(meta_path: &Path, detail: String) -> RuntimeError {
 
 /// Read and check `.kperf.json` metadata (ABI version included).
 pub fn read_meta(meta_path: &Path) -> Result<InstrumentMeta, RuntimeError> {
-    let bytes = std::fs::read(meta_path).map_err(|source| RuntimeError::Io {
+    let bytes = crate::input::read(meta_path).map_err(|source| RuntimeError::Io {
         path: meta_path.to_path_buf(),
         source,
     })?;

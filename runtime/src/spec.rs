@@ -134,7 +134,7 @@ const MAX_BLOCK_THREADS: u64 = 1024;
 
 impl LaunchSpec {
     pub fn load(path: &Path) -> Result<LaunchSpec, RuntimeError> {
-        let text = std::fs::read_to_string(path).map_err(|e| RuntimeError::Io {
+        let text = crate::input::read_to_string(path).map_err(|e| RuntimeError::Io {
             path: path.display().to_string(),
             source: e,
         })?;
@@ -291,9 +291,10 @@ impl HostBuffer {
             name: a.name.clone(),
             dtype,
             shape,
-            // An empty shape still gets one element's room, never passed
-            // a null pointer.
-            data: GuardedBuffer::zeroed_placed(bytes.max(dtype.size()), &who, placement)?,
+            // An empty shape gets no room (one element's room let a kernel
+            // read and write element 0 unseen), but a pointer into its
+            // mapping, never null, and a fault beside it names it.
+            data: GuardedBuffer::zeroed_named(bytes, &who, placement)?,
         };
         let fill = a.fill.as_deref().unwrap_or("zeros");
         let put = |b: &mut HostBuffer, i: usize, v: f64| {
@@ -410,11 +411,4 @@ fn read_at_most(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
     Ok(out)
 }
 
-/// `v` as a person reads it: `1e300`, not three hundred digits.
-pub fn short_number(v: f64) -> String {
-    if v.is_finite() && v != 0.0 && !(1e-6..1e15).contains(&v.abs()) {
-        format!("{v:e}")
-    } else {
-        format!("{v}")
-    }
-}
+pub use crate::short_number;

@@ -252,7 +252,7 @@ fn printable(path: &Path, what: &str, text: &str) -> Result<()> {
 
 impl BenchSpec {
     pub fn load(path: &Path) -> Result<BenchSpec> {
-        let text = std::fs::read_to_string(path)
+        let text = kperf_runtime::input::read_to_string(path)
             .with_context(|| format!("cannot read {}", path.display()))?;
         Self::parse(&text, path)
     }

@@ -63,8 +63,8 @@ pub fn run(a: AnnotateArgs) -> Result<()> {
         .with_context(|| format!("cannot replay {}", a.profile.display()))?;
     let fb = profile.feedback();
     let file = a.input.display().to_string();
-    let source =
-        std::fs::read_to_string(&a.input).with_context(|| format!("cannot read {file}"))?;
+    let source = kperf_runtime::input::read_to_string(&a.input)
+        .with_context(|| format!("cannot read {file}"))?;
     let kctx = KperfContext::new()?;
     let module = kctx.parse(&source, &file)?;
     let report = annotate(&kctx, &module, &figures(&fb))?;

@@ -434,7 +434,7 @@ fn bench_host(
     flusher: Option<&mut CacheFlusher>,
 ) -> Result<(Measurement, u64)> {
     let file = path.display().to_string();
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {file}"))?;
+    let bytes = kperf_runtime::input::read(path).with_context(|| format!("cannot read {file}"))?;
     // The whole sampling loop runs in one child process (see
     // kperf_runtime::isolate): a wild kernel cannot corrupt kperf, and no
     // sample holds a fork.
@@ -519,7 +519,7 @@ fn bench_cuda(
     chip: &str,
 ) -> Result<(Measurement, u64)> {
     let file = path.display().to_string();
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {file}"))?;
+    let bytes = kperf_runtime::input::read(path).with_context(|| format!("cannot read {file}"))?;
     let iopts = InstrumentOptions {
         target: Target::Nvptx {
             chip: chip.to_string(),

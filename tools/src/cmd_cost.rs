@@ -525,8 +525,8 @@ pub fn run(a: CostArgs) -> Result<()> {
     let kctx = KperfContext::new()?;
     let mut out = Vec::new();
     for input in &a.inputs {
-        let bytes =
-            std::fs::read(input).with_context(|| format!("cannot read {}", input.display()))?;
+        let bytes = kperf_runtime::input::read(input)
+            .with_context(|| format!("cannot read {}", input.display()))?;
         let mut opts = base.clone();
         let triton = apply_triton_metadata(input, &mut opts, false).is_some();
         for &counter in &counters {

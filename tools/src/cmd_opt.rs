@@ -30,8 +30,8 @@ pub fn run(a: OptArgs) -> Result<()> {
     kperf_runtime::output::check_output(&a.output, &[("the input", &a.input)])?;
     kperf_runtime::output::check_output(&meta_path(&a.output), &[("the input", &a.input)])?;
     let file = a.input.display().to_string();
-    let source =
-        std::fs::read_to_string(&a.input).with_context(|| format!("cannot read {file}"))?;
+    let source = kperf_runtime::input::read_to_string(&a.input)
+        .with_context(|| format!("cannot read {file}"))?;
     let kctx = KperfContext::new()?;
     let mut module = kctx.parse(&source, &file)?;
     let meta = run_opt(&kctx, &mut module, &file, &a.pipeline, &opts)?;

@@ -60,12 +60,13 @@ pub fn run(a: RunArgs) -> Result<()> {
         Target::Amdgpu { .. } => bail!("running on AMD GPUs is not supported; instrument with --target amdgpu and run with your own launcher"),
     }
     let file = a.input.display().to_string();
-    let bytes = std::fs::read(&a.input).with_context(|| format!("cannot read {file}"))?;
+    let bytes =
+        kperf_runtime::input::read(&a.input).with_context(|| format!("cannot read {file}"))?;
     let is_llvm = kperf_instrument::llvm::is_llvm_input(&file, &bytes);
     let threads = a.threads.unwrap_or_else(default_threads);
     // A module `kperf instrument` already lowered carries its metadata beside it.
     let meta_file = crate::cmd_instrument::meta_path(&a.input);
-    let previous_meta = match std::fs::read(&meta_file) {
+    let previous_meta = match kperf_runtime::input::read(&meta_file) {
         Ok(meta_bytes) => {
             // Metadata that does not describe this very IR would size the
             // buffer for a layout the kernel does not write.
@@ -82,7 +83,11 @@ pub fn run(a: RunArgs) -> Result<()> {
     // A calibration given, or one measured now: without it replay could
     // only guess the record's cost.
     let calibration = match a.calibration.as_deref() {
-        Some(p) => Some((DeviceProfile::load(p)?, p.display().to_string())),
+        Some(p) => {
+            let c = DeviceProfile::load(p)?;
+            c.check_target(&opts.target.name(), p)?;
+            Some((c, p.display().to_string()))
+        }
         None if !a.no_instrument => {
             let c = crate::host_job::calibrate_host(&opts, 256, 4)?;
             eprintln!("kperf: calibrated the host: {}", c.summary());

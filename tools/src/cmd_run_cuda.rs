@@ -117,7 +117,8 @@ pub fn build_input_kernel(
     instrumented: bool,
 ) -> Result<DeviceBuild> {
     let file = a.input.display().to_string();
-    let bytes = std::fs::read(&a.input).with_context(|| format!("cannot read {file}"))?;
+    let bytes =
+        kperf_runtime::input::read(&a.input).with_context(|| format!("cannot read {file}"))?;
     if kperf_instrument::llvm::is_llvm_input(&file, &bytes) {
         build_nvptx_llvm_kernel(a, opts, spec, &bytes, &file, emit, instrumented)
     } else {
@@ -157,11 +158,14 @@ pub fn run_device(
     check: bool,
     launch: &Launch<'_>,
 ) -> Result<()> {
-    let calibration = a
-        .calibration
-        .as_deref()
-        .map(DeviceProfile::load)
-        .transpose()?;
+    let calibration = match a.calibration.as_deref() {
+        Some(p) => {
+            let c = DeviceProfile::load(p)?;
+            c.check_target(&opts.target.name(), p)?;
+            Some(c)
+        }
+        None => None,
+    };
     let build = build_input_kernel(a, opts, spec, emit, !a.no_instrument)?;
     // Timed as the check times the plain build, for a like-for-like
     // run-time overhead; each launch starts from the same state.

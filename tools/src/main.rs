@@ -4,6 +4,30 @@
 //! `run` (kperf-runtime), `replay`/`report` (kperf-replay). See
 //! docs/ARCHITECTURE.md for how data flows between them.
 
+// kperf's own printing never ends a job. The standard macros panic when
+// stdout or stderr is a closed pipe (`kperf report p.kprof | head -1`,
+// `kperf run ... 2>&1 | head -1`): the run then died before writing its
+// profile. These shadow them in the whole binary and drop what cannot be
+// written; the job goes on and its files are written.
+macro_rules! println {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
+}
+macro_rules! print {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($t)*);
+    }};
+}
+macro_rules! eprintln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($t)*);
+    }};
+}
+
 mod bench_spec;
 mod binding;
 mod cmd_annotate;
@@ -116,6 +140,8 @@ fn main() {
     kperf_runtime::jitdump::redirect();
     // An interrupted run leaves no hidden temporaries behind.
     kperf_runtime::output::install_interrupt_cleanup();
+    // A pass that traps says so instead of ending kperf silently.
+    kperf_runtime::output::install_crash_report();
     let r: Result<()> = match cli.cmd {
         Cmd::Instrument(a) => cmd_instrument::run(a),
         Cmd::Opt(a) => cmd_opt::run(a),
