@@ -12,7 +12,7 @@
 //!   shares may add up to more than 1. Per unit id the share is relative to
 //!   that unit's time (sum of durations of the CTAs it appears in). The
 //!   kernel's wall span (latest CTA end − earliest CTA start) is reported too.
-//! - **Percentiles**: nearest rank on the instance durations (kept as f32;
+//! - **Percentiles**: nearest rank on the instance durations (kept exactly;
 //!   past 65536 instances of a region, an HDR histogram within 0.1%: see
 //!   [`crate::quantiles`]).
 //! - **Idle**: per unit, the part of its span (first to last record) that no
@@ -1103,8 +1103,10 @@ struct RegionAcc {
     raw_ticks: f64,
     corrected_ticks: f64,
     durations: crate::quantiles::Durations,
-    /// Corrected durations in ticks, for percentiles in cycles.
+    /// Corrected durations in ticks, for percentiles in cycles, and the
+    /// largest (histogram percentiles are kept below it).
     ticks: crate::quantiles::Durations,
+    max_ticks: f64,
     unmatched_starts: u64,
     unmatched_ends: u64,
     covered_ns: f64,
@@ -1246,6 +1248,7 @@ impl Accumulator {
             r.count += o.count;
             r.total_ns += o.total_ns;
             r.max_ns = r.max_ns.max(o.max_ns);
+            r.max_ticks = r.max_ticks.max(o.max_ticks);
             r.raw_ticks += o.raw_ticks;
             r.corrected_ticks += o.corrected_ticks;
             r.durations.merge(o.durations);
@@ -1474,6 +1477,7 @@ impl Accumulator {
                 r.corrected_ticks += i.corrected_ticks;
                 r.durations.push(d);
                 r.ticks.push(i.corrected_ticks);
+                r.max_ticks = r.max_ticks.max(i.corrected_ticks);
                 if idx >= self.unit_local.len() {
                     self.unit_local.resize_with(idx + 1, UnitAcc::default);
                 }
@@ -1650,15 +1654,15 @@ impl Accumulator {
                 count: a.count,
                 total_ns: a.total_ns,
                 mean_ns: mean(a.total_ns),
-                // Percentiles come from f32 or histogram values: never let
-                // their rounding put them above the exact maximum.
+                // Past 65536 instances percentiles come from a histogram:
+                // never let its rounding put them above the exact maximum.
                 p50_ns: p50.min(a.max_ns),
                 p95_ns: p95.min(a.max_ns),
                 max_ns: a.max_ns,
                 mean_raw_ticks: mean(a.raw_ticks),
                 mean_corrected_ticks: mean(a.corrected_ticks),
-                p50_corrected_ticks: a.ticks.percentile(50.0),
-                p95_corrected_ticks: a.ticks.percentile(95.0),
+                p50_corrected_ticks: a.ticks.percentile(50.0).min(a.max_ticks),
+                p95_corrected_ticks: a.ticks.percentile(95.0).min(a.max_ticks),
                 share: share(a.total_ns, unit_time_total),
                 covered_ns: a.covered_ns,
                 unmatched_starts: a.unmatched_starts,
@@ -2014,14 +2018,14 @@ pub(crate) struct FinishContext<'a> {
 }
 
 /// Nearest-rank percentile (p in 0..=100) of `v`; 0 for an empty slice.
-pub fn percentile(v: &mut [f32], p: f64) -> f64 {
+pub fn percentile(v: &mut [f64], p: f64) -> f64 {
     if v.is_empty() {
         return 0.0;
     }
     let rank = ((p / 100.0) * v.len() as f64).ceil() as usize;
     let k = rank.clamp(1, v.len()) - 1;
-    let (_, x, _) = v.select_nth_unstable_by(k, f32::total_cmp);
-    f64::from(*x)
+    let (_, x, _) = v.select_nth_unstable_by(k, f64::total_cmp);
+    *x
 }
 
 fn imbalance(ctas: &[CtaSummary]) -> Imbalance {

@@ -358,7 +358,7 @@ pub struct CtaView<'a> {
 
 /// Streaming replay: push CTAs one at a time, then [`Replayer::finish`].
 ///
-/// Memory: the region table, running statistics (one f32 per region
+/// Memory: the region table, running statistics (one f64 per region
 /// instance for percentiles, a few numbers per CTA) and the current CTA.
 pub struct Replayer {
     info: RunInfo,

@@ -1,6 +1,7 @@
 //! Percentiles of region durations in bounded memory.
 //!
-//! A region's durations are kept exactly (f32, nearest rank) up to
+//! A region's durations are kept exactly (f64, nearest rank; f32 turned a
+//! p95 of 99999999 cycles into 100000000) up to
 //! [`EXACT_MAX`] instances, so small profiles and the tests see exact
 //! figures; past that they move into an HDR histogram (the `hdrhistogram`
 //! crate, 3 significant digits at 1 ps resolution: every value within 0.1%
@@ -18,7 +19,7 @@ const PS_PER_NS: f64 = 1000.0;
 /// Durations (ns) of one region.
 #[derive(Default)]
 pub(crate) struct Durations {
-    exact: Vec<f32>,
+    exact: Vec<f64>,
     hist: Option<Histogram<u64>>,
 }
 
@@ -27,7 +28,7 @@ impl Durations {
         match &mut self.hist {
             Some(h) => record(h, ns),
             None => {
-                self.exact.push(ns as f32);
+                self.exact.push(ns);
                 if self.exact.len() > EXACT_MAX {
                     self.spill();
                 }
@@ -39,7 +40,7 @@ impl Durations {
     fn spill(&mut self) {
         let mut h = Histogram::new(3).expect("3 significant digits is a valid histogram");
         for &v in &self.exact {
-            record(&mut h, f64::from(v));
+            record(&mut h, v);
         }
         self.exact = Vec::new();
         self.hist = Some(h);
@@ -58,7 +59,7 @@ impl Durations {
             // go straight into the histogram.
             (Some(h), None) => {
                 for &v in &other.exact {
-                    record(h, f64::from(v));
+                    record(h, v);
                 }
             }
             (_, Some(o)) => {

@@ -780,7 +780,7 @@ fn empty_profile_reports_nothing_but_does_not_fail() {
 
 #[test]
 fn nearest_rank_percentiles() {
-    let mut v: Vec<f32> = (1..=20).map(|x| x as f32).collect();
+    let mut v: Vec<f64> = (1..=20).map(f64::from).collect();
     assert_eq!(percentile(&mut v, 50.0), 10.0);
     assert_eq!(percentile(&mut v, 95.0), 19.0);
     assert_eq!(percentile(&mut v, 100.0), 20.0);
