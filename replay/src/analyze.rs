@@ -1401,7 +1401,12 @@ impl Accumulator {
         counter: Counter,
     ) {
         let c = &mut self.clock;
-        if cta.finalize_end_ns < cta.start_time_ns || cta.finalize_start_ns < cta.start_time_ns {
+        if cta.finalize_end_ns == 0 {
+            // No timer at all (a dump whose stamps are all 0): nothing to
+            // compare the records with.
+        } else if cta.finalize_end_ns < cta.start_time_ns
+            || cta.finalize_start_ns < cta.start_time_ns
+        {
             c.timer_backwards += 1;
             c.first_timer_backwards.get_or_insert(cta.cta_id);
         } else {

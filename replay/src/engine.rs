@@ -45,10 +45,29 @@ pub struct ProfileScan {
     pub regions: RegionsSeen,
     /// Whether the scan read the records or only the blocks' headers.
     pub depth: ScanDepth,
-    /// Clock ticks and global-timer ns between init and finalize, summed
-    /// over the CTAs whose own rate is plausible: the launch's rate.
+    /// Clock ticks and global-timer ns between init and finalize of the
+    /// CTAs shorter than [`LONG_CTA_NS`] (whose own quotients the timer's
+    /// resolution decides), summed; and each longer CTA's (id, ticks, ns),
+    /// whose own rates can be compared: the launch's rate is pooled from
+    /// both, less the long CTAs that disagree with the others.
     pub clock_ticks: f64,
     pub clock_ns: f64,
+    pub long_ctas: Vec<(u32, u64, u64)>,
+}
+
+/// A CTA whose global-timer span is at least this long measures its own
+/// clock rate within 10% whatever the timer's resolution (a microsecond
+/// on NVIDIA by default).
+pub const LONG_CTA_NS: u64 = 10_000;
+
+/// The launch's clock rate and the long CTAs left out of it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LaunchRate {
+    pub ticks_per_ns: Option<f64>,
+    /// Long CTAs whose own rate is more than 1.5x off the long CTAs'
+    /// median, and the first one's id.
+    pub outliers: u64,
+    pub first_outlier: Option<u32>,
 }
 
 /// How much of each block a scan reads.
@@ -219,7 +238,7 @@ impl ProfileScan {
     pub fn observe(&mut self, cta: &CtaTrace) {
         debug_assert_eq!(self.depth, ScanDepth::Records);
         self.ctas += 1;
-        self.observe_clock(cta.clock_spans());
+        self.observe_clock(cta.cta_id, cta.clock_spans());
         self.time_origin_ns = min_some(self.time_origin_ns, Some(cta.start_time_ns));
         self.min_gap_ticks = min_some(self.min_gap_ticks, min_record_gap(cta));
         for u in &cta.units {
@@ -245,28 +264,60 @@ impl ProfileScan {
         self.ctas += 1;
         self.time_origin_ns = min_some(self.time_origin_ns, Some(head.start_time_ns));
         self.records += head.records;
-        self.observe_clock(head.clock_spans());
+        self.observe_clock(head.cta_id, head.clock_spans());
     }
 
-    fn observe_clock(&mut self, spans: Option<(u64, u64)>) {
-        if let Some((ticks, ns)) = spans {
-            if crate::time::plausible_rate(ticks as f64 / ns as f64) {
+    fn observe_clock(&mut self, cta_id: u32, spans: Option<(u64, u64)>) {
+        match spans {
+            Some((ticks, ns)) if ns >= LONG_CTA_NS => self.long_ctas.push((cta_id, ticks, ns)),
+            // A timer span of 0 says nothing alone but counts in the pool;
+            // a positive one must give a rate a counter can have.
+            Some((ticks, ns))
+                if ns == 0 || crate::time::plausible_rate(ticks as f64 / ns as f64) =>
+            {
                 self.clock_ticks += ticks as f64;
                 self.clock_ns += ns as f64;
             }
+            _ => {}
         }
     }
 
-    /// The launch's clock rate (ticks per ns): every CTA's clock span over
-    /// its global-timer span, pooled. One CTA's own quotient is off by up
-    /// to the timer's resolution over its span (NVIDIA's global timer
+    /// The launch's clock rate (ticks per ns): the CTAs' clock spans over
+    /// their global-timer spans, pooled. One CTA's own quotient is off by
+    /// up to the timer's resolution over its span (NVIDIA's global timer
     /// ticks every microsecond unless a profiler raises it: a 1.5 µs CTA
-    /// measures 1.5 or 3.0 ticks/ns on a 2 GHz clock); pooled, the CTAs'
-    /// quantization averages out.
-    pub fn launch_ticks_per_ns(&self) -> Option<f64> {
-        (self.clock_ns > 0.0)
-            .then(|| self.clock_ticks / self.clock_ns)
-            .filter(|r| crate::time::plausible_rate(*r))
+    /// measures 1.5 or 3.0 ticks/ns on a 2 GHz clock, a 500 ns one 0 or 4);
+    /// pooled, timer spans of 0 included, the quantization averages out.
+    /// A long CTA whose own rate is more than 1.5x off the long CTAs'
+    /// median (a corrupt or stale stamp: one CTA 20 ms late made every
+    /// region 32x too long) is left out and counted.
+    pub fn launch_rate(&self) -> LaunchRate {
+        let mut rates: Vec<f64> = self
+            .long_ctas
+            .iter()
+            .map(|&(_, t, n)| t as f64 / n as f64)
+            .collect();
+        let median = (!rates.is_empty()).then(|| {
+            let k = rates.len() / 2;
+            *rates.select_nth_unstable_by(k, f64::total_cmp).1
+        });
+        let (mut ticks, mut ns) = (self.clock_ticks, self.clock_ns);
+        let mut out = LaunchRate::default();
+        for &(id, t, n) in &self.long_ctas {
+            let r = t as f64 / n as f64;
+            let agrees = median.is_some_and(|m| r >= m / 1.5 && r <= m * 1.5);
+            if agrees && crate::time::plausible_rate(r) {
+                ticks += t as f64;
+                ns += n as f64;
+            } else {
+                out.outliers += 1;
+                out.first_outlier.get_or_insert(id);
+            }
+        }
+        out.ticks_per_ns = (ns > 0.0)
+            .then(|| ticks / ns)
+            .filter(|r| crate::time::plausible_rate(*r));
+        out
     }
 
     /// Fold in the scan of the blocks that follow this scan's (the order
@@ -283,6 +334,7 @@ impl ProfileScan {
         self.unwritten_blocks += later.unwritten_blocks;
         self.clock_ticks += later.clock_ticks;
         self.clock_ns += later.clock_ns;
+        self.long_ctas.extend(later.long_ctas);
         let (k, l) = (&mut self.kernel_spans, later.kernel_spans);
         k.units += l.units;
         k.raw_ticks += l.raw_ticks;
@@ -321,6 +373,15 @@ impl ProfileScan {
             ));
         }
         out.extend(self.unfinished_caveat());
+        let rate = self.launch_rate();
+        if let Some(first) = rate.first_outlier {
+            out.push(format!(
+                "{} CTA(s) measured a clock rate (clock span over global-timer span) more than \
+                 1.5x off the other long CTAs' (first: CTA {first}; a stale or corrupt timer \
+                 stamp?): left out of the launch's rate",
+                rate.outliers
+            ));
+        }
         if self.unwritten_blocks > 0 {
             out.push(if self.ctas == 0 && self.bad_blocks == 0 && self.unfinished_blocks == 0 {
                 format!(
@@ -366,7 +427,7 @@ pub struct Replayer {
     table: RegionTable,
     correction: Correction,
     t0: Option<u64>,
-    /// The launch's measured clock rate ([`ProfileScan::launch_ticks_per_ns`]).
+    /// The launch's measured clock rate ([`ProfileScan::launch_rate`]).
     launch_rate: Option<f64>,
     /// The scan read headers only: the smallest record gap is gathered
     /// during the replay.
@@ -410,7 +471,7 @@ impl Replayer {
             info,
             opts: opts.clone(),
             t0: scan.time_origin_ns,
-            launch_rate: scan.launch_ticks_per_ns(),
+            launch_rate: scan.launch_rate().ticks_per_ns,
             gathers_min_gap: scan.depth == ScanDepth::Headers,
             early_ctas: 0,
             skipped_caveats: scan.skipped_caveats(),

@@ -4,7 +4,8 @@
 //! 1. nanosecond counters (`%globaltimer`): a tick *is* a nanosecond;
 //! 2. a rate given in [`crate::ReplayOptions::ticks_per_ns`];
 //! 3. the launch's measured rate: every CTA's clock span over its
-//!    global-timer span, pooled ([`crate::ProfileScan::launch_ticks_per_ns`]),
+//!    global-timer span, pooled, timer spans of 0 included, long CTAs that
+//!    disagree left out ([`crate::ProfileScan::launch_rate`]),
 //!    or, without a scan, the CTA's own ([`CtaTrace::measured_ticks_per_ns`]);
 //!    unless a nominal rate is known and the measurement is off from it by
 //!    more than a factor of two: then the nominal rate is used and the CTA

@@ -1267,3 +1267,72 @@ fn records_the_header_clocks_cannot_hold_are_caveats() {
         r.caveats
     );
 }
+
+#[test]
+fn ctas_shorter_than_the_timer_tick_pool_to_the_true_rate() {
+    // 1000 CTAs of 1000 ticks at 2 ticks/ns (500 ns) under a timer that
+    // reads in whole microseconds: most read a span of 0, some of 1000 ns.
+    // Pooling only the spans above 0 read 1.0 ticks/ns (every region 2x
+    // too long); pooling them all gives the true rate within the sampling.
+    let info = cycle_info(&[reg(0, "r")]);
+    let ctas: Vec<_> = (0..1000u32)
+        .map(|k| {
+            let start = 10_000 + u64::from(k) * 137;
+            let q = |t: u64| t / 1_000 * 1_000;
+            let mut c = cta(
+                k,
+                k,
+                q(start),
+                0,
+                1.0,
+                vec![unit(0, vec![s(0, 100), e(0, 900)])],
+            );
+            c.finalize_start_ns = q(start + 500);
+            c.finalize_end_ns = c.finalize_start_ns;
+            c.finalize_clock = 1_000;
+            c
+        })
+        .collect();
+    let p = Profile::from_parts_with(info, ctas, &raw()).unwrap();
+    let rate = p.report().ctas[0].ticks_per_ns;
+    assert!((rate - 2.0).abs() < 0.1, "pooled rate {rate}");
+}
+
+#[test]
+fn a_ctas_stale_timer_stamp_is_left_out_of_the_rate() {
+    // Ten CTAs of 20000 ticks over 10 us; one's finalize stamp is 20 ms
+    // late (0.001 ticks/ns alone, a rate a counter can have). Pooled with
+    // the others it made every region 32x too long, without a word.
+    let info = cycle_info(&[reg(0, "r")]);
+    let ctas: Vec<_> = (0..10u32)
+        .map(|k| {
+            let mut c = cta(
+                k,
+                k,
+                0,
+                10_000,
+                2.0,
+                vec![unit(0, vec![s(0, 100), e(0, 19_100)])],
+            );
+            if k == 9 {
+                c.finalize_start_ns += 20_000_000;
+                c.finalize_end_ns += 20_000_000;
+            }
+            c
+        })
+        .collect();
+    let p = Profile::from_parts_with(info, ctas, &raw()).unwrap();
+    let r = p.report();
+    assert!(
+        r.ctas.iter().all(|c| c.ticks_per_ns == 2.0),
+        "{:?}",
+        r.ctas[0]
+    );
+    assert!(
+        r.caveats
+            .iter()
+            .any(|c| c.contains("1 CTA(s) measured a clock rate") && c.contains("first: CTA 9")),
+        "{:?}",
+        r.caveats
+    );
+}

@@ -90,23 +90,36 @@ impl DeviceProfile {
     }
 
     /// Refuse a calibration measured on another kind of target than
-    /// `target` (`host`, `nvptx:sm_90a`, `simt`): its costs and rate say
-    /// nothing about this one. Chips of one family are accepted.
-    pub fn check_target(
+    /// `target` (`host`, `nvptx:sm_90a`, `simt`) or with another counter:
+    /// its costs and rate say nothing about this run (a counter mismatch
+    /// was dropped silently, and the report asked to calibrate). Chips of
+    /// one family are accepted.
+    pub fn check_for(
         &self,
         target: &str,
+        counter: Counter,
         path: &std::path::Path,
     ) -> Result<(), crate::LaunchError> {
         let family = |t: &str| t.split(':').next().unwrap_or(t).to_string();
+        let bad = |message: String| crate::LaunchError::Calibration {
+            path: path.display().to_string(),
+            message,
+        };
         if family(&self.target) != family(target) {
-            return Err(crate::LaunchError::Calibration {
-                path: path.display().to_string(),
-                message: format!(
-                    "measured on `{}`, and this run is on `{target}`: calibrate this target \
-                     (kperf calibrate --target ...)",
-                    self.target
-                ),
-            });
+            return Err(bad(format!(
+                "measured on `{}`, and this run is on `{target}`: calibrate this target \
+                 (kperf calibrate --target ...)",
+                self.target
+            )));
+        }
+        if self.counter != counter {
+            return Err(bad(format!(
+                "measured with the {} counter, and this run records {}: calibrate with \
+                 --counter {}",
+                self.counter.name(),
+                counter.name(),
+                counter.name()
+            )));
         }
         Ok(())
     }

@@ -186,17 +186,18 @@ pub struct BlockHead {
     pub start_time_ns: u64,
     /// Records that survive in the block's rings (what decoding would give).
     pub records: u64,
-    /// The CTA's counter at init and at finalize start, and the global
-    /// timer at finalize start (ns): its clock rate's measurement.
+    /// The CTA's id, and its counter at init and at finalize start, and
+    /// the global timer at finalize start (ns): its clock rate's
+    /// measurement.
+    pub cta_id: u32,
     pub start_clock: u64,
     pub finalize_clock: u64,
     pub finalize_start_ns: u64,
 }
 
 impl BlockHead {
-    /// The clock span and global-timer span of the CTA, when both moved
-    /// forward: what [`crate::profile::CtaTrace::measured_ticks_per_ns`]
-    /// divides.
+    /// The clock span and global-timer span of the CTA (see `spans`):
+    /// what [`crate::profile::CtaTrace::measured_ticks_per_ns`] divides.
     pub fn clock_spans(&self) -> Option<(u64, u64)> {
         spans(
             self.start_clock,
@@ -207,7 +208,11 @@ impl BlockHead {
     }
 }
 
-/// (ticks, ns) between init and finalize, when both are positive.
+/// (ticks, ns) between init and finalize, when the clock moved forward and
+/// the timer did not go back. The timer span may be 0: a CTA shorter than
+/// the timer's resolution (a microsecond on NVIDIA by default), which a
+/// pooled rate must count, or it is biased towards the CTAs that crossed a
+/// tick (500 ns CTAs read 1.0 ticks/ns on a 2 GHz clock).
 pub(crate) fn spans(
     start_clock: u64,
     finalize_clock: u64,
@@ -216,7 +221,7 @@ pub(crate) fn spans(
 ) -> Option<(u64, u64)> {
     let dc = finalize_clock.checked_sub(start_clock)?;
     let dt = finalize_ns.checked_sub(start_ns)?;
-    (dc > 0 && dt > 0).then_some((dc, dt))
+    (dc > 0).then_some((dc, dt))
 }
 
 /// The block's header, parsed and checked against the block's size and the
@@ -356,6 +361,7 @@ pub(crate) fn read_block_head(
     Ok(BlockHead {
         start_time_ns: header.start_time,
         records,
+        cta_id: header.cta_id,
         start_clock: header.start_clock,
         finalize_clock: header.finalize_clock,
         finalize_start_ns: header.finalize_start_time,
@@ -786,6 +792,7 @@ impl ProfileReader {
                 *out = BlockHead {
                     start_time_ns: cta.start_time_ns,
                     records: cta.units.iter().map(|u| u.records.len() as u64).sum(),
+                    cta_id: cta.cta_id,
                     start_clock: cta.start_clock,
                     finalize_clock: cta.finalize_clock,
                     finalize_start_ns: cta.finalize_start_ns,

@@ -147,12 +147,13 @@ impl CtaTrace {
     /// Counter ticks per nanosecond measured over this CTA's lifetime, if
     /// the header carries usable timestamps.
     pub fn measured_ticks_per_ns(&self) -> Option<f64> {
-        let (dc, dt) = self.clock_spans()?;
+        let (dc, dt) = self.clock_spans().filter(|&(_, dt)| dt > 0)?;
         Some(dc as f64 / dt as f64)
     }
 
     /// The clock span and global-timer span (ns) between init and
-    /// finalize, when both moved forward.
+    /// finalize, when the clock moved forward and the timer did not go
+    /// back (the timer span may be 0: a CTA shorter than its resolution).
     pub fn clock_spans(&self) -> Option<(u64, u64)> {
         crate::decode::spans(
             self.start_clock,
