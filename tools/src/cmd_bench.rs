@@ -177,6 +177,11 @@ pub fn run(a: BenchArgs) -> Result<()> {
         }
     }
     let peaks = a.peaks.as_deref().map(DevicePeaks::load).transpose()?;
+    // A baseline that cannot be read is refused now, not after the sweep
+    // (a FIFO was refused 47 s later, every point run for nothing).
+    if let Some(b) = &a.baseline {
+        Results::load(b)?;
+    }
     let (mut runner, device) = match a.target.as_str() {
         "host" => {
             let timer = CycleTimer::calibrate().context("host timer")?;

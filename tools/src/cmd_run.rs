@@ -85,7 +85,7 @@ pub fn run(a: RunArgs) -> Result<()> {
     let calibration = match a.calibration.as_deref() {
         Some(p) => {
             let c = DeviceProfile::load(p)?;
-            c.check_target(&opts.target.name(), p)?;
+            c.check_for(&opts.target.name(), opts.counter, p)?;
             Some((c, p.display().to_string()))
         }
         None if !a.no_instrument => {

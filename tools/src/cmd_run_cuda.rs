@@ -161,7 +161,7 @@ pub fn run_device(
     let calibration = match a.calibration.as_deref() {
         Some(p) => {
             let c = DeviceProfile::load(p)?;
-            c.check_target(&opts.target.name(), p)?;
+            c.check_for(&opts.target.name(), opts.counter, p)?;
             Some(c)
         }
         None => None,

@@ -8,17 +8,19 @@
 // stdout or stderr is a closed pipe (`kperf report p.kprof | head -1`,
 // `kperf run ... 2>&1 | head -1`): the run then died before writing its
 // profile. These shadow them in the whole binary and drop what cannot be
-// written; the job goes on and its files are written.
+// written; the job goes on and its files are written. Standard output that
+// fails otherwise (a full disk) makes the exit status 1 at the end: it may
+// be the command's product.
 macro_rules! println {
     ($($t:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stdout(), $($t)*);
+        $crate::stdout_written(writeln!(std::io::stdout(), $($t)*));
     }};
 }
 macro_rules! print {
     ($($t:tt)*) => {{
         use std::io::Write as _;
-        let _ = write!(std::io::stdout(), $($t)*);
+        $crate::stdout_written(write!(std::io::stdout(), $($t)*));
     }};
 }
 macro_rules! eprintln {
@@ -49,6 +51,18 @@ mod registers;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
+
+/// The first error writing standard output other than a closed pipe.
+static STDOUT_ERROR: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Note how a write to standard output went (see the print macros).
+fn stdout_written(r: std::io::Result<()>) {
+    if let Err(e) = r {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            let _ = STDOUT_ERROR.set(e.to_string());
+        }
+    }
+}
 
 #[derive(Parser)]
 #[command(name = "kperf", version, about = "Compiler-centric intra-kernel GPU profiling (KPerfIR-style)", long_about = None)]
@@ -160,6 +174,13 @@ fn main() {
     if let Err(e) = r {
         eprintln!("kperf: error: {}", error_text(&e));
         std::process::exit(exit_status(&e));
+    }
+    use std::io::Write as _;
+    let flushed = std::io::stdout().flush();
+    stdout_written(flushed);
+    if let Some(e) = STDOUT_ERROR.get() {
+        eprintln!("kperf: error: writing standard output failed: {e}");
+        std::process::exit(1);
     }
 }
 

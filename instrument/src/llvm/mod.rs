@@ -464,12 +464,20 @@ fn shown(name: &str) -> String {
     kperf_dialects::meta::displayable_name(name, 256).unwrap_or_else(|| name.to_string())
 }
 
-/// The functions of the module that call `f` (a kernel that recurses, or is
-/// also called as a function), by name.
+/// What in the module calls `f` or takes its address, by name: the
+/// functions that call it (a kernel that recurses, or is also called as a
+/// function), and "its address in `x`" for any other use (a function
+/// pointer stored, selected or kept in a global) but the `llvm.used` lists.
 fn callers_of(f: FunctionValue) -> Vec<String> {
+    // SAFETY: reading names of live values with LLVM's C API.
+    let name_of = |v: LLVMValueRef| unsafe {
+        let mut len = 0usize;
+        let p = sys::LLVMGetValueName2(v, &mut len);
+        String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len)).into_owned()
+    };
     let mut callers = Vec::new();
-    // SAFETY: walking the use list of a live function with LLVM's C API;
-    // every pointer comes from LLVM and is only read.
+    // SAFETY: walking use lists of live values with LLVM's C API; every
+    // pointer comes from LLVM and is only read.
     unsafe {
         let mut u = sys::LLVMGetFirstUse(f.as_value_ref());
         while !u.is_null() {
@@ -478,10 +486,33 @@ fn callers_of(f: FunctionValue) -> Vec<String> {
                 !sys::LLVMIsACallInst(user).is_null() || !sys::LLVMIsAInvokeInst(user).is_null();
             if is_call && sys::LLVMGetCalledValue(user) == f.as_value_ref() {
                 let caller = sys::LLVMGetBasicBlockParent(sys::LLVMGetInstructionParent(user));
-                let mut len = 0usize;
-                let name = sys::LLVMGetValueName2(caller, &mut len);
-                let bytes = std::slice::from_raw_parts(name as *const u8, len);
-                callers.push(String::from_utf8_lossy(bytes).into_owned());
+                callers.push(name_of(caller));
+            } else if !sys::LLVMIsAInstruction(user).is_null() {
+                let holder = sys::LLVMGetBasicBlockParent(sys::LLVMGetInstructionParent(user));
+                callers.push(format!("its address in {}", name_of(holder)));
+            } else {
+                // A constant: a global's initializer, directly or through
+                // an array or cast (the `llvm.used` lists hold kernels).
+                let in_used_list = |g: LLVMValueRef| {
+                    let n = name_of(g);
+                    n == "llvm.used" || n == "llvm.compiler.used"
+                };
+                let holders: Vec<LLVMValueRef> = if !sys::LLVMIsAGlobalVariable(user).is_null() {
+                    vec![user]
+                } else {
+                    let mut v = Vec::new();
+                    let mut w = sys::LLVMGetFirstUse(user);
+                    while !w.is_null() {
+                        v.push(sys::LLVMGetUser(w));
+                        w = sys::LLVMGetNextUse(w);
+                    }
+                    v
+                };
+                for g in holders {
+                    if sys::LLVMIsAGlobalVariable(g).is_null() || !in_used_list(g) {
+                        callers.push(format!("its address in {}", name_of(g)));
+                    }
+                }
             }
             u = sys::LLVMGetNextUse(u);
         }
@@ -798,13 +829,16 @@ fn instrument_llvm_with(
             return Err(InstrumentError::At {
                 location: file.to_string(),
                 message: format!(
-                    "kernel `{}` is called by {} (recursion, or a kernel also used as a \
-                     function): kperf cannot instrument a kernel that is called; move the \
-                     body into a function both call",
+                    "kernel `{}` is called by {} (recursion, a kernel also used as a \
+                     function, or through a pointer): kperf cannot instrument a kernel that \
+                     is called; move the body into a function both call",
                     shown(&name),
                     callers
                         .iter()
-                        .map(|c| format!("`{}`", shown(c)))
+                        .map(|c| match c.strip_prefix("its address in ") {
+                            Some(g) => format!("its address in `{}`", shown(g)),
+                            None => format!("`{}`", shown(c)),
+                        })
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),

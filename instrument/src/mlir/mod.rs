@@ -299,16 +299,18 @@ pub fn print_module(m: &Module) -> String {
     module_op(m).print()
 }
 
-/// Brace nesting MLIR text may have. MLIR's parser, verifier and passes
-/// recurse once per region or attribute level; 3000 nested `scf.for`
-/// overflowed kperf's stack (an abort, no message). Real kernels nest a
-/// few dozen levels.
+/// Nesting MLIR text may have: braces, brackets, parentheses and angle
+/// brackets together. MLIR's parser, verifier and passes recurse once per
+/// region, attribute, type or location level; 3000 nested `scf.for`
+/// overflowed kperf's stack (an abort, no message), and so did 30000 nested
+/// `[`, `tuple<`, `(` or `callsite(`. Real kernels nest a few dozen levels.
 pub const MAX_NESTING: usize = 1000;
 
-/// Refuse `source` when its `{` nesting (outside strings and comments)
-/// passes [`MAX_NESTING`], naming the line.
+/// Refuse `source` when its nesting (outside strings and comments) passes
+/// [`MAX_NESTING`], naming the line. `->` closes nothing.
 fn check_nesting(source: &str, name: &str) -> Result<()> {
     let (mut depth, mut line) = (0usize, 1usize);
+    let mut prev = ' ';
     let mut chars = source.chars();
     while let Some(c) = chars.next() {
         match c {
@@ -334,21 +336,24 @@ fn check_nesting(source: &str, name: &str) -> Result<()> {
                     }
                 }
             }
-            '{' => {
+            '{' | '[' | '(' | '<' => {
                 depth += 1;
                 if depth > MAX_NESTING {
                     return Err(InstrumentError::Parse {
                         file: name.into(),
                         diagnostics: format!(
-                            "{name}:{line}: nested more than {MAX_NESTING} levels of regions or \
-                             attributes; kperf refuses it (MLIR's parser recurses once per level)"
+                            "{name}:{line}: nested more than {MAX_NESTING} levels (regions, \
+                             attributes, types or locations); kperf refuses it (MLIR's parser \
+                             recurses once per level)"
                         ),
                     });
                 }
             }
-            '}' => depth = depth.saturating_sub(1),
+            '>' if prev == '-' => {}
+            '}' | ']' | ')' | '>' => depth = depth.saturating_sub(1),
             _ => {}
         }
+        prev = c;
     }
     Ok(())
 }
