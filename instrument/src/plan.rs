@@ -240,6 +240,20 @@ impl RegionTable {
     }
 }
 
+/// A block of up to three dimensions given as a list (`[128]`,
+/// `[16, 8]`), the rest 1; `None` when the list is empty. What both paths
+/// read from the kernels' attributes (`known_block_size`, `nvvm.reqntid`).
+pub(crate) fn block_dims(dims: &[u32]) -> Option<[u32; 3]> {
+    if dims.is_empty() {
+        return None;
+    }
+    let mut d = [1u32; 3];
+    for (i, v) in dims.iter().take(3).enumerate() {
+        d[i] = *v;
+    }
+    Some(d)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

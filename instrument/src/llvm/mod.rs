@@ -334,14 +334,7 @@ fn declared_block(module: &Module, f: FunctionValue) -> Option<[u32; 3]> {
             .split(|c: char| !c.is_ascii_digit())
             .filter_map(|x| x.parse().ok())
             .collect();
-        if nums.is_empty() {
-            return None;
-        }
-        let mut d = [1u32; 3];
-        for (i, v) in nums.iter().take(3).enumerate() {
-            d[i] = *v;
-        }
-        Some(d)
+        crate::plan::block_dims(&nums)
     };
     for key in ["nvvm.reqntid", "nvvm.maxntid"] {
         if let Some(a) = f.get_string_attribute(AttributeLoc::Function, key) {

@@ -53,18 +53,6 @@ fn create(
     }
 }
 
-/// Up to three block dimensions, the rest 1; `None` when there are none.
-fn dims3(dims: &[u32]) -> Option<[u32; 3]> {
-    if dims.is_empty() {
-        return None;
-    }
-    let mut d = [1u32; 3];
-    for (i, v) in dims.iter().take(3).enumerate() {
-        d[i] = *v;
-    }
-    Some(d)
-}
-
 /// Threads per CTA: `known_block_size` (set by gpu-kernel-outlining for
 /// constant launches), Triton's `nvvm.reqntid`, or the user's `--block`.
 fn block_shape(f: Op, opts: &InstrumentOptions) -> Result<[u32; 3]> {
@@ -103,7 +91,7 @@ fn block_shape(f: Op, opts: &InstrumentOptions) -> Result<[u32; 3]> {
             } else {
                 nums
             };
-            if let Some(d) = dims3(&dims) {
+            if let Some(d) = crate::plan::block_dims(&dims) {
                 return agree(d, &format!("the kernel's {name}"));
             }
         }
@@ -118,7 +106,7 @@ fn block_shape(f: Op, opts: &InstrumentOptions) -> Result<[u32; 3]> {
                 .split(',')
                 .filter_map(|v| v.trim().parse().ok())
                 .collect();
-            if let Some(d) = dims3(&dims) {
+            if let Some(d) = crate::plan::block_dims(&dims) {
                 return agree(d, "the kernel's passthrough nvvm.reqntid");
             }
         }
