@@ -604,9 +604,10 @@ pub fn apply_host_abi(kctx: &KperfContext, f: Op) -> Result<()> {
         return Err(InstrumentError::At {
             location: f.loc_string(),
             message: format!(
-                "host kernel `{name}` is called by {} (recursion, or a kernel also used as a \
-                 function): kperf cannot instrument a kernel that is called; mark the kernels \
-                 with `kperf.kernel`, or move the body into a function both call",
+                "host kernel `{name}` is called by {} (recursion, a kernel also used as a \
+                 function, or through `func.constant`): kperf cannot instrument a kernel that \
+                 is called; mark the kernels with `kperf.kernel`, or move the body into a \
+                 function both call",
                 callers.join(", ")
             ),
         });

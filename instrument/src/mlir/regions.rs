@@ -131,14 +131,16 @@ pub fn find_kernels(module: Op, target: &Target) -> Vec<Op> {
         .collect()
 }
 
-/// Every `func.call` in `module`: (callee, caller) symbol names.
+/// Every `func.call` in `module`, and every `func.constant` (a function
+/// taken as a value, for `func.call_indirect`): (callee, caller) symbol
+/// names.
 pub fn calls(module: Op) -> Vec<(String, String)> {
     module
         .nested_ops()
         .into_iter()
-        .filter(|o| o.name() == "func.call")
+        .filter(|o| o.name() == "func.call" || o.name() == "func.constant")
         .filter_map(|call| {
-            let callee = ir::attr_string(call.attr("callee")?);
+            let callee = ir::attr_string(call.attr("callee").or_else(|| call.attr("value"))?);
             let callee = callee.trim_start_matches('@').trim_matches('"').to_string();
             let mut caller = call.parent();
             while let Some(p) = caller {
