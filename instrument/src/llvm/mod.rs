@@ -457,11 +457,29 @@ fn shown(name: &str) -> String {
     kperf_dialects::meta::displayable_name(name, 256).unwrap_or_else(|| name.to_string())
 }
 
+/// A use of a kernel inside its module that instrumenting would break.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum KernelUse {
+    /// A direct call from this function.
+    CalledBy(String),
+    /// Its address kept in (or used by) this global or function.
+    AddressIn(String),
+}
+
+impl KernelUse {
+    fn describe(&self) -> String {
+        match self {
+            KernelUse::CalledBy(f) => format!("`{}`", shown(f)),
+            KernelUse::AddressIn(g) => format!("its address in `{}`", shown(g)),
+        }
+    }
+}
+
 /// What in the module calls `f` or takes its address, by name: the
 /// functions that call it (a kernel that recurses, or is also called as a
-/// function), and "its address in `x`" for any other use (a function
+/// function), and where its address is kept for any other use (a function
 /// pointer stored, selected or kept in a global) but the `llvm.used` lists.
-fn callers_of(f: FunctionValue) -> Vec<String> {
+fn callers_of(f: FunctionValue) -> Vec<KernelUse> {
     // SAFETY: reading names of live values with LLVM's C API.
     let name_of = |v: LLVMValueRef| unsafe {
         let mut len = 0usize;
@@ -479,10 +497,10 @@ fn callers_of(f: FunctionValue) -> Vec<String> {
                 !sys::LLVMIsACallInst(user).is_null() || !sys::LLVMIsAInvokeInst(user).is_null();
             if is_call && sys::LLVMGetCalledValue(user) == f.as_value_ref() {
                 let caller = sys::LLVMGetBasicBlockParent(sys::LLVMGetInstructionParent(user));
-                callers.push(name_of(caller));
+                callers.push(KernelUse::CalledBy(name_of(caller)));
             } else if !sys::LLVMIsAInstruction(user).is_null() {
                 let holder = sys::LLVMGetBasicBlockParent(sys::LLVMGetInstructionParent(user));
-                callers.push(format!("its address in {}", name_of(holder)));
+                callers.push(KernelUse::AddressIn(name_of(holder)));
             } else {
                 // A constant: a global's initializer, directly or through
                 // an array or cast (the `llvm.used` lists hold kernels).
@@ -503,7 +521,7 @@ fn callers_of(f: FunctionValue) -> Vec<String> {
                 };
                 for g in holders {
                     if sys::LLVMIsAGlobalVariable(g).is_null() || !in_used_list(g) {
-                        callers.push(format!("its address in {}", name_of(g)));
+                        callers.push(KernelUse::AddressIn(name_of(g)));
                     }
                 }
             }
@@ -807,7 +825,7 @@ fn instrument_llvm_with(
         // parameter is in. kperf's launchers never call it: it goes.
         let ciface = format!("_mlir_ciface_{name}");
         if let Some(w) = module.get_function(&ciface) {
-            if callers_of(f) == [ciface.clone()]
+            if callers_of(f) == [KernelUse::CalledBy(ciface.clone())]
                 && w.as_global_value()
                     .as_pointer_value()
                     .get_first_use()
@@ -828,10 +846,7 @@ fn instrument_llvm_with(
                     shown(&name),
                     callers
                         .iter()
-                        .map(|c| match c.strip_prefix("its address in ") {
-                            Some(g) => format!("its address in `{}`", shown(g)),
-                            None => format!("`{}`", shown(c)),
-                        })
+                        .map(KernelUse::describe)
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),
