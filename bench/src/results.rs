@@ -478,7 +478,18 @@ impl Results {
 }
 
 /// Formats nanoseconds with a unit that keeps 3–4 significant digits.
+/// Durations no table should hold (over a day, or under a picosecond but
+/// not 0) are written in scientific notation, not as 300 digits or "0".
 pub fn format_ns(ns: f64) -> String {
+    if !ns.is_finite() {
+        return format!("{ns} ns");
+    }
+    if ns.abs() >= 1e14 {
+        return format!("{:.3e} s", ns * 1e-9);
+    }
+    if ns != 0.0 && ns.abs() < 1e-3 {
+        return format!("{ns:.3e} ns");
+    }
     let (v, unit) = if ns >= 1e9 {
         (ns * 1e-9, "s")
     } else if ns >= 1e6 {
@@ -594,7 +605,7 @@ pub fn table(results: &Results) -> String {
             center,
             format_ns(s.median),
             format_ns(s.mean),
-            format!("{:.2}%", 100.0 * s.rel_noise),
+            format!("{}%", rate(100.0 * s.rel_noise, 2)),
             tflops,
             gbps,
             bound,
@@ -971,6 +982,9 @@ mod tests {
         assert_eq!(format_ns(12_345.0), "12.35 us");
         assert_eq!(format_ns(1_234_567.0), "1.235 ms");
         assert_eq!(format_ns(2.5e9), "2.500 s");
+        assert_eq!(format_ns(1e300), "1.000e291 s");
+        assert_eq!(format_ns(1e-320), "1.000e-320 ns");
+        assert_eq!(format_ns(0.0), "0.000 ns");
     }
 
     #[test]

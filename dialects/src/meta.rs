@@ -185,6 +185,10 @@ pub struct InstrumentMeta {
     /// Source file the kernel came from.
     #[serde(default)]
     pub source: String,
+    /// SHA-256 of the source text, hex: `kperf annotate` checks the file it
+    /// writes figures onto is the one that was profiled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_sha256: Option<String>,
     /// Source loops (`file:line:col`) the plain build unrolls completely
     /// and the records would have kept rolled: given LLVM's unroll pragma,
     /// they are unrolled completely in the instrumented build too.
@@ -224,6 +228,7 @@ impl InstrumentMeta {
             kernels: Vec::new(),
             uninstrumented: Vec::new(),
             source: String::new(),
+            source_sha256: None,
             unrolled_as_plain: Vec::new(),
         }
     }

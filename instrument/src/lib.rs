@@ -20,6 +20,15 @@ pub mod sass_loops;
 pub mod tools;
 
 pub use error::{InstrumentError, Result};
+
+/// SHA-256 of a kernel's source text, hex, as the metadata records it.
+pub fn source_digest(source: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(source)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
 pub use mlir::pipeline::{instrument, Output};
 pub use mlir::KperfContext;
 pub use options::{Emit, InstrumentOptions, RegionMode, Target};

@@ -22,6 +22,10 @@ pub struct AnnotateArgs {
     /// Use raw timings (no overhead correction)
     #[arg(long)]
     pub no_correction: bool,
+    /// Annotate even when the kernel is not the source the profile was
+    /// recorded from (regions are then matched by name and location only)
+    #[arg(long)]
+    pub allow_changed_source: bool,
 }
 
 /// The figures a later pass reads, per region.
@@ -45,6 +49,39 @@ pub fn figures(fb: &Feedback) -> Vec<RegionFigures> {
         .collect()
 }
 
+/// Figures written onto another text than the profiled one land on
+/// whatever op now has a region's name or location: refuse unless asked.
+/// Profiles from before the digest was recorded (or from Proton) carry
+/// none, and are matched by name and location as before.
+fn check_source(
+    meta: &kperf_dialects::meta::InstrumentMeta,
+    source: &str,
+    file: &str,
+    allow_changed: bool,
+) -> Result<()> {
+    let Some(recorded) = &meta.source_sha256 else {
+        return Ok(());
+    };
+    let digest = kperf_instrument::source_digest(source.as_bytes());
+    if &digest == recorded {
+        return Ok(());
+    }
+    let what = format!(
+        "{file} is not the source this profile was recorded from (it was `{}`, sha256 {}…; this file's is {}…)",
+        crate::shown(&meta.source),
+        &recorded[..recorded.len().min(12)],
+        &digest[..12]
+    );
+    if allow_changed {
+        eprintln!("kperf: warning: {what}: annotating by region name and location anyway");
+        Ok(())
+    } else {
+        anyhow::bail!(
+            "{what}: its figures could land on the wrong ops; annotate the profiled file, or pass --allow-changed-source"
+        )
+    }
+}
+
 pub fn run(a: AnnotateArgs) -> Result<()> {
     let out = a
         .output
@@ -65,6 +102,7 @@ pub fn run(a: AnnotateArgs) -> Result<()> {
     let file = a.input.display().to_string();
     let source = kperf_runtime::input::read_to_string(&a.input)
         .with_context(|| format!("cannot read {file}"))?;
+    check_source(&profile.info().meta, &source, &file, a.allow_changed_source)?;
     let kctx = KperfContext::new()?;
     let module = kctx.parse(&source, &file)?;
     let report = annotate(&kctx, &module, &figures(&fb))?;

@@ -34,7 +34,8 @@ pub fn run(a: OptArgs) -> Result<()> {
         .with_context(|| format!("cannot read {file}"))?;
     let kctx = KperfContext::new()?;
     let mut module = kctx.parse(&source, &file)?;
-    let meta = run_opt(&kctx, &mut module, &file, &a.pipeline, &opts)?;
+    let mut meta = run_opt(&kctx, &mut module, &file, &a.pipeline, &opts)?;
+    meta.source_sha256 = Some(kperf_instrument::source_digest(source.as_bytes()));
     let text = print_module(&module);
     let meta_bytes = (!meta.kernels.is_empty())
         .then(|| serde_json::to_vec_pretty(&meta))

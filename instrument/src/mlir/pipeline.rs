@@ -79,6 +79,7 @@ pub fn instrument(
     crate::plan::with_buffer_choice(opts, |opts| {
         let mut module = parse_input(kctx, source, file, opts)?;
         let mut meta = instrument_module(kctx, &mut module, file, opts, emit)?;
+        meta.source_sha256 = Some(crate::source_digest(source.as_bytes()));
         if let (Target::Nvptx { chip, simt: false }, Emit::Llvm | Emit::Ptx | Emit::Cubin) =
             (&opts.target, emit)
         {
@@ -129,7 +130,7 @@ pub fn instrument_module(
         .filter(|k| !k.has_attr(INSTRUMENTED))
         .collect();
     if kernels.is_empty() {
-        return Err(InstrumentError::NoKernel(file.to_string()));
+        return Err(no_kernel(top, &opts.target, file));
     }
     if opts.target.is_host() {
         for k in &kernels {
@@ -579,6 +580,34 @@ fn unescape_mlir_string(attr: &str) -> Vec<u8> {
     out
 }
 
+/// The error for a module without kernels. On the host, where a public
+/// `func.func` is a kernel unless another function calls it, a module whose
+/// public functions all call each other says so instead of "no kernel".
+fn no_kernel(module: Op, target: &Target, file: &str) -> InstrumentError {
+    let called = if target.is_host() {
+        regions::called_public_functions(module)
+    } else {
+        Vec::new()
+    };
+    if called.is_empty() {
+        return InstrumentError::NoKernel(file.to_string());
+    }
+    let shown: Vec<String> = called
+        .iter()
+        .map(|(f, by)| format!("`{f}` by `{}`", by.join("`, `")))
+        .collect();
+    InstrumentError::At {
+        location: file.to_string(),
+        message: format!(
+            "no kernel: every public function is called by another ({}), and a called \
+             function is taken as a helper, not a kernel; mark the kernel with the \
+             `kperf.kernel` attribute (a kernel that is called, as in recursion, cannot \
+             be instrumented)",
+            shown.join("; ")
+        ),
+    }
+}
+
 /// Host kernels run one thread per CTA: `gpu.block_id`/`gpu.grid_dim` become
 /// six trailing `index` arguments (block x,y,z, grid x,y,z) that the runtime
 /// passes, `gpu.thread_id` becomes 0 and `gpu.block_dim` 1. The C interface
@@ -693,7 +722,7 @@ pub fn prepare_host<'c>(
     let kernels = regions::find_kernels(module_op(&module), &Target::Host);
     let names: Vec<String> = kernels.iter().map(|k| regions::symbol_name(*k)).collect();
     let f = match (kernel, kernels.as_slice()) {
-        (_, []) => return Err(InstrumentError::NoKernel(file.to_string())),
+        (_, []) => return Err(no_kernel(module_op(&module), &Target::Host, file)),
         (Some(k), _) => kernels
             .iter()
             .copied()
@@ -745,13 +774,9 @@ pub fn prepare_host<'c>(
     let mut host_opts = opts.clone();
     host_opts.target = Target::Host;
     let meta = if instrument {
-        Some(instrument_module(
-            kctx,
-            &mut module,
-            file,
-            &host_opts,
-            Emit::Mlir,
-        )?)
+        let mut meta = instrument_module(kctx, &mut module, file, &host_opts, Emit::Mlir)?;
+        meta.source_sha256 = Some(crate::source_digest(source.as_bytes()));
+        Some(meta)
     } else {
         apply_host_abi(kctx, f)?;
         None
@@ -888,7 +913,7 @@ pub fn plain_module<'c>(
     // kernels (`func.func`) would otherwise fail later, in the pipeline's
     // output, as "no gpu.binary object was produced".
     if kernels.is_empty() {
-        return Err(InstrumentError::NoKernel(file.to_string()));
+        return Err(no_kernel(module_op(&module), &opts.target, file));
     }
     if opts.target.is_host() {
         // The same host ABI as instrumented kernels (grid ids as arguments).

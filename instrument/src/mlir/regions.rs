@@ -131,6 +131,31 @@ pub fn find_kernels(module: Op, target: &Target) -> Vec<Op> {
         .collect()
 }
 
+/// On the host target, the public functions that are not kernels only
+/// because another function calls them, each with its callers: what a
+/// "no kernel" error names when every public function is called (mutual
+/// recursion between two entry points, say).
+pub fn called_public_functions(module: Op) -> Vec<(String, Vec<String>)> {
+    let called = calls(module);
+    module
+        .nested_ops()
+        .into_iter()
+        .filter(|o| o.name() == "func.func")
+        .filter(|f| f.regions().first().and_then(|r| r.first_block()).is_some())
+        .filter(|f| f.str_attr("sym_visibility").as_deref() != Some("private"))
+        .filter_map(|f| {
+            let name = symbol_name(f);
+            let mut callers: Vec<String> = called
+                .iter()
+                .filter(|(callee, caller)| *callee == name && *caller != name)
+                .map(|(_, caller)| caller.clone())
+                .collect();
+            callers.dedup();
+            (!callers.is_empty()).then_some((name, callers))
+        })
+        .collect()
+}
+
 /// Every `func.call` in `module`, and every `func.constant` (a function
 /// taken as a value, for `func.call_indirect`): (callee, caller) symbol
 /// names.
