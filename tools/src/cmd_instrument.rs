@@ -394,6 +394,7 @@ pub fn run(a: InstrumentArgs) -> Result<()> {
     }
     report_buffer(&opts, &out.meta);
     report_unrolled(&out.meta);
+    report_modes_without_regions(&opts, &out.meta, InputKind::Mlir);
     write_with_meta(&path, &out.bytes, &out.meta)
 }
 
@@ -406,6 +407,85 @@ pub fn report_unrolled(meta: &InstrumentMeta) {
              have kept them rolled): {}",
             meta.unrolled_as_plain.join(", ")
         );
+    }
+}
+
+/// Which front door a kernel came in by, for hints that differ.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum InputKind {
+    Mlir,
+    Llvm,
+}
+
+/// Warn, per requested automatic mode, when it found nothing in any
+/// instrumented kernel: `--regions kernel,loops` on a kernel whose loops are
+/// already branches otherwise gives one region and no word about the loops.
+/// (Kernels where every mode found nothing get their own warning.)
+pub fn report_modes_without_regions(
+    opts: &InstrumentOptions,
+    meta: &InstrumentMeta,
+    input: InputKind,
+) {
+    use kperf_dialects::meta::RegionKind;
+    if meta.kernels.is_empty() {
+        return;
+    }
+    let has = |kinds: &[RegionKind]| {
+        meta.kernels
+            .iter()
+            .flat_map(|k| &k.regions)
+            .any(|r| kinds.contains(&r.kind))
+    };
+    let loop_hint = match input {
+        InputKind::Mlir => {
+            "kperf finds loops as `scf.for`, `scf.while`, `scf.forall`, `scf.parallel` and `affine.for`: a kernel \
+             already lowered to `cf`/`llvm` branches has none (instrument before \
+             `convert-scf-to-cf`, e.g. with `kperf opt`)"
+        }
+        InputKind::Llvm => "the kernel has no natural loop",
+    };
+    let names: Vec<String> = meta
+        .kernels
+        .iter()
+        .map(|k| format!("`{}`", crate::shown(&k.name)))
+        .collect();
+    let kernels = names.join(", ");
+    for mode in &opts.regions {
+        let (found, what, hint) = match mode {
+            RegionMode::Loops => (has(&[RegionKind::Loop]), "loops".to_string(), loop_hint),
+            RegionMode::Iterations => (
+                has(&[RegionKind::Iteration]),
+                "iterations".to_string(),
+                loop_hint,
+            ),
+            RegionMode::Async => (
+                has(&[RegionKind::AsyncIssue, RegionKind::AsyncWait]),
+                "async".to_string(),
+                "no asynchronous copy, TMA or wgmma issue with a wait of its own",
+            ),
+            RegionMode::Ops(g) => (
+                has(&[RegionKind::Op]),
+                format!("ops={g}"),
+                "no op's name matches",
+            ),
+            RegionMode::Calls(g) => (
+                has(&[RegionKind::Op]),
+                format!("calls={g}"),
+                "no direct call's callee matches",
+            ),
+            RegionMode::Asm(r) => (
+                has(&[RegionKind::Op]),
+                format!("asm={r}"),
+                "no inline asm's text matches",
+            ),
+            RegionMode::Kernel | RegionMode::Probe(_) => continue,
+        };
+        if !found {
+            eprintln!(
+                "kperf: warning: --regions {} found nothing in {kernels}: {hint}",
+                crate::shown(&what)
+            );
+        }
     }
 }
 
@@ -510,6 +590,7 @@ fn run_llvm(
     };
     report_buffer(opts, &meta);
     report_unrolled(&meta);
+    report_modes_without_regions(opts, &meta, InputKind::Llvm);
     write_with_meta(&path, &out.bytes, &meta)?;
     for k in meta.kernels.iter().filter(|k| k.profile_param.is_some()) {
         eprintln!(

@@ -149,6 +149,12 @@ pub fn run(a: RunArgs) -> Result<()> {
             info.record_cost_origin = Some(origin.clone());
         }
         info.check = check;
+        let input = if is_llvm {
+            crate::cmd_instrument::InputKind::Llvm
+        } else {
+            crate::cmd_instrument::InputKind::Mlir
+        };
+        crate::cmd_instrument::report_modes_without_regions(&opts, &info.meta, input);
         kperf_runtime::write_kprof(&a.output, &info, job.cta_stride, &run.profile)?;
         eprintln!(
             "kperf: wrote {} ({} bytes of profile)",

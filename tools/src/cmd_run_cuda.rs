@@ -167,6 +167,14 @@ pub fn run_device(
         None => None,
     };
     let build = build_input_kernel(a, opts, spec, emit, !a.no_instrument)?;
+    if let Some(meta) = &build.meta {
+        let input = if a.input.extension().is_some_and(|e| e == "mlir") {
+            crate::cmd_instrument::InputKind::Mlir
+        } else {
+            crate::cmd_instrument::InputKind::Llvm
+        };
+        crate::cmd_instrument::report_modes_without_regions(opts, meta, input);
+    }
     // Timed as the check times the plain build, for a like-for-like
     // run-time overhead; each launch starts from the same state.
     let timed = if check && build.meta.is_some() {

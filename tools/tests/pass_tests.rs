@@ -5,6 +5,7 @@
 //! - `// RUN: kperf <args>` — `%s` is the file; output goes to stdout.
 //! - `// CHECK...:` — FileCheck directives (LLVM 22's FileCheck) on the output.
 //! - `// ERROR: <text>` — the run must fail and stderr must contain `<text>`.
+//! - `// WARNING: <text>` — the run must succeed and stderr contain `<text>`.
 //!
 //! Each file is one test case; a failure names the file and shows the output.
 
@@ -23,6 +24,7 @@ struct Case {
     path: PathBuf,
     args: Vec<String>,
     error: Option<String>,
+    warnings: Vec<String>,
     has_checks: bool,
 }
 
@@ -30,6 +32,7 @@ fn parse_case(path: &Path) -> Case {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut args = Vec::new();
     let mut error = None;
+    let mut warnings = Vec::new();
     let mut has_checks = false;
     for line in text.lines() {
         let l = line.trim_start();
@@ -55,6 +58,8 @@ fn parse_case(path: &Path) -> Case {
                 .collect();
         } else if let Some(e) = l.strip_prefix("// ERROR: ") {
             error = Some(e.trim().to_string());
+        } else if let Some(w) = l.strip_prefix("// WARNING: ") {
+            warnings.push(w.trim().to_string());
         } else if l.starts_with("// CHECK") {
             has_checks = true;
         }
@@ -73,6 +78,7 @@ fn parse_case(path: &Path) -> Case {
         path: path.to_path_buf(),
         args,
         error,
+        warnings,
         has_checks,
     }
 }
@@ -125,6 +131,11 @@ fn run_case(c: &Case, dir: &Path) -> Result<(), String> {
     }
     if !output.status.success() {
         return Err(format!("kperf failed:\n{stderr}"));
+    }
+    for w in &c.warnings {
+        if !stderr.contains(w.as_str()) {
+            return Err(format!("expected stderr to contain `{w}`, got:\n{stderr}"));
+        }
     }
     if c.has_checks {
         let produced = if writes_file {
