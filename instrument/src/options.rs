@@ -370,6 +370,10 @@ pub struct InstrumentOptions {
     /// Threads per CTA when the IR does not say (gpu.launch constants and
     /// `known_block_size` take precedence).
     pub block: Option<[u32; 3]>,
+    /// The kernel `block` is the launch's block of (`kperf run`'s spec):
+    /// other kernels of the file keep the block they declare, where the
+    /// given one would disagree. None: `block` is for every kernel.
+    pub block_kernel: Option<String>,
     /// Shared memory the segments may use when `slots` is not given, bytes.
     pub shared_budget: u32,
     /// Shared memory per CTA the device has; 0: from the target chip.
@@ -429,6 +433,7 @@ impl Default for InstrumentOptions {
             slots: None,
             flush_slots: None,
             block: None,
+            block_kernel: None,
             shared_budget: 8 * 1024,
             shared_capacity: 0,
             dynamic_shared: 0,

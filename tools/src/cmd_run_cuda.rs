@@ -40,6 +40,7 @@ pub fn build_device_kernel(
     let params = parse_params(&types, "the launcher")?;
     let mut opts = opts.clone();
     opts.block.get_or_insert(spec.block);
+    opts.block_kernel = Some(name.clone());
     let (code, meta) = if !instrumented {
         (compile_plain(&kctx, source, &file, &opts, emit)?, None)
     } else {
@@ -79,6 +80,7 @@ pub fn build_nvptx_llvm_kernel(
     let (name, params) = pick_kernel(file, spec.kernel.as_deref(), &kernels, "the spec")?;
     let mut opts = opts.clone();
     opts.block.get_or_insert(spec.block);
+    opts.block_kernel = Some(name.clone());
     let kctx = KperfContext::new()?;
     if instrumented {
         crate::registers::hold_occupancy(
@@ -174,6 +176,21 @@ pub fn run_device(
             crate::cmd_instrument::InputKind::Llvm
         };
         crate::cmd_instrument::report_modes_without_regions(opts, meta, input);
+    }
+    // As on the host: a profiled run whose kernel has nothing to record
+    // would exit 0 with no profile written, and a script's replay fail.
+    if !a.no_instrument
+        && build
+            .meta
+            .as_ref()
+            .and_then(|m| m.kernel(&build.name))
+            .is_none()
+    {
+        anyhow::bail!(
+            "kernel `{}` has no regions to record with these --regions: no profile would be \
+             written (choose some, e.g. --regions kernel, or run it as written with --no-instrument)",
+            crate::shown(&build.name)
+        );
     }
     // Timed as the check times the plain build, for a like-for-like
     // run-time overhead; each launch starts from the same state.

@@ -328,7 +328,15 @@ fn host_grid_params(f: FunctionValue) -> bool {
 
 /// Threads per CTA the kernel declares (`nvvm.reqntid`/`nvvm.maxntid`,
 /// `!nvvm.annotations`, `amdgpu-flat-work-group-size` with min = max).
-fn declared_block(module: &Module, f: FunctionValue) -> Option<[u32; 3]> {
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Declared {
+    Exactly,
+    AtMost,
+}
+
+/// The block a kernel declares, and whether exactly (`reqntid`) or as a
+/// bound (`maxntid`, clang's `__launch_bounds__`).
+fn declared_block(module: &Module, f: FunctionValue) -> Option<([u32; 3], Declared)> {
     let dims = |s: &str| -> Option<[u32; 3]> {
         let nums: Vec<u32> = s
             .split(|c: char| !c.is_ascii_digit())
@@ -336,10 +344,13 @@ fn declared_block(module: &Module, f: FunctionValue) -> Option<[u32; 3]> {
             .collect();
         crate::plan::block_dims(&nums)
     };
-    for key in ["nvvm.reqntid", "nvvm.maxntid"] {
+    for (key, how) in [
+        ("nvvm.reqntid", Declared::Exactly),
+        ("nvvm.maxntid", Declared::AtMost),
+    ] {
         if let Some(a) = f.get_string_attribute(AttributeLoc::Function, key) {
             if let Some(d) = dims(&a.get_string_value().to_string_lossy()) {
-                return Some(d);
+                return Some((d, how));
             }
         }
     }
@@ -347,12 +358,13 @@ fn declared_block(module: &Module, f: FunctionValue) -> Option<[u32; 3]> {
         let v = a.get_string_value().to_string_lossy().into_owned();
         if let Some((lo, hi)) = v.split_once(',') {
             if lo.trim() == hi.trim() {
-                return dims(hi);
+                return dims(hi).map(|d| (d, Declared::Exactly));
             }
         }
     }
     // !nvvm.annotations: !{ptr @k, !"reqntidx", i32 128, ...}
     let mut d = [0u32; 3];
+    let mut how = Declared::AtMost;
     for node in module.get_global_metadata("nvvm.annotations") {
         let vals = node.get_node_values().unwrap_or_default();
         if vals.first().map(|v| v.as_value_ref()) != Some(f.as_value_ref()) {
@@ -373,7 +385,10 @@ fn declared_block(module: &Module, f: FunctionValue) -> Option<[u32; 3]> {
                 .flatten();
             if let (Some(key), Some(val)) = (key, val) {
                 for (i, axis) in ["x", "y", "z"].iter().enumerate() {
-                    if key == format!("reqntid{axis}") || key == format!("maxntid{axis}") {
+                    if key == format!("reqntid{axis}") {
+                        d[i] = val as u32;
+                        how = Declared::Exactly;
+                    } else if key == format!("maxntid{axis}") {
                         d[i] = val as u32;
                     }
                 }
@@ -381,7 +396,7 @@ fn declared_block(module: &Module, f: FunctionValue) -> Option<[u32; 3]> {
             k += 2;
         }
     }
-    (d[0] != 0).then(|| [d[0], d[1].max(1), d[2].max(1)])
+    (d[0] != 0).then(|| ([d[0], d[1].max(1), d[2].max(1)], how))
 }
 
 fn block_shape(
@@ -394,11 +409,23 @@ fn block_shape(
         return Ok([1, 1, 1]);
     }
     let name = f.get_name().to_string_lossy().into_owned();
-    match (declared_block(module, f), opts.block) {
-        (Some(d), Some(b)) if b != d => Err(InstrumentError::Option(format!(
-            "--block {b:?} disagrees with kernel `{name}`'s declared block {d:?} ({file})"
+    let threads = |b: [u32; 3]| b.iter().map(|&x| u64::from(x)).product::<u64>();
+    // The launch's block is for the launched kernel; the file's other
+    // kernels keep what they declare.
+    let given = opts
+        .block
+        .filter(|_| opts.block_kernel.as_ref().is_none_or(|k| *k == name));
+    match (declared_block(module, f), given) {
+        (Some((d, Declared::AtMost)), Some(b)) if threads(b) <= threads(d) => Ok(b),
+        (Some((d, how)), Some(b)) if b != d => Err(InstrumentError::Option(format!(
+            "--block {b:?} disagrees with kernel `{name}`'s declared block {d:?}{} ({file})",
+            if how == Declared::AtMost {
+                " (a bound, nvvm.maxntid / __launch_bounds__: the block has more threads)"
+            } else {
+                ""
+            }
         ))),
-        (Some(d), _) => Ok(d),
+        (Some((d, _)), _) => Ok(d),
         (None, Some(b)) => Ok(b),
         (None, None) => Err(InstrumentError::At {
             location: file.to_string(),

@@ -53,6 +53,10 @@ fn create(
     }
 }
 
+fn threads(b: [u32; 3]) -> u64 {
+    b.iter().map(|&d| u64::from(d)).product()
+}
+
 /// Threads per CTA: `known_block_size` (set by gpu-kernel-outlining for
 /// constant launches), Triton's `nvvm.reqntid`, or the user's `--block`.
 fn block_shape(f: Op, opts: &InstrumentOptions) -> Result<[u32; 3]> {
@@ -61,8 +65,16 @@ fn block_shape(f: Op, opts: &InstrumentOptions) -> Result<[u32; 3]> {
     }
     // A block the user gave (--block, or `kperf run`'s launch spec) must
     // be the one the kernel declares.
+    let given = opts.block.filter(|_| {
+        opts.block_kernel
+            .as_ref()
+            .is_none_or(|k| *k == regions::symbol_name(f))
+    });
     let agree = |d: [u32; 3], what: &str| -> Result<[u32; 3]> {
-        match opts.block {
+        match given {
+            // `nvvm.maxntid` is a bound (`__launch_bounds__`): any block
+            // with no more threads launches.
+            Some(b) if what.ends_with("nvvm.maxntid") && threads(b) <= threads(d) => Ok(b),
             Some(b) if b != d => Err(InstrumentError::Option(format!(
                 "the block size given ({b:?}, by --block or the launch spec's `block`) \
                  disagrees with {what} {d:?} ({})",

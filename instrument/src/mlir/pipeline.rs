@@ -325,15 +325,19 @@ pub fn emit_module(
         Emit::Llvm => match &opts.target {
             Target::Host => {
                 kctx.run_pipeline(module, HOST_LOWERING)?;
+                // What `kperf run --target host` refuses by name (a
+                // `gpu.launch` left in the module) must not reach the
+                // translation, which cannot say where it failed.
+                refuse_unlowered(module)?;
                 translate_to_llvm_ir(module)
             }
             Target::Nvptx { chip, .. } => {
                 kctx.run_pipeline(module, &nvptx_lowering(chip, "llvm"))?;
-                disassemble_bitcode(&gpu_binary_payload(module)?)
+                bitcode_objects_to_text(gpu_binary_objects(module)?)
             }
             Target::Amdgpu { chip } => {
                 kctx.run_pipeline(module, &amdgpu_lowering(chip, "llvm"))?;
-                disassemble_bitcode(&gpu_binary_payload(module)?)
+                bitcode_objects_to_text(gpu_binary_objects(module)?)
             }
         },
         Emit::Ptx | Emit::Cubin => {
@@ -367,22 +371,31 @@ pub fn emit_module(
 }
 
 pub(crate) fn translate_to_llvm_ir(module: &Module) -> Result<Vec<u8>> {
-    let p = unsafe { mlirTranslateModuleToLLVMIRToString(module_op(module).0) };
-    if p.is_null() {
-        return Err(InstrumentError::Verify(
-            "translation to LLVM IR failed".into(),
-        ));
+    use inkwell::llvm_sys::core::{
+        LLVMContextCreate, LLVMContextDispose, LLVMDisposeMessage, LLVMDisposeModule,
+        LLVMPrintModuleToString,
+    };
+    // Not mlirTranslateModuleToLLVMIRToString: it prints the module without
+    // checking that translation produced one, and a module with ops that
+    // have no LLVM translation (a `gpu.launch` on the host) crashed kperf.
+    unsafe {
+        let ctx = LLVMContextCreate();
+        let m = mlirTranslateModuleToLLVMIR(module_op(module).0, ctx as _);
+        if m.is_null() {
+            LLVMContextDispose(ctx);
+            return Err(InstrumentError::Verify(
+                "translation to LLVM IR failed: the module holds an op without an LLVM IR \
+                 translation"
+                    .into(),
+            ));
+        }
+        let p = LLVMPrintModuleToString(m as _);
+        let s = std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned();
+        LLVMDisposeMessage(p);
+        LLVMDisposeModule(m as _);
+        LLVMContextDispose(ctx);
+        Ok(s.into_bytes())
     }
-    let s = unsafe { std::ffi::CStr::from_ptr(p) }
-        .to_string_lossy()
-        .into_owned();
-    unsafe { libc_free(p as *mut _) };
-    Ok(s.into_bytes())
-}
-
-extern "C" {
-    #[link_name = "free"]
-    fn libc_free(p: *mut std::ffi::c_void);
 }
 
 /// The payload bytes of every object in the module's `gpu.binary` ops
@@ -529,6 +542,37 @@ impl LineTableFiles {
 }
 
 /// LLVM bitcode → LLVM IR text, with LLVM 22's llvm-dis.
+/// One LLVM IR text for the bitcode of every `gpu.module`: one module is
+/// disassembled as it is; several (a file with two `gpu.module`s) are
+/// linked into one, since concatenated bitcode is not a module.
+fn bitcode_objects_to_text(objects: Vec<Vec<u8>>) -> Result<Vec<u8>> {
+    use inkwell::memory_buffer::MemoryBuffer;
+    if let [one] = objects.as_slice() {
+        return disassemble_bitcode(one);
+    }
+    let ctx = inkwell::context::Context::create();
+    let mut linked: Option<inkwell::module::Module> = None;
+    for (i, bc) in objects.iter().enumerate() {
+        let name = format!("gpu.module #{}", i + 1);
+        let buf = MemoryBuffer::create_from_memory_range_copy(bc, &name);
+        let m = inkwell::module::Module::parse_bitcode_from_buffer(&buf, &ctx).map_err(|e| {
+            InstrumentError::Verify(format!("{name}: the backend's bitcode does not load: {e}"))
+        })?;
+        match &linked {
+            None => linked = Some(m),
+            Some(into) => into.link_in_module(m).map_err(|e| {
+                InstrumentError::Verify(format!(
+                    "the file's gpu.modules do not link into one LLVM module ({name}: {e}); \
+                     emit ptx or cubin, which keep one object per gpu.module"
+                ))
+            })?,
+        }
+    }
+    Ok(linked
+        .map(|m| m.print_to_string().to_string().into_bytes())
+        .unwrap_or_default())
+}
+
 fn disassemble_bitcode(bc: &[u8]) -> Result<Vec<u8>> {
     let dir = crate::tools::scratch_dir()?;
     let path = dir.join("k.bc");
@@ -590,6 +634,28 @@ fn no_kernel(module: Op, target: &Target, file: &str) -> InstrumentError {
         Vec::new()
     };
     if called.is_empty() {
+        // A GPU kernel given to the host target: say which target takes it.
+        let device = target.is_host().then(|| {
+            regions::find_kernels(
+                module,
+                &Target::Nvptx {
+                    chip: "sm_90".into(),
+                    simt: false,
+                },
+            )
+        });
+        if let Some(k) = device.as_ref().and_then(|d| d.first()) {
+            return InstrumentError::At {
+                location: k.loc_string(),
+                message: format!(
+                    "`{}` is a GPU kernel ({}), and the host target runs `func.func` kernels \
+                     with one thread per CTA: use --target simt to run it with its threads \
+                     on the CPU, or --target nvptx",
+                    regions::symbol_name(*k),
+                    k.name()
+                ),
+            };
+        }
         return InstrumentError::NoKernel(file.to_string());
     }
     let shown: Vec<String> = called
