@@ -579,6 +579,8 @@ pub fn plot_svg(
 
 /// `1.5e12` with unit `FLOP/s` -> `1.5 TFLOP/s`; keeps axis labels short.
 pub fn si(v: f64, unit: &str) -> String {
+    // Rounded first, so 999999.99 reads "1 M", not "1000 k".
+    let v = round_significant(v, 3);
     let prefixes = [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")];
     for (scale, p) in prefixes {
         if v.abs() >= scale {
@@ -592,10 +594,31 @@ pub fn si(v: f64, unit: &str) -> String {
     }
 }
 
+/// `v` to three significant digits, without trailing zeros: 0.0001 is
+/// "0.0001", not "0" (axis ticks below 0.001 FLOP/B all read "0").
 fn trim(v: f64) -> String {
-    let s = format!("{v:.3}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    s.to_string()
+    if v == 0.0 || !v.is_finite() {
+        return format!("{v}");
+    }
+    if v.abs() < 1e-4 {
+        return format!("{v:.2e}");
+    }
+    let magnitude = v.abs().log10().floor() as i32;
+    let decimals = (2 - magnitude).max(0) as usize;
+    let s = format!("{v:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+fn round_significant(v: f64, digits: i32) -> f64 {
+    if v == 0.0 || !v.is_finite() {
+        return v;
+    }
+    let scale = 10f64.powi(digits - 1 - v.abs().log10().floor() as i32);
+    (v * scale).round() / scale
 }
 
 #[cfg(test)]
@@ -794,6 +817,11 @@ mod tests {
             (0.25, "", "0.25"),
             (1000.0, "", "1 k"),
             (2e15, "FLOP/s", "2 PFLOP/s"),
+            (1e-4, "", "0.0001"),
+            (0.001, "", "0.001"),
+            (999_999.99, "", "1 M"),
+            (3e-5, "", "3.00e-5"),
+            (123.456e12, "FLOP/s", "123 TFLOP/s"),
         ];
         for (v, unit, want) in cases {
             assert_eq!(si(v, unit), want);

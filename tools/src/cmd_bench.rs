@@ -153,6 +153,9 @@ pub fn run(a: BenchArgs) -> Result<()> {
         // Results are saved before the baseline is read.
         inputs.push(("the baseline", b.as_path()));
     }
+    if let Some(p) = &a.peaks {
+        inputs.push(("the peaks file", p.as_path()));
+    }
     kperf_runtime::output::check_output(&a.output, &inputs)?;
     let spec = BenchSpec::load(&a.spec)?;
     let overrides: BTreeMap<String, kperf_bench::results::Param> = a

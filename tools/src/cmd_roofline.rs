@@ -23,6 +23,19 @@ pub struct RooflineArgs {
 }
 
 pub fn run(a: RooflineArgs) -> Result<()> {
+    // The SVG must never replace what it is drawn from.
+    let mut inputs: Vec<(&str, &std::path::Path)> = a
+        .results
+        .iter()
+        .map(|r| ("a results file", r.as_path()))
+        .collect();
+    if let Some(p) = &a.peaks {
+        inputs.push(("the peaks file", p.as_path()));
+    }
+    if let Some(v) = &a.vendor {
+        inputs.push(("the vendor peaks file", v.as_path()));
+    }
+    kperf_runtime::output::check_output(&a.output, &inputs)?;
     let all: Vec<Results> = a
         .results
         .iter()
@@ -38,7 +51,37 @@ pub fn run(a: RooflineArgs) -> Result<()> {
         })?,
     };
     let vendor = a.vendor.as_deref().map(DevicePeaks::load).transpose()?;
-    let points: Vec<_> = all.iter().flat_map(|r| r.roofline_points()).collect();
+    // One plot has one set of roofs: points measured on another device are
+    // drawn against roofs they were not measured under.
+    for (r, path) in all.iter().zip(&a.results) {
+        if r.device.name != peaks.device {
+            eprintln!(
+                "kperf: warning: {} was measured on `{}`, the roofs are `{}`'s: its points are \
+                 not comparable with them (plot each device's results apart, or pass its --peaks)",
+                path.display(),
+                crate::shown(&r.device.name),
+                crate::shown(&peaks.device)
+            );
+        }
+    }
+    // With several files, a point says which one it comes from.
+    let several = all.len() > 1;
+    let points: Vec<_> = all
+        .iter()
+        .zip(&a.results)
+        .flat_map(|(r, path)| {
+            let stem = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            r.roofline_points().into_iter().map(move |mut p| {
+                if several {
+                    p.label = format!("{stem}: {}", p.label);
+                }
+                p
+            })
+        })
+        .collect();
     if points.is_empty() {
         bail!("no point has work (FLOPs, bytes); add a [work] section to the bench spec");
     }
