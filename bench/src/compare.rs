@@ -403,6 +403,10 @@ pub struct Comparison {
     pub reason: String,
 }
 
+/// The fewest samples on each side for the bootstrap interval to count as
+/// evidence.
+pub const MIN_BOOTSTRAP_SIDE: usize = 5;
+
 /// Compares one metric's samples: both tests, then the effect threshold.
 pub fn compare_metric(
     metric: &str,
@@ -422,7 +426,11 @@ pub fn compare_metric(
         cfg.max_bootstrap_samples,
     )?;
     let by_mw = mw.p_value < cfg.alpha;
-    let by_ci = ci.excludes_one();
+    // A percentile bootstrap of a side with a sample or two has no spread:
+    // its interval collapses onto the point ratio and "excludes 1" for any
+    // difference (one 0.20 s sample against one 0.22 s was a significant
+    // regression). Such sides can only be significant by Mann-Whitney.
+    let by_ci = ci.excludes_one() && base.len().min(new.len()) >= MIN_BOOTSTRAP_SIDE;
     let significant = match cfg.significance {
         Significance::MannWhitney => by_mw,
         Significance::Bootstrap => by_ci,
@@ -488,7 +496,12 @@ pub fn compare(base: Samples<'_>, new: Samples<'_>, cfg: &CompareConfig) -> Resu
         reason.push_str("; cycles only on one side, compared time only");
     }
     let smallest = base.ns.len().min(new.ns.len());
-    if smallest < 8 {
+    if smallest < MIN_BOOTSTRAP_SIDE {
+        reason.push_str(&format!(
+            "; only {smallest} sample(s) on one side: too few for the bootstrap interval, \
+             only Mann-Whitney can show a difference"
+        ));
+    } else if smallest < 8 {
         reason.push_str(&format!(
             "; only {smallest} samples on one side: the normal approximation is rough"
         ));
@@ -516,6 +529,24 @@ fn explain(m: &MetricComparison, cfg: &CompareConfig) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_sample_sides_are_not_significant_by_the_bootstrap() {
+        // (base, new, verdict): a side of one or two samples has no spread
+        // to bootstrap; 0.20 s against 0.22 s was a "REGRESSION" at p = 1.
+        let many: Vec<f64> = (0..20).map(|i| 100.0 + f64::from(i % 3)).collect();
+        let many_slow: Vec<f64> = many.iter().map(|v| v * 2.0).collect();
+        let cases: Vec<(Vec<f64>, Vec<f64>, Verdict)> = vec![
+            (vec![0.20], vec![0.22], Verdict::NoChange),
+            (vec![0.20, 0.21], vec![0.40, 0.41], Verdict::NoChange),
+            (many.clone(), many_slow, Verdict::Regression),
+        ];
+        let cfg = CompareConfig::default();
+        for (base, new, want) in cases {
+            let m = compare_metric("time", &base, &new, &cfg).unwrap();
+            assert_eq!(m.verdict, want, "{base:?} vs {new:?}: {m:?}");
+        }
+    }
 
     #[test]
     fn erfc_matches_tabulated_values() {

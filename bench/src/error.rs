@@ -73,6 +73,16 @@ pub enum BenchError {
     #[error("NVML: {0}")]
     Nvml(String),
 
+    /// Two results share a point and implementation: a comparison would
+    /// pair one of them with whichever it met first.
+    #[error("{origin}: point `{point}` of `{implementation}` appears {count} times; a results file holds each (parameters, implementation) once (name the benchmarks apart, or give each its parameters)")]
+    DuplicatePoint {
+        origin: String,
+        point: String,
+        implementation: String,
+        count: usize,
+    },
+
     /// Drawing the roofline failed.
     #[error("roofline plot: {0}")]
     Plot(String),

@@ -126,6 +126,10 @@ pub struct Settings {
     /// launch; the scale conversion runs before timing").
     #[serde(default)]
     pub timed: Option<String>,
+    /// Host threads the CTAs ran on (`kperf bench --threads`): a run on
+    /// 2 threads is not comparable with one on 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_threads: Option<usize>,
 }
 
 impl Default for Settings {
@@ -141,6 +145,7 @@ impl Default for Settings {
             seed: 0,
             skew: SkewRule::default(),
             timed: None,
+            host_threads: None,
         }
     }
 }
@@ -459,7 +464,28 @@ impl Results {
         })
     }
 
+    /// Each (point, implementation) once: `origin` names the results in
+    /// the error.
+    pub fn check_unique(&self, origin: &str) -> Result<()> {
+        let mut seen: BTreeMap<(String, String), usize> = BTreeMap::new();
+        for p in &self.points {
+            *seen
+                .entry((p.label(), p.implementation.clone()))
+                .or_default() += 1;
+        }
+        match seen.into_iter().find(|(_, n)| *n > 1) {
+            Some(((point, implementation), count)) => Err(BenchError::DuplicatePoint {
+                origin: origin.to_string(),
+                point,
+                implementation,
+                count,
+            }),
+            None => Ok(()),
+        }
+    }
+
     pub fn save(&self, path: &Path) -> Result<()> {
+        self.check_unique(&path.display().to_string())?;
         std::fs::write(path, self.to_json()?).map_err(|source| BenchError::Io {
             action: "writing results",
             path: path.to_path_buf(),
@@ -574,6 +600,18 @@ pub fn table(results: &Results) -> String {
                 format!("{} median*", format_ns(s.median))
             }
         };
+        // A point that stopped before its noise target is valid but noisier
+        // than asked; nvbench warns, and so does the table.
+        if let Some(reason @ (StopReason::Timeout { .. } | StopReason::MaxSamples { .. })) =
+            &p.stop_reason
+        {
+            notes.push(format!(
+                "! {} / {}: {reason}, above the {}% noise target",
+                p.label(),
+                p.implementation,
+                rate(100.0 * results.settings.stopping.max_relative_noise, 2)
+            ));
+        }
         if p.dropped_throttled > 0 {
             notes.push(format!(
                 "{} / {}: {} throttled samples dropped",
@@ -648,6 +686,39 @@ impl PointComparison {
     }
 }
 
+/// Why two results files are not like for like (device, target, host
+/// threads), or why nothing was compared: what a baseline check must say
+/// before its verdicts, so a CI gate does not pass against an unrelated
+/// baseline.
+pub fn comparability_warnings(
+    base: &Results,
+    new: &Results,
+    cmp: &[PointComparison],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    if base.device.name != new.device.name || base.device.kind != new.device.kind {
+        out.push(format!(
+            "the baseline was measured on `{}` ({:?}), these results on `{}` ({:?}): times are not comparable",
+            base.device.name, base.device.kind, new.device.name, new.device.kind
+        ));
+    }
+    if let (Some(b), Some(n)) = (base.settings.host_threads, new.settings.host_threads) {
+        if b != n {
+            out.push(format!(
+                "the baseline ran on {b} host thread(s), these results on {n}: times are not comparable"
+            ));
+        }
+    }
+    if !cmp.is_empty() && cmp.iter().all(|c| c.verdict().is_none()) {
+        out.push(
+            "no point of the baseline matches these results (same parameters and implementation): \
+             nothing was compared"
+                .into(),
+        );
+    }
+    out
+}
+
 /// Matches points by (parameters, implementation) and compares their raw
 /// samples (cycles too when both files have them).
 pub fn compare_results(
@@ -656,6 +727,8 @@ pub fn compare_results(
     cfg: &CompareConfig,
 ) -> Result<Vec<PointComparison>> {
     cfg.validate()?;
+    base.check_unique("the baseline")?;
+    new.check_unique("the new results")?;
     let key = |p: &PointResult| (p.label(), p.implementation.clone());
     let mut out = Vec::new();
     for b in &base.points {
@@ -769,6 +842,12 @@ pub fn comparison_table(comparisons: &[PointComparison]) -> String {
 fn rate(v: f64, decimals: usize) -> String {
     if v.is_finite() && v.abs() >= 1e12 {
         format!("{v:.2e}")
+    } else if v != 0.0 && v.abs() < 1e-6 {
+        format!("{v:.2e}")
+    } else if v != 0.0 && v.abs() < 10f64.powi(-(decimals as i32)) {
+        // 0.0021 TFLOP/s on a host, not "0.00": three significant digits.
+        let decimals = (2 - v.abs().log10().floor() as i32).max(0) as usize;
+        format!("{v:.decimals$}")
     } else {
         format!("{v:.decimals$}")
     }

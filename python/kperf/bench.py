@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import os
 import sys
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union
@@ -79,6 +80,25 @@ def _l2_flusher():
     return flush
 
 
+def _check_settings(**values: Any) -> None:
+    """Refuse bad settings with a ValueError naming the argument, before
+    they reach the Rust core as JSON (NaN is not JSON; a negative count is
+    no usize)."""
+    counts = ("min_samples", "max_samples", "warmup")
+    for name, v in values.items():
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise TypeError(f"{name} must be a number, not {type(v).__name__}")
+        if name in counts:
+            if isinstance(v, float) and not v.is_integer():
+                raise ValueError(f"{name} must be a whole number, got {v!r}")
+            if v < 0:
+                raise ValueError(f"{name} must be >= 0, got {v!r}")
+        elif not math.isfinite(v) or v < 0:
+            raise ValueError(f"{name} must be finite and >= 0, got {v!r}")
+
+
 def benchmark(fn: Callable[..., Any], *args: Any, sync: Optional[Callable[[], Any]] = None, flush: bool = True,
               min_samples: int = 10, min_time: float = 0.5, max_noise: float = 0.005, timeout: float = 15.0,
               max_samples: int = 1_000_000, warmup: int = 3, warmup_time: float = 0.05,
@@ -98,6 +118,9 @@ def benchmark(fn: Callable[..., Any], *args: Any, sync: Optional[Callable[[], An
     gbps (given work), and `point` / `settings` / `device`, which `save`
     writes in `kperf bench`'s results schema.
     """
+    _check_settings(min_samples=min_samples, max_samples=max_samples, warmup=warmup,
+                    min_time=min_time, max_noise=max_noise, timeout=timeout, warmup_time=warmup_time,
+                    flops=flops, bytes=bytes)
     settings = json.loads(_kperf.default_settings())
     settings["stopping"].update(min_samples=int(min_samples), min_time_s=float(min_time),
                                 max_relative_noise=float(max_noise), timeout_s=float(timeout),

@@ -177,6 +177,7 @@ fn results_of(json: &str, origin: &Path) -> Result<Results> {
 #[pyfunction]
 pub fn save_results(py: Python<'_>, json: &str, path: PathBuf) -> Result<()> {
     let results = results_of(json, &path)?;
+    results.check_unique(&path.display().to_string())?;
     py.detach(|| -> Result<()> {
         let text = results.to_json()?;
         let mut out = AtomicFile::create(&path)?;

@@ -60,6 +60,32 @@ def test_bad_settings_are_refused():
         kb.benchmark(spin, 0.0, min_samples=1)
 
 
+@pytest.mark.parametrize("setting, error, message", [
+    # (argument, exception, what it must say): NaN reached the core as JSON
+    # it could not read ("expected value at line 1 column 72"), a negative
+    # count as "expected usize", NaN work as "bytes = 0".
+    ({"min_time": float("nan")}, ValueError, "min_time must be finite"),
+    ({"timeout": float("inf")}, ValueError, "timeout must be finite"),
+    ({"warmup_time": float("nan")}, ValueError, "warmup_time must be finite"),
+    ({"min_samples": -1}, ValueError, "min_samples must be >= 0"),
+    ({"max_samples": 2.5}, ValueError, "max_samples must be a whole number"),
+    ({"flops": float("nan")}, ValueError, "flops must be finite"),
+    ({"bytes": "many"}, TypeError, "bytes must be a number"),
+])
+def test_bad_arguments_name_themselves(setting, error, message):
+    with pytest.raises(error, match=message):
+        kb.benchmark(spin, 0.0, **{**FAST, **setting})
+
+
+def test_results_with_one_point_twice_are_refused(tmp_path):
+    # Two lambdas are both named "<lambda>" with no parameters: one point,
+    # twice, which a comparison paired with whichever it met first.
+    a = kb.benchmark(lambda: None, **FAST)
+    b = kb.benchmark(lambda: None, **FAST)
+    with pytest.raises(kperf.KperfError, match="appears 2 times"):
+        kb.save([a, b], tmp_path / "r.json")
+
+
 class FakeTorch(types.ModuleType):
     """Just enough of torch for benchmark's choice of timing: CUDA events
     that always measure 1.5 ms, a synchronize that takes 1 ms."""
@@ -200,6 +226,6 @@ def test_parametrize_sweeps_unaligned_sizes(tmp_path, capsys):
 
 def test_bad_work_is_refused_before_measuring():
     start = time.perf_counter()
-    with pytest.raises(kperf.KperfError, match="non-negative"):
+    with pytest.raises(ValueError, match="flops must be finite and >= 0"):
         kb.benchmark(spin, 0.0, flops=-1.0, **{**FAST, "min_time": 5.0, "timeout": 10.0})
     assert time.perf_counter() - start < 1.0

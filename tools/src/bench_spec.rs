@@ -354,6 +354,16 @@ impl BenchSpec {
                     .map(|v| param_of(v).with_context(|| format!("sweep `{k}`")))
                     .collect::<Result<_>>()?,
             };
+            // Two values that name the same point (127 and 127.0) would be
+            // two results under one label, which no comparison can pair.
+            let mut seen = std::collections::BTreeSet::new();
+            for v in &vals {
+                let label =
+                    kperf_bench::results::point_label(&BTreeMap::from([(k.clone(), v.clone())]));
+                if !seen.insert(label.clone()) {
+                    bail!("sweep `{k}` lists `{label}` twice: each value must name its own point");
+                }
+            }
             axes.push((k.clone(), vals));
         }
         for (k, v) in overrides {

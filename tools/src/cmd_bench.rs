@@ -147,6 +147,23 @@ impl Checkpoints {
     }
 }
 
+/// A baseline that a comparison would refuse after the whole sweep ran:
+/// refused before it, naming the file and the point.
+fn check_baseline(base: &Results, path: &std::path::Path) -> Result<()> {
+    base.check_unique(&path.display().to_string())?;
+    for p in &base.points {
+        if p.samples_ns.is_empty() {
+            anyhow::bail!(
+                "{}: point `{}` of `{}` has no samples to compare with",
+                path.display(),
+                crate::shown(&p.label()),
+                crate::shown(&p.implementation)
+            );
+        }
+    }
+    Ok(())
+}
+
 pub fn run(a: BenchArgs) -> Result<()> {
     let mut inputs = vec![("the bench spec", a.spec.as_path())];
     if let Some(b) = &a.baseline {
@@ -182,8 +199,14 @@ pub fn run(a: BenchArgs) -> Result<()> {
     let peaks = a.peaks.as_deref().map(DevicePeaks::load).transpose()?;
     // A baseline that cannot be read is refused now, not after the sweep
     // (a FIFO was refused 47 s later, every point run for nothing).
+    let compare_cfg = CompareConfig {
+        threshold: a.threshold,
+        seed: settings.seed,
+        ..CompareConfig::default()
+    };
     if let Some(b) = &a.baseline {
-        Results::load(b)?;
+        compare_cfg.validate()?;
+        check_baseline(&Results::load(b)?, b)?;
     }
     let (mut runner, device) = match a.target.as_str() {
         "host" => {
@@ -278,13 +301,11 @@ pub fn run(a: BenchArgs) -> Result<()> {
     eprintln!("kperf: wrote {}", a.output.display());
     if let Some(base) = &a.baseline {
         let base = Results::load(base)?;
-        let cfg = CompareConfig {
-            threshold: a.threshold,
-            seed: settings.seed,
-            ..CompareConfig::default()
-        };
-        let cmp = compare_results(&base, &results, &cfg)?;
+        let cmp = compare_results(&base, &results, &compare_cfg)?;
         print!("{}", comparison_table(&cmp));
+        for w in kperf_bench::results::comparability_warnings(&base, &results, &cmp) {
+            eprintln!("kperf: warning: {w}");
+        }
         if has_regression(&cmp) {
             eprintln!(
                 "kperf: regression against {}",
@@ -407,6 +428,8 @@ fn settings(spec: &BenchSpec, a: &BenchArgs) -> Result<Settings> {
         cooldown_s: a.cooldown.or(s.cooldown).unwrap_or(0.0),
         seed: spec.seed,
         timed: Some(spec.timed.clone()),
+        host_threads: (a.target == "host")
+            .then(|| a.threads.or(spec.settings.threads).unwrap_or(1)),
         ..Settings::default()
     })
 }

@@ -15,11 +15,12 @@ pub struct PeakArgs {
     #[arg(short, long, default_value = "peaks.json")]
     pub output: PathBuf,
     /// Threads (host; default: all cores)
-    #[arg(long)]
-    pub threads: Option<usize>,
-    /// Bytes per copy buffer (default: 256 MiB host, 1 GiB CUDA)
-    #[arg(long)]
-    pub copy_bytes: Option<usize>,
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub threads: Option<u32>,
+    /// Bytes per copy buffer, at least 1 MiB (default: 256 MiB host, 1 GiB
+    /// CUDA); a buffer that fits a cache measures the cache, not memory
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1 << 20..=1 << 40))]
+    pub copy_bytes: Option<u64>,
     /// Timed repetitions; the best counts
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     pub reps: u32,
@@ -50,8 +51,10 @@ pub fn run(a: PeakArgs) -> Result<()> {
 
 fn host(a: &PeakArgs) -> Result<DevicePeaks> {
     use kperf_runtime::peak::{host_add_bandwidth, host_copy_bandwidth, host_fma_rate, FmaShape};
-    let threads = a.threads.unwrap_or_else(crate::host_job::default_threads);
-    let bytes = a.copy_bytes.unwrap_or(256 << 20);
+    let threads = a
+        .threads
+        .map_or_else(crate::host_job::default_threads, |t| t as usize);
+    let bytes = a.copy_bytes.map_or(256 << 20, |b| b as usize);
     let llc = kperf_bench::host::last_level_cache().map(|c| c.size_bytes);
     let copy = host_copy_bandwidth(bytes, threads, a.reps);
     let add = host_add_bandwidth(bytes, threads, a.reps)?;
@@ -83,7 +86,7 @@ fn host(a: &PeakArgs) -> Result<DevicePeaks> {
 
 fn cuda(a: &PeakArgs) -> Result<DevicePeaks> {
     use kperf_runtime::cuda_bench::{copy_bandwidth, sgemm_rate};
-    let bytes = a.copy_bytes.unwrap_or(1 << 30);
+    let bytes = a.copy_bytes.map_or(1 << 30, |b| b as usize);
     let (name, bw) = copy_bandwidth(a.device, bytes, a.reps)?;
     let n = 8192;
     let fp32 = sgemm_rate(a.device, n, a.reps)?;
