@@ -1386,8 +1386,9 @@ impl Accumulator {
         }
     }
 
-    /// What `cta`'s header stamps say about its records: a record later
-    /// than the finalize clock (read after every record) comes from a count
+    /// What `cta`'s header stamps say about its records: a record of
+    /// thread 0's unit later than the finalize clock (which thread 0 reads
+    /// after its own records) comes from a count
     /// or clock the block cannot hold; a CTA that ran 2^bits ticks or more
     /// may hide whole wraps of its `counter`'s record clock between two
     /// records; a unit whose records span more ticks than the CTA's
@@ -1431,7 +1432,11 @@ impl Accumulator {
             c.wrapping_ctas += 1;
             c.first_wrapping.get_or_insert(cta.cta_id);
         }
-        for u in &cta.units {
+        // Only thread 0's unit reads the finalize clock after its own
+        // records: finalize has no barrier, so other units (a producer warp
+        // still working, a thread that returned later) may record after
+        // it (docs/profile-format.md).
+        for u in cta.units.iter().filter(|u| u.unit_id == 0) {
             if u.records
                 .last()
                 .is_some_and(|r| r.clock > cta.finalize_clock)

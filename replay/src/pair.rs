@@ -305,6 +305,17 @@ pub(crate) fn replay_cta(
         // at the in-context cost, then each surviving predecessor's at what
         // its gap says it cost (Correction::cost_after_gap).
         let mut shift = corr.shift(base);
+        // The records a ring lost, and their cost, all fit between the
+        // CTA's start and the first surviving record: with a header clock,
+        // their shift is at most that time. (1002 records 8 ticks apart
+        // under a calibrated cost of 10 put the survivors 2 µs before the
+        // CTA began, every duration 0.)
+        if clock.header_clock_used {
+            if let Some(first) = unit.records.first() {
+                shift = shift.min(first.clock.saturating_sub(cta.start_clock) as f64);
+                prev_at = cta.start_clock as f64;
+            }
+        }
         let first_shift = shift;
         for (j, rec) in unit.records.iter().enumerate() {
             let pos = base + j as u64;

@@ -416,15 +416,19 @@ impl<W: Write> PerfettoTraceWriter<W> {
             None,
             0,
         ));
-        let mut args = vec![("kernel", self.kernel.clone())];
+        // Each list entry under its own name (`correction_1`, ...): the
+        // trace processor keeps one value per annotation name, so three
+        // `correction`s showed as the last one only.
+        let mut args = vec![("kernel".to_string(), self.kernel.clone())];
         let mut caveats = Vec::new();
         if let Some(r) = report {
-            args.push(("target", r.target.clone()));
-            args.push(("clock", r.clock.description.clone()));
+            args.push(("target".into(), r.target.clone()));
+            args.push(("clock".into(), r.clock.description.clone()));
             args.extend(
                 r.corrections_applied
                     .iter()
-                    .map(|c| ("correction", c.clone())),
+                    .enumerate()
+                    .map(|(i, c)| (format!("correction_{}", i + 1), c.clone())),
             );
             caveats.clone_from(&r.caveats);
         }
@@ -433,11 +437,16 @@ impl<W: Write> PerfettoTraceWriter<W> {
                 caveats.push(c);
             }
         }
-        args.extend(caveats.into_iter().map(|c| ("caveat", c)));
+        args.extend(
+            caveats
+                .into_iter()
+                .enumerate()
+                .map(|(i, c)| (format!("caveat_{}", i + 1), c)),
+        );
         let debug_annotations = args
             .into_iter()
             .map(|(name, value)| DebugAnnotation {
-                name_field: Some(debug_annotation::NameField::Name(name.into())),
+                name_field: Some(debug_annotation::NameField::Name(name)),
                 value: Some(debug_annotation::Value::StringValue(value)),
             })
             .collect();

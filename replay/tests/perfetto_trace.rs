@@ -460,6 +460,18 @@ fn perfettos_trace_processor_imports_the_trace() {
     assert_eq!(theirs, ours);
     assert_eq!(v["flows"], 2, "the async issues' flows to their waits");
     assert_eq!(v["args"]["debug.kernel"][0], info.kernel.as_str());
+    // Every correction and caveat under a name of its own: the trace
+    // processor keeps one value per name (three `correction`s read as one).
+    let args = v["args"].as_object().expect("args");
+    let corrections = args
+        .keys()
+        .filter(|k| k.starts_with("debug.correction_"))
+        .count();
+    assert!(corrections >= 2, "{args:?}");
+    assert!(
+        args.contains_key(&format!("debug.correction_{corrections}")),
+        "{args:?}"
+    );
 }
 
 /// The writer's bytes for the scenario, both groupings, equal those of the

@@ -1229,9 +1229,12 @@ fn a_coarse_global_timer_is_pooled_over_the_launch() {
 
 #[test]
 fn records_the_header_clocks_cannot_hold_are_caveats() {
-    // CTA 0: a record after the finalize clock (a count past what was
-    // written, or clock bits lost). CTA 1 on a 32-bit counter: a header
-    // span of 2^32 ticks, so a whole wrap can hide between two records.
+    // CTA 0: thread 0's unit has a record after the finalize clock it read
+    // after its records (a count past what was written, or clock bits
+    // lost); unit 3, a warp still working when thread 0 finalized, records
+    // later legitimately (finalize has no barrier) and is not flagged.
+    // CTA 1 on a 32-bit counter: a header span of 2^32 ticks, so a whole
+    // wrap can hide between two records.
     let mut info = cycle_info(&[reg(0, "r")]);
     info.counter = kperf_dialects::abi::Counter::Clock32;
     let mut beyond = cta(
@@ -1240,7 +1243,10 @@ fn records_the_header_clocks_cannot_hold_are_caveats() {
         0,
         1_000,
         2.0,
-        vec![unit(3, vec![s(0, 10), e(0, 5_000)])],
+        vec![
+            unit(0, vec![s(0, 10), e(0, 5_000)]),
+            unit(3, vec![s(0, 10), e(0, 4_000)]),
+        ],
     );
     beyond.finalize_clock = 2_000;
     let mut long = cta(
@@ -1257,7 +1263,7 @@ fn records_the_header_clocks_cannot_hold_are_caveats() {
     let r = p.report();
     let has = |text: &str| r.caveats.iter().any(|c| c.contains(text));
     assert!(
-        has("1 units have records later than their CTA's finalize clock, or spanning more ticks than its global-timer span allows (first: CTA 0 unit 3)"),
+        has("1 units have records later than their CTA's finalize clock, or spanning more ticks than its global-timer span allows (first: CTA 0 unit 0)"),
         "{:?}",
         r.caveats
     );
@@ -1335,4 +1341,27 @@ fn a_ctas_stale_timer_stamp_is_left_out_of_the_rate() {
         "{:?}",
         r.caveats
     );
+}
+
+#[test]
+fn lost_records_never_move_survivors_before_the_cta_began() {
+    // A ring of 4 kept the last records of 1002 written 8 ticks apart
+    // (from clock 1000), under a calibrated cost of 10 ticks: shifting
+    // the survivors by 998 lost records x 10 put them 2 us before the CTA
+    // began (negative times, every CTA 0 ns). The lost records and their
+    // cost all fit between the CTA's start and the first survivor.
+    let mut info = cycle_info(&[reg(0, "r")]);
+    info.record_cost_ticks = Some(10.0);
+    let survivors = vec![s(0, 8_984), e(0, 8_992), s(0, 9_000), e(0, 9_008)];
+    let mut u = unit(0, survivors);
+    u.records_written = 1_002;
+    u.records_lost = 998;
+    let mut c = cta(0, 0, 0, 8_100, 1.0, vec![u]);
+    c.start_clock = 1_000;
+    c.finalize_clock = 9_100;
+    let p = Profile::from_parts(info, vec![c]).unwrap();
+    let starts: Vec<f64> = p.instances(RegionId(0)).map(|i| i.start_ns).collect();
+    assert_eq!(starts.len(), 2);
+    assert!(starts.iter().all(|t| *t >= 0.0), "{starts:?}");
+    assert!(p.ctas()[0].start_ns >= 0.0);
 }
