@@ -50,6 +50,24 @@ pub fn run(a: RunArgs) -> Result<()> {
     let opts = a.lowering.options()?;
     check_outputs(&a)?;
     let spec = LaunchSpec::load(&a.spec)?;
+    // A sampled CTA the grid does not have records nothing: every listed
+    // id outside it gave an empty profile and exit 0.
+    if let kperf_dialects::meta::CtaSampling::List(ids) = &opts.sample_ctas {
+        let ctas = spec.grid_ctas();
+        let outside: Vec<String> = ids
+            .iter()
+            .filter(|&&c| u64::from(c) >= ctas)
+            .map(u32::to_string)
+            .collect();
+        if !outside.is_empty() {
+            bail!(
+                "--sample-ctas names CTA(s) {} outside the grid {:?} ({ctas} CTAs, linear ids 0..{})",
+                outside.join(", "),
+                spec.grid,
+                ctas - 1
+            );
+        }
+    }
     match &opts.target {
         Target::Host => {}
         Target::Nvptx { simt: true, .. } => return crate::cmd_run_simt::run(&a, &opts, &spec),

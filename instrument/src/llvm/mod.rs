@@ -418,7 +418,7 @@ fn block_shape(
     match (declared_block(module, f), given) {
         (Some((d, Declared::AtMost)), Some(b)) if threads(b) <= threads(d) => Ok(b),
         (Some((d, how)), Some(b)) if b != d => Err(InstrumentError::Option(format!(
-            "--block {b:?} disagrees with kernel `{name}`'s declared block {d:?}{} ({file})",
+            "the block size given ({b:?}, by --block or the launch spec's `block`) disagrees with kernel `{name}`'s declared block {d:?}{} ({file})",
             if how == Declared::AtMost {
                 " (a bound, nvvm.maxntid / __launch_bounds__: the block has more threads)"
             } else {
@@ -427,6 +427,9 @@ fn block_shape(
         ))),
         (Some((d, _)), _) => Ok(d),
         (None, Some(b)) => Ok(b),
+        // Another kernel of the file without a declared block: the
+        // launch's block is the best guess for sizing its segments.
+        (None, None) if opts.block.is_some() => Ok(opts.block.unwrap_or_default()),
         (None, None) => Err(InstrumentError::At {
             location: file.to_string(),
             message: format!(
@@ -800,8 +803,19 @@ fn instrument_llvm_with(
     }
     if plain || !opts.markers {
         strip_markers(&module, &opts.target, file)?;
+    } else {
+        refuse_markers_outside_kernels(&module, &opts.target, file)?;
     }
     if plain {
+        // A launch's block the kernel refuses (more threads than its
+        // __launch_bounds__) fails on a GPU: the plain run refuses it too.
+        if let Some(f) = opts
+            .block_kernel
+            .as_deref()
+            .and_then(|k| module.get_function(k))
+        {
+            block_shape(&module, f, &opts, file)?;
+        }
         return Ok(LlvmOutput {
             bytes: emit_module(&module, &tm, &opts, emit, file)?,
             meta: None,
@@ -1263,8 +1277,86 @@ fn strip_markers(module: &Module, target: &Target, file: &str) -> Result<()> {
             m.call.erase();
         }
     }
+    for (call, _) in marker_calls_outside_kernels(module, target) {
+        // SAFETY: a marker call (void, no uses) of a live function, erased
+        // once; the list was collected before any erasure.
+        unsafe {
+            if sys::LLVMGetFirstUse(call).is_null() {
+                sys::LLVMInstructionEraseFromParent(call);
+            }
+        }
+    }
     remove_unused_markers(module);
     Ok(())
+}
+
+/// Marker calls in functions that are not kernels, each with its function's
+/// name. The plain build drops them; an instrumented one cannot record
+/// there (a device function has no ring of its own), and left alone they
+/// were undefined functions for ptxas.
+fn marker_calls_outside_kernels(module: &Module, target: &Target) -> Vec<(LLVMValueRef, String)> {
+    let kernels: Vec<LLVMValueRef> = find_kernels(module, target)
+        .iter()
+        .map(|k| k.as_value_ref())
+        .collect();
+    let mut out = Vec::new();
+    for m in [sites::MARKER_START, sites::MARKER_END] {
+        let Some(f) = module.get_function(m) else {
+            continue;
+        };
+        // SAFETY: walking the use list of a live function with LLVM's C
+        // API; every pointer comes from LLVM and is only read.
+        unsafe {
+            let mut u = sys::LLVMGetFirstUse(f.as_value_ref());
+            while !u.is_null() {
+                let user = sys::LLVMGetUser(u);
+                if !sys::LLVMIsACallInst(user).is_null() {
+                    let holder = sys::LLVMGetBasicBlockParent(sys::LLVMGetInstructionParent(user));
+                    if !kernels.contains(&holder) {
+                        let mut len = 0usize;
+                        let p = sys::LLVMGetValueName2(holder, &mut len);
+                        let name = String::from_utf8_lossy(std::slice::from_raw_parts(
+                            p as *const u8,
+                            len,
+                        ))
+                        .into_owned();
+                        out.push((user, name));
+                    }
+                }
+                u = sys::LLVMGetNextUse(u);
+            }
+        }
+    }
+    out
+}
+
+/// Refuse region markers placed in a device function (a `noinline`
+/// helper): the PTX kept the calls, which ptxas cannot resolve, while
+/// kperf said it wrote the kernel with one region less.
+fn refuse_markers_outside_kernels(module: &Module, target: &Target, file: &str) -> Result<()> {
+    let mut functions: Vec<String> = marker_calls_outside_kernels(module, target)
+        .into_iter()
+        .map(|(_, f)| f)
+        .collect();
+    functions.dedup();
+    if functions.is_empty() {
+        return Ok(());
+    }
+    Err(InstrumentError::At {
+        location: file.to_string(),
+        message: format!(
+            "region markers in {}, which {} not a kernel: kperf records only in kernels (a device \
+             function cannot reach the kernel's ring); inline the function into its kernel \
+             (`__forceinline__`, `alwaysinline`), move the markers to the call site, or drop \
+             them with --ignore-markers",
+            functions
+                .iter()
+                .map(|f| format!("`{}`", shown(f)))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if functions.len() == 1 { "is" } else { "are" }
+        ),
+    })
 }
 
 fn remove_unused_markers(module: &Module) {

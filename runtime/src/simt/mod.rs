@@ -58,6 +58,22 @@ pub fn nvptx_kernels(ir: &[u8], file: &str) -> Result<Vec<(String, Vec<Param>)>,
                 .iter()
                 .enumerate()
                 .map(|(i, t)| {
+                    // clang passes a struct argument by value as a `byval`
+                    // pointer: the spec's buffer would be read as the
+                    // struct's bytes (a GPU launcher copies the struct).
+                    let byval = inkwell::attributes::Attribute::get_named_enum_kind_id("byval");
+                    if f.get_enum_attribute(
+                        inkwell::attributes::AttributeLoc::Param(i as u32),
+                        byval,
+                    )
+                    .is_some()
+                    {
+                        return Err(launch(format!(
+                            "{file}: kernel `{name}` parameter {i} is a struct passed by value \
+                             (`byval`), which kperf's launchers cannot pass: pass a pointer to \
+                             the struct instead"
+                        )));
+                    }
                     crate::host_llvm::param_of(t).ok_or_else(|| {
                         launch(format!(
                             "{file}: kernel `{name}` parameter {i} has type {t}, which the SIMT \
@@ -100,14 +116,15 @@ pub fn run_simt(
     }
     let ctx = Context::create();
     let module = parse_for_jit(&ctx, ir, file)?;
-    let rewritten = rewrite::rewrite_for_host(&ctx, &module).map_err(launch)?;
-    let kernels = &rewritten.kernels;
+    let kernels = rewrite::kernel_names(&module);
     if !kernels.iter().any(|k| k == kernel) {
         return Err(launch(format!(
             "{file}: no NVPTX kernel `{kernel}` (kernels: {})",
             kernels.join(", ")
         )));
     }
+    rewrite::keep_only_kernel(&module, kernel);
+    let rewritten = rewrite::rewrite_for_host(&ctx, &module).map_err(launch)?;
     let f = module
         .get_function(kernel)
         .ok_or_else(|| launch(format!("{file}: no function `{kernel}`")))?;
@@ -163,6 +180,10 @@ pub fn run_simt(
         (
             rewrite::ENTRY_FENCE,
             threads::kperf_simt_fence as *const () as usize,
+        ),
+        (
+            rewrite::ENTRY_NANOSLEEP,
+            threads::kperf_simt_nanosleep as *const () as usize,
         ),
         (
             rewrite::ENTRY_VPRINTF,

@@ -32,6 +32,7 @@ pub const ENTRY_SREG: &str = "kperf_simt_sreg";
 pub const ENTRY_BARRIER: &str = "kperf_simt_barrier";
 pub const ENTRY_WARP: &str = "kperf_simt_warp";
 pub const ENTRY_FENCE: &str = "kperf_simt_fence";
+pub const ENTRY_NANOSLEEP: &str = "kperf_simt_nanosleep";
 pub const ENTRY_VPRINTF: &str = "vprintf";
 /// The global every dynamic shared-memory array becomes; the runner maps
 /// it to a guarded buffer of the launch's `shared_bytes`.
@@ -58,6 +59,8 @@ enum Lowering {
         c: Option<u32>,
     },
     Fence,
+    /// `nanosleep`: the thread gives up its core (a spin loop's backoff).
+    Nanosleep,
 }
 
 fn classify(name: &str) -> Option<Lowering> {
@@ -85,6 +88,9 @@ fn classify(name: &str) -> Option<Lowering> {
     }
     if n.starts_with("membar.") || n.starts_with("fence.sc") || n.starts_with("fence.acq_rel") {
         return Some(Lowering::Fence);
+    }
+    if n == "nanosleep" {
+        return Some(Lowering::Nanosleep);
     }
     if let Some(rest) = n.strip_prefix("shfl.sync.") {
         let mode = rest.split('.').next()?;
@@ -238,11 +244,13 @@ pub fn rewrite_for_host<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Rew
         None,
     );
     let fence = module.add_function(ENTRY_FENCE, ctx.void_type().fn_type(&[], false), None);
+    let nanosleep = module.add_function(ENTRY_NANOSLEEP, ctx.void_type().fn_type(&[], false), None);
     let entries = Entries {
         sreg,
         barrier,
         warp,
         fence,
+        nanosleep,
     };
     let decls: Vec<FunctionValue> = module
         .get_functions()
@@ -336,6 +344,7 @@ struct Entries<'c> {
     barrier: FunctionValue<'c>,
     warp: FunctionValue<'c>,
     fence: FunctionValue<'c>,
+    nanosleep: FunctionValue<'c>,
 }
 
 fn refuse_inline_asm(module: &Module) -> Result<(), String> {
@@ -362,6 +371,40 @@ fn refuse_inline_asm(module: &Module) -> Result<(), String> {
 
 /// Kernels: functions with the PTX kernel calling convention (71), which
 /// is how LLVM 22 (clang, MLIR's NVVM translation) marks them.
+/// Drop what launching `kernel` cannot reach: the module's other kernels
+/// and, transitively, the functions nothing uses any more. A kernel is
+/// then judged by what it runs: an intrinsic only a sibling kernel calls
+/// (`nanosleep` in another kernel of the file) refused the whole file.
+pub(crate) fn keep_only_kernel(module: &Module, kernel: &str) {
+    let unused = |f: &FunctionValue| {
+        f.as_global_value()
+            .as_pointer_value()
+            .get_first_use()
+            .is_none()
+    };
+    for f in module.get_functions() {
+        let name = f.get_name().to_string_lossy().into_owned();
+        if name != kernel && f.get_call_conventions() == PTX_KERNEL && unused(&f) {
+            // SAFETY: a function no instruction or constant refers to.
+            unsafe { f.delete() };
+        }
+    }
+    loop {
+        let dead: Vec<FunctionValue> = module
+            .get_functions()
+            .filter(|f| f.get_name().to_bytes() != kernel.as_bytes() && unused(f))
+            .collect();
+        if dead.is_empty() {
+            break;
+        }
+        for f in dead {
+            // SAFETY: as above; deleting it may leave its callees unused,
+            // which the next round collects.
+            unsafe { f.delete() };
+        }
+    }
+}
+
 pub(crate) fn kernel_names(module: &Module) -> Vec<String> {
     module
         .get_functions()
@@ -544,6 +587,10 @@ fn build_body<'c>(
         }
         Lowering::Fence => {
             b.build_call(e.fence, &[], "").map_err(err)?;
+            ret_int(ctx, &b, ret_ty, i32t.const_zero(), None)?;
+        }
+        Lowering::Nanosleep => {
+            b.build_call(e.nanosleep, &[], "").map_err(err)?;
             ret_int(ctx, &b, ret_ty, i32t.const_zero(), None)?;
         }
     }

@@ -879,6 +879,13 @@ pub extern "C" fn kperf_simt_fence() {
     std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
 }
 
+/// `nanosleep`: a spinning GPU thread's backoff. Here the OS thread yields
+/// its core, so the thread it waits for (one of hundreds on a few cores)
+/// gets to run.
+pub extern "C" fn kperf_simt_nanosleep() {
+    std::thread::yield_now();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
