@@ -265,20 +265,74 @@ pub fn strip_user_regions(op: Op) {
     }
 }
 
+/// Ops whose regions are the kernel's own control flow, where records can
+/// go. Any other region (a `gpu.all_reduce` or `scf.reduce` body, a
+/// `linalg.generic` payload, a nested function) computes a value apart
+/// from the kernel's program order, often isolated from the ring state:
+/// `--regions ops=arith.maxsi` matched the op inside a `gpu.all_reduce`
+/// body and the module no longer verified.
+const CONTROL_FLOW_OPS: &[&str] = &[
+    "scf.for",
+    "scf.while",
+    "scf.if",
+    "scf.execute_region",
+    "scf.index_switch",
+    "scf.parallel",
+    "scf.forall",
+    "affine.for",
+    "affine.if",
+    "affine.parallel",
+    "memref.alloca_scope",
+    "gpu.warp_execute_on_lane_0",
+];
+
+/// The first op between `op` and kernel `f` whose body is not control flow.
+fn enclosing_body(op: Op, f: Op) -> Option<Op> {
+    let mut p = op.parent();
+    while let Some(x) = p {
+        if x == f {
+            return None;
+        }
+        if !CONTROL_FLOW_OPS.contains(&x.name().as_str()) {
+            return Some(x);
+        }
+        p = x.parent();
+    }
+    None
+}
+
+/// Whether records may bracket `op` in kernel `f`.
+fn recordable(op: Op, f: Op) -> bool {
+    enclosing_body(op, f).is_none()
+}
+
 /// Insert `kperf.record` pairs for the attribute and automatic modes into
 /// kernel `f`. Explicit records already present are left as they are.
 pub fn insert_regions(ctx: MlirContext, f: Op, modes: &[RegionMode]) -> Result<()> {
-    let body = f.nested_ops();
+    let all = f.nested_ops();
+    let body: Vec<Op> = all.iter().copied().filter(|o| recordable(*o, f)).collect();
     let mut counts: HashMap<String, usize> = HashMap::new();
     let rec = |op: Op, name: &str, start: bool, kind: RegionKind| {
         make_record(ctx, op.location(), name, start, kind)
     };
 
     // `kperf.region = "name"` on any op: bracket it.
-    for op in &body {
+    for op in &all {
         if let Some(name) = op.str_attr(attrs::REGION) {
             if op.name() == ops::RECORD {
                 continue;
+            }
+            if !recordable(*op, f) {
+                return Err(InstrumentError::At {
+                    location: op.loc_string(),
+                    message: format!(
+                        "`kperf.region` on `{}` inside a `{}` body: records can go only in the \
+                         kernel's own control flow (a reduction or payload body runs apart from \
+                         it); put the attribute on the enclosing op",
+                        op.name(),
+                        enclosing_body(*op, f).map(|o| o.name()).unwrap_or_default()
+                    ),
+                });
             }
             if is_terminator_like(*op) {
                 return Err(InstrumentError::At {
