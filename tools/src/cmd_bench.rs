@@ -563,7 +563,7 @@ fn bench_cuda(
         "mlir" => {
             let source = String::from_utf8(bytes).with_context(|| format!("{file}: not UTF-8"))?;
             let kctx = KperfContext::new()?;
-            let kernels = device_kernel_params(&kctx, &source, &file, &iopts.target)?;
+            let kernels = device_kernel_params(&kctx, &source, &file, &iopts)?;
             let (name, types) =
                 pick_kernel(&file, launch.kernel.as_deref(), &kernels, "the [[impl]]")?;
             let params = parse_params(&types, "the launcher")?;

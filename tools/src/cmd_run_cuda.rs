@@ -35,7 +35,7 @@ pub fn build_device_kernel(
 ) -> Result<DeviceBuild> {
     let file = a.input.display().to_string();
     let kctx = KperfContext::new()?;
-    let kernels = device_kernel_params(&kctx, source, &file, &opts.target)?;
+    let kernels = device_kernel_params(&kctx, source, &file, opts)?;
     let (name, types) = pick_kernel(&file, spec.kernel.as_deref(), &kernels, "the spec")?;
     let params = parse_params(&types, "the launcher")?;
     let mut opts = opts.clone();

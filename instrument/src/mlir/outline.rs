@@ -39,8 +39,46 @@ pub fn outline_launches(kctx: &KperfContext, module: &mut Module) -> Result<()> 
     let ctx = kctx.ctx.to_raw();
     for launch in launches {
         pass_descriptors_as_pointers(ctx, launch);
+        sink_constants(launch);
     }
     kctx.run_pipeline(module, "gpu-kernel-outlining")
+}
+
+/// Copy every `arith.constant` the launch body uses from the host function
+/// into the body. Upstream's outlining sinks scalar constants only: a
+/// vector constant (`dense<2.0> : vector<1xf32>`, as in MLIR's own
+/// vector-distribution tests) became a kernel parameter no launcher of
+/// kperf's can pass.
+fn sink_constants(launch: Op) {
+    let Some(body) = launch.regions().first().and_then(|r| r.first_block()) else {
+        return;
+    };
+    let Some(first) = body.first_op() else { return };
+    let inner = launch.nested_ops();
+    let mut sunk: Vec<(Value, Value)> = Vec::new();
+    for op in &inner {
+        for i in 0..op.num_operands() {
+            let v = op.operand(i);
+            let Some(def) = v.defining_op() else { continue };
+            if def.name() != "arith.constant" || inner.contains(&def) {
+                continue;
+            }
+            let copy = match sunk
+                .iter()
+                .find(|(from, _)| unsafe { mlirValueEqual(from.0, v.0) })
+            {
+                Some((_, to)) => *to,
+                None => {
+                    let clone = unsafe { mlirOperationClone(def.0) };
+                    body.insert_before(first, clone);
+                    let to = Value(unsafe { mlirOperationGetResult(clone, 0) });
+                    sunk.push((v, to));
+                    to
+                }
+            };
+            unsafe { mlirOperationSetOperand(op.0, i, copy.0) };
+        }
+    }
 }
 
 /// Values used inside `launch` and defined outside it whose type is one of

@@ -918,12 +918,14 @@ pub fn device_kernel_params(
     kctx: &KperfContext,
     source: &str,
     file: &str,
-    target: &Target,
+    opts: &InstrumentOptions,
 ) -> Result<Vec<(String, Vec<String>)>> {
-    let mut module = kctx.parse(source, file)?;
+    // Parsed as the builds parse it (with --pre-pipeline), so the
+    // parameters are the ones the built kernel takes.
+    let mut module = parse_input(kctx, source, file, opts)?;
     outline_launches(kctx, &mut module)?;
     unique_kernel_names(kctx, module_op(&module));
-    let kernels = regions::find_kernels(module_op(&module), target);
+    let kernels = regions::find_kernels(module_op(&module), &opts.target);
     let mut out = Vec::new();
     for f in kernels {
         let Some(fty) = f.attr("function_type") else {
