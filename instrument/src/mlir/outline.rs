@@ -44,11 +44,12 @@ pub fn outline_launches(kctx: &KperfContext, module: &mut Module) -> Result<()> 
     kctx.run_pipeline(module, "gpu-kernel-outlining")
 }
 
-/// Copy every `arith.constant` the launch body uses from the host function
-/// into the body. Upstream's outlining sinks scalar constants only: a
-/// vector constant (`dense<2.0> : vector<1xf32>`, as in MLIR's own
-/// vector-distribution tests) became a kernel parameter no launcher of
-/// kperf's can pass.
+/// Copy every vector or tensor `arith.constant` the launch body uses from
+/// the host function into the body: upstream's outlining made a vector
+/// constant (`dense<2.0> : vector<1xf32>`, as in MLIR's own
+/// vector-distribution tests) a kernel parameter, which no launcher of
+/// kperf's can pass. Scalars stay parameters, as upstream outlines them
+/// (sinking them too changed the corpus kernels' code).
 fn sink_constants(launch: Op) {
     let Some(body) = launch.regions().first().and_then(|r| r.first_block()) else {
         return;
@@ -60,7 +61,11 @@ fn sink_constants(launch: Op) {
         for i in 0..op.num_operands() {
             let v = op.operand(i);
             let Some(def) = v.defining_op() else { continue };
-            if def.name() != "arith.constant" || inner.contains(&def) {
+            let shaped = {
+                let t = type_string(v.ty());
+                t.starts_with("vector<") || t.starts_with("tensor<")
+            };
+            if def.name() != "arith.constant" || !shaped || inner.contains(&def) {
                 continue;
             }
             let copy = match sunk
