@@ -32,7 +32,76 @@ pub enum Param {
         rank: usize,
         dtype: DType,
         dims: Vec<Option<u64>>,
+        /// The layout's static strides and offset (`strided<[2], offset:
+        /// 3>`; `None` for `?`), when the type has a strided layout.
+        layout: Option<StridedLayout>,
     },
+}
+
+/// A memref's `strided<[s0, ...], offset: o>` layout; `None` entries are `?`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StridedLayout {
+    pub strides: Vec<Option<u64>>,
+    pub offset: Option<u64>,
+    /// The layout as written, for messages.
+    pub text: String,
+}
+
+impl StridedLayout {
+    fn parse(inner: &str) -> Option<StridedLayout> {
+        let at = inner.find("strided<[")?;
+        let rest = &inner[at + "strided<[".len()..];
+        let (list, after) = rest.split_once(']')?;
+        let value = |s: &str| -> Option<Option<u64>> {
+            match s.trim() {
+                "?" => Some(None),
+                v => v.parse().ok().map(Some),
+            }
+        };
+        let strides = if list.trim().is_empty() {
+            Vec::new()
+        } else {
+            list.split(',').map(value).collect::<Option<Vec<_>>>()?
+        };
+        let offset = match after.split_once("offset:") {
+            Some((_, o)) => value(o.split('>').next()?)?,
+            None => Some(0),
+        };
+        let tail = after.split('>').next().unwrap_or("");
+        Some(StridedLayout {
+            strides,
+            offset,
+            text: format!("strided<[{list}]{tail}>"),
+        })
+    }
+
+    /// Why a row-major buffer of `shape` (offset 0, what kperf's launchers
+    /// pass) does not fit this layout, if it does not: a static stride or
+    /// offset other than the row-major one would make the kernel index past
+    /// the buffer, or read the wrong elements.
+    pub fn mismatch(&self, shape: &[u64]) -> Option<String> {
+        let mut row_major = vec![1u64; shape.len()];
+        for d in (0..shape.len().saturating_sub(1)).rev() {
+            row_major[d] = row_major[d + 1].saturating_mul(shape[d + 1]);
+        }
+        for (d, (s, r)) in self.strides.iter().zip(&row_major).enumerate() {
+            if let Some(s) = s {
+                if s != r {
+                    return Some(format!(
+                        "its layout `{}` has stride {s} in dimension {d}, where a row-major buffer of shape {shape:?} has {r}",
+                        self.text
+                    ));
+                }
+            }
+        }
+        match self.offset {
+            Some(o) if o != 0 => Some(format!(
+                "its layout `{}` has offset {o}, and kperf passes buffers at offset 0",
+                self.text
+            )),
+            _ => None,
+        }
+    }
 }
 
 impl Param {
@@ -40,6 +109,8 @@ impl Param {
     pub fn parse(ty: &str) -> Option<Param> {
         let ty = ty.trim();
         if let Some(inner) = ty.strip_prefix("memref<").and_then(|s| s.split('>').next()) {
+            let full = ty.strip_prefix("memref<")?;
+            let layout = StridedLayout::parse(full);
             let inner = inner.split(',').next()?; // drop layout / memory space
             let parts: Vec<&str> = inner.split('x').collect();
             let dtype = DType::parse(parts.last()?.trim())?;
@@ -54,6 +125,7 @@ impl Param {
                 rank: dims.len(),
                 dtype,
                 dims,
+                layout,
             });
         }
         if ty.starts_with("!llvm.ptr") {
@@ -622,7 +694,12 @@ pub fn prepare_args(
                 buffers
                     .push(HostBuffer::from_spec(a, i, spec.placement).map_err(|m| spec.error(m))?);
             }
-            Param::MemRef { rank, dtype, dims } => {
+            Param::MemRef {
+                rank,
+                dtype,
+                dims,
+                layout,
+            } => {
                 let shape = a.shape.as_ref().ok_or_else(|| {
                     spec.error(format!("argument {i} is a memref; the spec gives a scalar"))
                 })?;
@@ -644,6 +721,15 @@ pub fn prepare_args(
                             )));
                         }
                     }
+                }
+                if let Some(why) = layout.as_ref().and_then(|l| l.mismatch(shape)) {
+                    return Err(spec.error(format!(
+                        "argument {i} ({}) is {} with a strided layout: {why}; kperf's launchers \
+                         pass row-major buffers, so give the kernel the whole buffer \
+                         (memref<NxT>) and take the strided view inside it (memref.subview)",
+                        a.name,
+                        memref_name(dims, *dtype),
+                    )));
                 }
                 buffers
                     .push(HostBuffer::from_spec(a, i, spec.placement).map_err(|m| spec.error(m))?);
@@ -813,4 +899,51 @@ pub fn pack_args(
         }
     }
     words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memref_layouts_fit_row_major_buffers_or_say_why() {
+        // (type, spec shape, the mismatch's words or None)
+        let cases: &[(&str, &[u64], Option<&str>)] = &[
+            ("memref<8xf32>", &[8], None),
+            ("memref<8xf32, strided<[1]>>", &[8], None),
+            (
+                "memref<8xf32, strided<[2]>>",
+                &[8],
+                Some("`strided<[2]>` has stride 2 in dimension 0"),
+            ),
+            ("memref<4x8xf32, strided<[8, 1], offset: ?>>", &[4, 8], None),
+            (
+                "memref<4x8xf32, strided<[16, 1]>>",
+                &[4, 8],
+                Some("stride 16 in dimension 0, where a row-major buffer of shape [4, 8] has 8"),
+            ),
+            (
+                "memref<8xf32, strided<[1], offset: 3>>",
+                &[8],
+                Some("`strided<[1], offset: 3>` has offset 3"),
+            ),
+            (
+                "memref<?x?xf32, strided<[?, 2], offset: ?>>",
+                &[4, 8],
+                Some("stride 2 in dimension 1"),
+            ),
+            ("memref<?xf32, strided<[?], offset: ?>, 1>", &[8], None),
+        ];
+        for (ty, shape, want) in cases {
+            let Some(Param::MemRef { layout, .. }) = Param::parse(ty) else {
+                panic!("{ty}: not a memref");
+            };
+            let got = layout.and_then(|l| l.mismatch(shape));
+            match (want, &got) {
+                (None, None) => {}
+                (Some(w), Some(g)) if g.contains(w) => {}
+                _ => panic!("{ty} {shape:?}: expected {want:?}, got {got:?}"),
+            }
+        }
+    }
 }
