@@ -1365,3 +1365,30 @@ fn lost_records_never_move_survivors_before_the_cta_began() {
     assert!(starts.iter().all(|t| *t >= 0.0), "{starts:?}");
     assert!(p.ctas()[0].start_ns >= 0.0);
 }
+
+#[test]
+fn overlapping_members_of_a_critical_chain_are_credited_once() {
+    // kernel 0..1000; A 100..500 and B 200..800 overlap (paired by id, as
+    // Proton scopes may). The chain at level 1 is A then B, and covers
+    // 100..800: A is credited 400 ns, B only the 300 ns after A ended
+    // (before: 600, so level 1 held 1000 ns of a 700 ns span). Pipelined
+    // async waits read a critical-path share of 1.34 the same way.
+    let info = ns_info(&[reg(0, "kernel"), reg(1, "A"), reg(2, "B")]);
+    let u = unit(
+        0,
+        vec![
+            s(0, 0),
+            s(1, 100),
+            s(2, 200),
+            e(1, 500),
+            e(2, 800),
+            e(0, 1_000),
+        ],
+    );
+    let p = Profile::from_parts_with(info, vec![ns_cta(0, 0, 0, vec![u])], &raw()).unwrap();
+    let on_path = |n: &str| p.region_by_name(n).unwrap().critical_path_ns;
+    assert_eq!(
+        (on_path("kernel"), on_path("A"), on_path("B")),
+        (1_000.0, 400.0, 300.0)
+    );
+}
