@@ -328,6 +328,14 @@ impl ProtonDump {
         out.finalize_end_ns = u64_at(block::FINALIZE_END_TIME)?;
         out.units.resize_with(n, UnitTrace::default);
         let mut earliest: Option<u64> = None;
+        // The CTA's units are unwrapped against one reference, the first
+        // unit's first record (one clock range up, so a unit that began
+        // just before the wrap stays positive): each unit's first record
+        // is placed within half a range of it. Unwrapped alone, a warp
+        // that began after the 2^43 wrap and one that began before it sat
+        // 2^43 ticks (8796 s) apart.
+        let mut reference: Option<u64> = None;
+        let range = 1u64 << PROTON_CLOCK_BITS;
         for (k, (unit, &unit_id)) in out.units.iter_mut().zip(&self.unit_ids).enumerate() {
             // By warp id: parse() checked every id is below units_per_cta.
             let count_at = block::COUNTS + 4 * unit_id as usize;
@@ -356,7 +364,16 @@ impl ProtonDump {
             let surviving = read_ring(segment, written, true, &mut unit.records, |w| {
                 let (region, edge, raw) = proton_record(w);
                 let c = clock
-                    .get_or_insert(Unwrapper::new(raw, PROTON_CLOCK_BITS))
+                    .get_or_insert_with(|| {
+                        let r = *reference.get_or_insert(raw + range);
+                        let ahead = raw.wrapping_sub(r) & (range - 1);
+                        let first = if ahead < range / 2 {
+                            r + ahead
+                        } else {
+                            r - (range - ahead)
+                        };
+                        Unwrapper::new(first, PROTON_CLOCK_BITS)
+                    })
                     .next(raw);
                 Record {
                     region,
@@ -369,6 +386,14 @@ impl ProtonDump {
             if let Some(first) = unit.records.first() {
                 earliest = Some(earliest.map_or(first.clock, |e| e.min(first.clock)));
             }
+        }
+        // Back to the raw clock values where no unit needed the range added
+        // (every unit's first record at or after the reference's wrap).
+        if earliest.is_some_and(|e| e >= range) {
+            for r in out.units.iter_mut().flat_map(|u| u.records.iter_mut()) {
+                r.clock -= range;
+            }
+            earliest = earliest.map(|e| e - range);
         }
         // No counter value at init or finalize either: use the earliest record
         // as the clock origin for both, so clocks relative to start_clock stay

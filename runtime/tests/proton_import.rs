@@ -227,6 +227,28 @@ fn a_ring_that_wrapped_mid_segment_is_rotated_and_the_clock_unwrapped_across_2_p
 }
 
 #[test]
+fn warps_straddling_the_2_pow_43_wrap_share_one_time_axis() {
+    const WRAP: u64 = 1 << 43;
+    // (first clock of warp 0, first clock of warp 1): each warp one
+    // 1000-tick scope. Unwrapped from its own first record, a warp that
+    // began after the wrap sat 2^43 ticks (8796 s) from one that began
+    // before it (adversarial pass, 2026-11-27).
+    for (w0, w1) in [(WRAP - 100, 50), (50, WRAP - 100), (1_000, 3_000)] {
+        let scope = |c: u64| vec![(0u8, false, c), (0u8, true, (c + 1_000) % WRAP)];
+        let dump = proton_dump(4, 2, &[Some(vec![scope(w0), scope(w1)])]);
+        let ctas = decode_all(&ProfileReader::proton_from_bytes(dump).unwrap());
+        let firsts: Vec<u64> = ctas[0].units.iter().map(|u| u.records[0].clock).collect();
+        let lasts: Vec<u64> = ctas[0].units.iter().map(|u| u.records[1].clock).collect();
+        let span = lasts.iter().max().unwrap() - firsts.iter().min().unwrap();
+        let expected = if w0 == 1_000 { 3_000 } else { 1_150 };
+        assert_eq!(
+            span, expected,
+            "first clocks {w0} and {w1}: {firsts:?} .. {lasts:?}"
+        );
+    }
+}
+
+#[test]
 fn selected_warps_take_their_counts_by_warp_id() {
     // 4 warps, Proton recorded warps 0 and 2: the count table still has 4
     // words (by warp id), the data starts after them, and the 2 segments
