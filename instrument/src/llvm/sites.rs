@@ -402,12 +402,18 @@ impl<'a> Collector<'a> {
             }
             if iterations {
                 // A loop not rotated by LLVM (a `for` whose header only tests
-                // the condition) runs its header once more than its body: an
-                // iteration then starts on the header's edges into the body,
-                // and the header's own exit ends nothing. Otherwise an
-                // iteration is one pass from the header's top.
-                let test_first =
-                    exits.iter().any(|(u, _)| *u == l.header) && !l.latches.contains(&l.header);
+                // the condition, the latch jumping back unconditionally) runs
+                // its header once more than its body: an iteration then
+                // starts on the header's edges into the body, and the
+                // header's own exit ends nothing. Otherwise an iteration is
+                // one pass from the header's top, including a rotated loop
+                // whose header also leaves early (a search that returns on a
+                // hit): taking it for test-first lost every pass that left
+                // through the header, and the header's work.
+                let latch_exits = exits.iter().any(|(u, _)| l.latches.contains(u));
+                let test_first = exits.iter().any(|(u, _)| *u == l.header)
+                    && !l.latches.contains(&l.header)
+                    && !latch_exits;
                 if test_first {
                     let into_body: Vec<(usize, usize)> = self.cfg.succs[l.header]
                         .iter()
