@@ -404,9 +404,18 @@ impl Correction {
             .iter()
             .filter_map(|u| u.records.first().map(|r| r.clock))
             .min();
+        // Thread 0's finalize clock, or the last record of a unit still
+        // running after it (finalize has no barrier: a producer warp of a
+        // warp-specialised kernel records on), whichever is later.
+        let last = cta
+            .units
+            .iter()
+            .filter_map(|u| u.records.last().map(|r| r.clock))
+            .max()
+            .unwrap_or(0);
         let header = (cta.finalize_clock > cta.start_clock
             && first.is_none_or(|f| f >= cta.start_clock))
-        .then(|| cta.finalize_clock - cta.start_clock);
+        .then(|| cta.finalize_clock.max(last) - cta.start_clock);
         let timer = cta
             .finalize_end_ns
             .max(cta.finalize_start_ns)

@@ -1392,3 +1392,39 @@ fn overlapping_members_of_a_critical_chain_are_credited_once() {
         (1_000.0, 400.0, 300.0)
     );
 }
+
+#[test]
+fn a_unit_recording_after_thread_0_finalized_is_not_a_corrupt_count() {
+    // Warp-specialised: warp 0 (thread 0's unit) finalizes at tick 1100;
+    // warp 1 writes 5000 records 20 ticks apart up to tick 100 000 into 16
+    // slots. The written count was bounded by thread 0's finalize clock, so
+    // it read as corrupt and the lost records' shift was dropped (a 99.9 us
+    // CTA instead of 75 us). The bound is the later of the finalize clock
+    // and the last record.
+    let mut info = cycle_info(&[reg(0, "kernel"), reg(1, "consume")]);
+    info.record_cost_ticks = Some(5.0);
+    let warp0 = unit(0, vec![s(0, 100), e(0, 1_000)]);
+    let all: Vec<_> = (0..5_000u64)
+        .map(|i| {
+            if i % 2 == 0 {
+                s(1, 20 * i)
+            } else {
+                e(1, 20 * i)
+            }
+        })
+        .collect();
+    let mut warp1 = unit(1, all[all.len() - 16..].to_vec());
+    warp1.records_written = 5_000;
+    warp1.records_lost = 4_984;
+    // Thread 0's header stamps: 1100 ticks over 1100 ns.
+    let c = cta(0, 0, 0, 1_100, 1.0, vec![warp0, warp1]);
+    let p = Profile::from_parts(info, vec![c]).unwrap();
+    let r = p.report();
+    assert!(
+        !r.caveats.iter().any(|c| c.contains("corrupt")),
+        "{:?}",
+        r.caveats
+    );
+    let d = p.ctas()[0].duration_ns();
+    assert!((74_000.0..76_000.0).contains(&d), "CTA duration {d} ns");
+}

@@ -133,12 +133,21 @@ pub(crate) fn parse_for_jit<'c>(
     Target::initialize_native(&InitializationConfig::default())
         .map_err(|e| launch(format!("LLVM native target: {e}")))?;
     let buf = MemoryBuffer::create_from_memory_range_copy(ir, file);
-    if ir.starts_with(b"BC") {
+    let module = if ir.starts_with(b"BC") {
         Module::parse_bitcode_from_buffer(&buf, ctx)
     } else {
         ctx.create_module_from_ir(buf)
     }
-    .map_err(|e| launch(format!("{file}: not valid LLVM IR: {e}")))
+    .map_err(|e| launch(format!("{file}: not valid LLVM IR: {e}")))?;
+    // The parser does not verify: a broken phi parsed, and the JIT spun
+    // forever in the forked child.
+    module.verify().map_err(|e| {
+        launch(format!(
+            "{file}: not valid LLVM IR (the verifier says): {}",
+            e.to_string().trim()
+        ))
+    })?;
+    Ok(module)
 }
 
 /// Add the packed wrapper of `kernel`, optimise `module` for this CPU, JIT

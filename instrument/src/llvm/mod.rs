@@ -139,8 +139,20 @@ pub fn bitcode_binding(bitcode: &[u8], file: &str) -> Result<Option<String>> {
     }))
 }
 
-/// Parse LLVM IR text or bitcode; errors carry LLVM's `file:line:col`.
+/// Parse LLVM IR text or bitcode and verify it; errors carry LLVM's
+/// `file:line:col` or the verifier's message. The parser does not run the
+/// verifier: a phi whose entries do not match its predecessors parsed,
+/// and crashed kperf later (SIGSEGV in instrument and cost).
 pub fn parse<'c>(ctx: &'c Context, bytes: &[u8], file: &str) -> Result<Module<'c>> {
+    let module = parse_unverified(ctx, bytes, file)?;
+    module.verify().map_err(|e| InstrumentError::ParseLlvm {
+        file: file.to_string(),
+        diagnostics: format!("the verifier says: {}", e.to_string().trim()),
+    })?;
+    Ok(module)
+}
+
+fn parse_unverified<'c>(ctx: &'c Context, bytes: &[u8], file: &str) -> Result<Module<'c>> {
     let buf = MemoryBuffer::create_from_memory_range_copy(bytes, file);
     let bitcode = is_bitcode(bytes);
     let parsed = if bitcode {

@@ -144,7 +144,18 @@ pub fn instrument_module(
             if !opts.markers {
                 regions::strip_user_regions(*k);
             }
+            // Finalize once, at one return, in a kernel that records (one
+            // the modes found nothing in stays exactly as it was). With the
+            // kernel region, its END goes there too: ENDs before each old
+            // return kept LLVM from sinking the paths' common stores.
+            let kernel_region = opts.regions.contains(&RegionMode::Kernel);
+            if kernel_region {
+                regions::unify_returns(*k);
+            }
             regions::insert_regions(ctx, *k, &opts.regions)?;
+            if !kernel_region && k.nested_ops().iter().any(|o| o.name() == ops::RECORD) {
+                regions::unify_returns(*k);
+            }
             if opts.ordering.strict_for(&opts.target) {
                 super::pin::pin_regions(kctx, *k, &opts.target)?;
             }

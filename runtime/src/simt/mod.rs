@@ -182,6 +182,10 @@ pub fn run_simt(
             threads::kperf_simt_fence as *const () as usize,
         ),
         (
+            rewrite::ENTRY_POLL,
+            threads::kperf_simt_poll as *const () as usize,
+        ),
+        (
             rewrite::ENTRY_NANOSLEEP,
             threads::kperf_simt_nanosleep as *const () as usize,
         ),

@@ -33,6 +33,7 @@ pub const ENTRY_BARRIER: &str = "kperf_simt_barrier";
 pub const ENTRY_WARP: &str = "kperf_simt_warp";
 pub const ENTRY_FENCE: &str = "kperf_simt_fence";
 pub const ENTRY_NANOSLEEP: &str = "kperf_simt_nanosleep";
+pub const ENTRY_POLL: &str = "kperf_simt_poll";
 pub const ENTRY_VPRINTF: &str = "vprintf";
 /// The global every dynamic shared-memory array becomes; the runner maps
 /// it to a guarded buffer of the launch's `shared_bytes`.
@@ -294,10 +295,45 @@ pub fn rewrite_for_host<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Rew
             }
         }
     }
+    poll_after_shared_reads(ctx, module)?;
     Ok(Rewritten {
         kernels,
         dynamic_shared_align,
     })
+}
+
+/// A call to [`ENTRY_POLL`] after every volatile or atomic load and every
+/// atomic read-modify-write: what a spin-wait on a flag is made of. On a
+/// GPU the spinning warp shares its SM with the one it waits for; here
+/// hundreds of OS threads share a few cores, and a spinner that never
+/// yields kept the producer off its core (a warp-specialised hand-off took
+/// 0.4 s). The poll yields now and then; plain loads are untouched.
+fn poll_after_shared_reads<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<(), String> {
+    let poll = module.add_function(ENTRY_POLL, ctx.void_type().fn_type(&[], false), None);
+    let b = ctx.create_builder();
+    for f in module.get_functions() {
+        for bb in f.get_basic_block_iter() {
+            let reads: Vec<_> = bb
+                .get_instructions()
+                .filter(|i| match i.get_opcode() {
+                    InstructionOpcode::Load => {
+                        i.get_volatile().unwrap_or(false)
+                            || i.get_atomic_ordering()
+                                .is_ok_and(|o| o != inkwell::AtomicOrdering::NotAtomic)
+                    }
+                    InstructionOpcode::AtomicRMW | InstructionOpcode::AtomicCmpXchg => true,
+                    _ => false,
+                })
+                .collect();
+            for i in reads {
+                if let Some(next) = i.get_next_instruction() {
+                    b.position_before(&next);
+                    b.build_call(poll, &[], "").map_err(err)?;
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Dynamic shared memory: clang's `extern __shared__ T buf[]` (an external

@@ -886,6 +886,23 @@ pub extern "C" fn kperf_simt_nanosleep() {
     std::thread::yield_now();
 }
 
+/// After a volatile or atomic read (see `rewrite::poll_after_shared_reads`):
+/// every 64th on this thread yields its core, so a spin-wait lets the
+/// thread it waits for run; a kernel that merely uses such reads pays a
+/// thread-local increment for the other 63.
+pub extern "C" fn kperf_simt_poll() {
+    thread_local! {
+        static READS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    }
+    READS.with(|n| {
+        let k = n.get().wrapping_add(1);
+        n.set(k);
+        if k % 64 == 0 {
+            std::thread::yield_now();
+        }
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
