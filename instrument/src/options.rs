@@ -519,7 +519,14 @@ pub fn parse_cta_sampling(s: &str) -> Result<CtaSampling> {
         }
         return Ok(CtaSampling::Every(k));
     }
-    Ok(CtaSampling::List(parse_u32_list(s, "CTA id")?))
+    let ids = parse_u32_list(s, "CTA id")?;
+    if ids.is_empty() {
+        // `--sample-ctas ""` recorded no CTA and exited 0.
+        return Err(InstrumentError::Option(format!(
+            "CTA sampling `{s}` names no CTA (all, every:<k>, or a list of ids)"
+        )));
+    }
+    Ok(CtaSampling::List(ids))
 }
 
 pub fn parse_u32_list(s: &str, what: &str) -> Result<Vec<u32>> {

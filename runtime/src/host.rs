@@ -45,10 +45,31 @@ pub struct StridedLayout {
     pub offset: Option<u64>,
     /// The layout as written, for messages.
     pub text: String,
+    /// An `affine_map` layout other than the identity: kperf does not
+    /// work out where it places elements, so it is refused.
+    pub map: bool,
 }
 
 impl StridedLayout {
     fn parse(inner: &str) -> Option<StridedLayout> {
+        if let Some(at) = inner.find("affine_map<") {
+            // The identity map is the default layout; any other map (a
+            // column-major `(d0, d1) -> (d1 * 4 + d0)`) read the row-major
+            // buffer in another order, with no error.
+            let text = inner[at..].trim_end_matches('>').to_string() + ">";
+            let body = text["affine_map<".len()..].trim_end_matches('>');
+            let (dims, results) = body.split_once("->")?;
+            let squash = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+            if squash(dims) == squash(results) {
+                return None;
+            }
+            return Some(StridedLayout {
+                strides: Vec::new(),
+                offset: None,
+                text,
+                map: true,
+            });
+        }
         let at = inner.find("strided<[")?;
         let rest = &inner[at + "strided<[".len()..];
         let (list, after) = rest.split_once(']')?;
@@ -72,6 +93,7 @@ impl StridedLayout {
             strides,
             offset,
             text: format!("strided<[{list}]{tail}>"),
+            map: false,
         })
     }
 
@@ -80,6 +102,13 @@ impl StridedLayout {
     /// offset other than the row-major one would make the kernel index past
     /// the buffer, or read the wrong elements.
     pub fn mismatch(&self, shape: &[u64]) -> Option<String> {
+        if self.map {
+            return Some(format!(
+                "its layout `{}` is an affine map other than the identity, whose element \
+                 placement kperf does not check (write it as `strided<[...], offset: ...>`)",
+                self.text
+            ));
+        }
         let mut row_major = vec![1u64; shape.len()];
         for d in (0..shape.len().saturating_sub(1)).rev() {
             row_major[d] = row_major[d + 1].saturating_mul(shape[d + 1]);
@@ -724,7 +753,7 @@ pub fn prepare_args(
                 }
                 if let Some(why) = layout.as_ref().and_then(|l| l.mismatch(shape)) {
                     return Err(spec.error(format!(
-                        "argument {i} ({}) is {} with a strided layout: {why}; kperf's launchers \
+                        "argument {i} ({}) is {} with a layout other than row-major: {why}; kperf's launchers \
                          pass row-major buffers, so give the kernel the whole buffer \
                          (memref<NxT>) and take the strided view inside it (memref.subview)",
                         a.name,
@@ -933,6 +962,16 @@ mod tests {
                 Some("stride 2 in dimension 1"),
             ),
             ("memref<?xf32, strided<[?], offset: ?>, 1>", &[8], None),
+            (
+                "memref<4x8xf32, affine_map<(d0, d1) -> (d1 * 4 + d0)>>",
+                &[4, 8],
+                Some("is an affine map other than the identity"),
+            ),
+            (
+                "memref<4x8xf32, affine_map<(d0, d1) -> (d0, d1)>>",
+                &[4, 8],
+                None,
+            ),
         ];
         for (ty, shape, want) in cases {
             let Some(Param::MemRef { layout, .. }) = Param::parse(ty) else {

@@ -105,7 +105,11 @@ pub fn run(a: AnnotateArgs) -> Result<()> {
     check_source(&profile.info().meta, &source, &file, a.allow_changed_source)?;
     let kctx = KperfContext::new()?;
     let module = kctx.parse(&source, &file)?;
-    let report = annotate(&kctx, &module, &figures(&fb))?;
+    // The profiled source under another name (a copy, or the file moved):
+    // its locations name the profiled file.
+    let profiled = profile.info().meta.source.clone();
+    let renamed = (!profiled.is_empty()).then_some((profiled.as_str(), file.as_str()));
+    let report = annotate(&kctx, &module, &figures(&fb), renamed)?;
     write_atomically(&out, print_module(&module).as_bytes())?;
     for (name, at) in &report.annotated {
         eprintln!(

@@ -78,6 +78,7 @@ pub fn build_nvptx_llvm_kernel(
 ) -> Result<DeviceBuild> {
     let kernels = kperf_runtime::simt::nvptx_kernels(bytes, file)?;
     let (name, params) = pick_kernel(file, spec.kernel.as_deref(), &kernels, "the spec")?;
+    let params = params.map_err(|why| anyhow::anyhow!("{why}"))?;
     let mut opts = opts.clone();
     opts.block.get_or_insert(spec.block);
     opts.block_kernel = Some(name.clone());

@@ -1339,6 +1339,22 @@ fn marker_calls_outside_kernels(module: &Module, target: &Target) -> Vec<(LLVMVa
             }
         }
     }
+    // Inline-asm markers (`// kperf:start name`) in device functions.
+    for f in module.get_functions() {
+        if kernels.contains(&f.as_value_ref()) || f.count_basic_blocks() == 0 {
+            continue;
+        }
+        let name = f.get_name().to_string_lossy().into_owned();
+        for b in f.get_basic_block_iter() {
+            for i in Block(b.as_mut_ptr()).instructions() {
+                if i.inline_asm()
+                    .is_some_and(|asm| sites::marker_asm().is_match(&asm))
+                {
+                    out.push((i.0, name.clone()));
+                }
+            }
+        }
+    }
     out
 }
 

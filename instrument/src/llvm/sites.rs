@@ -57,7 +57,7 @@ pub struct Found {
     pub unplaced: Vec<(usize, usize)>,
 }
 
-fn marker_asm() -> &'static Regex {
+pub(crate) fn marker_asm() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
     R.get_or_init(|| Regex::new(r"//\s*kperf:(start|end)\s+([^\s;]+)").expect("valid regex"))
 }

@@ -51,11 +51,14 @@ fn loc_key(loc: &str) -> Option<(String, u32, u32)> {
     let col = parts.next()?.parse().ok()?;
     let line = parts.next()?.parse().ok()?;
     let file = parts.next()?;
-    let base = std::path::Path::new(file)
+    Some((base_name(file), line, col))
+}
+
+fn base_name(file: &str) -> String {
+    std::path::Path::new(file)
         .file_name()
         .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    Some((base, line, col))
+        .unwrap_or_default()
 }
 
 fn fits(op: Op, r: &RegionFigures) -> bool {
@@ -87,17 +90,24 @@ fn render(f: &Figure) -> Option<String> {
     })
 }
 
-/// Annotate `module` in place with `regions`' figures.
+/// Annotate `module` in place with `regions`' figures. `renamed` maps the
+/// profiled file's name to the annotated file's, when they differ (a copy
+/// of the profiled source under another name matched nothing: the
+/// locations carry the file name).
 pub fn annotate(
     kctx: &KperfContext,
     module: &Module,
     regions: &[RegionFigures],
+    renamed: Option<(&str, &str)>,
 ) -> Result<AnnotateReport> {
     let all = module_op(module).nested_ops();
     let mut per_op: BTreeMap<usize, (Op, Vec<String>)> = BTreeMap::new();
     let mut report = AnnotateReport::default();
     for r in regions {
-        let want = loc_key(&r.location);
+        let want = loc_key(&r.location).map(|(file, line, col)| match renamed {
+            Some((from, to)) if file == base_name(from) => (base_name(to), line, col),
+            _ => (file, line, col),
+        });
         let found =
             all.iter().copied().enumerate().find(|(_, op)| {
                 want.is_some() && loc_key(&op.loc_string()) == want && fits(*op, r)

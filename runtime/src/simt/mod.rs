@@ -43,48 +43,55 @@ unsafe impl Send for Argv {}
 /// The kernels of NVPTX LLVM IR (clang's `.ll`/`.bc`: functions with the
 /// PTX kernel calling convention) and their parameters as the SIMT runner
 /// passes them: pointers take a spec buffer, integers and floats a value.
-pub fn nvptx_kernels(ir: &[u8], file: &str) -> Result<Vec<(String, Vec<Param>)>, LaunchError> {
+pub fn nvptx_kernels(
+    ir: &[u8],
+    file: &str,
+) -> Result<Vec<(String, Result<Vec<Param>, String>)>, LaunchError> {
     let ctx = Context::create();
     let module = parse_for_jit(&ctx, ir, file)?;
-    rewrite::kernel_names(&module)
+    // Each kernel's parameters or why they cannot be passed: only the
+    // launched kernel's count (a sibling taking an i16 refused the file).
+    Ok(rewrite::kernel_names(&module)
         .into_iter()
         .map(|name| {
             let f = module
                 .get_function(&name)
                 .expect("a kernel the module lists");
-            let params = f
-                .get_type()
-                .get_param_types()
-                .iter()
-                .enumerate()
-                .map(|(i, t)| {
-                    // clang passes a struct argument by value as a `byval`
-                    // pointer: the spec's buffer would be read as the
-                    // struct's bytes (a GPU launcher copies the struct).
-                    let byval = inkwell::attributes::Attribute::get_named_enum_kind_id("byval");
-                    if f.get_enum_attribute(
-                        inkwell::attributes::AttributeLoc::Param(i as u32),
-                        byval,
-                    )
-                    .is_some()
-                    {
-                        return Err(launch(format!(
-                            "{file}: kernel `{name}` parameter {i} is a struct passed by value \
-                             (`byval`), which kperf's launchers cannot pass: pass a pointer to \
-                             the struct instead"
-                        )));
-                    }
-                    crate::host_llvm::param_of(t).ok_or_else(|| {
-                        launch(format!(
-                            "{file}: kernel `{name}` parameter {i} has type {t}, which the SIMT \
-                             runner cannot pass (pointers, i32, i64, float, double)"
-                        ))
-                    })
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok((name, params))
+            let params = (0..f.count_params())
+                .zip(f.get_type().get_param_types())
+                .map(|(i, t)| kernel_param(f, i, &t, &name, file))
+                .collect::<Result<Vec<_>, String>>();
+            (name, params)
         })
-        .collect()
+        .collect())
+}
+
+/// Parameter `i` of kernel `name` as the runner passes it, or why it cannot.
+fn kernel_param(
+    f: inkwell::values::FunctionValue,
+    i: u32,
+    t: &inkwell::types::BasicMetadataTypeEnum,
+    name: &str,
+    file: &str,
+) -> Result<Param, String> {
+    // clang passes a struct argument by value as a `byval` pointer: the
+    // spec's buffer would be read as the struct's bytes (a GPU launcher
+    // copies the struct).
+    let byval = inkwell::attributes::Attribute::get_named_enum_kind_id("byval");
+    if f.get_enum_attribute(inkwell::attributes::AttributeLoc::Param(i), byval)
+        .is_some()
+    {
+        return Err(format!(
+            "{file}: kernel `{name}` parameter {i} is a struct passed by value (`byval`), which \
+             kperf's launchers cannot pass: pass a pointer to the struct instead"
+        ));
+    }
+    crate::host_llvm::param_of(t).ok_or_else(|| {
+        format!(
+            "{file}: kernel `{name}` parameter {i} has type {t}, which the SIMT runner cannot \
+             pass (pointers, i32, i64, float, double)"
+        )
+    })
 }
 
 /// JIT `ir` (NVPTX LLVM IR text or bitcode) for the host and run `kernel`

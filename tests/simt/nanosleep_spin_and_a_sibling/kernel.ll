@@ -1,9 +1,10 @@
 ; Written for kperf (2026-11-27), after an adversarial pass: a file with two
 ; kernels. `handoff`: thread 0 spins on a shared flag with __nanosleep
 ; backoff until thread 32 (another warp) sets it, then every thread writes
-; tid + flag. `matcher` uses __match_any_sync, which the SIMT target refuses.
-; Before: launching `handoff` was refused for `matcher`'s intrinsic, and
-; nanosleep was refused too.
+; tid + flag. `matcher` uses __match_any_sync, which the SIMT target refuses,
+; and `narrow` takes an i16, which no launcher passes. Before: launching
+; `handoff` was refused for `matcher`'s intrinsic, then for `narrow`'s
+; parameter, and nanosleep was refused too.
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
@@ -50,6 +51,13 @@ entry:
   %ti = zext i32 %tid to i64
   %p = getelementptr inbounds i32, ptr %out, i64 %ti
   store i32 %m, ptr %p, align 4
+  ret void
+}
+
+define dso_local ptx_kernel void @narrow(ptr noundef %out, i16 %x) #0 {
+entry:
+  %w = sext i16 %x to i32
+  store i32 %w, ptr %out, align 4
   ret void
 }
 
