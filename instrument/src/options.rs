@@ -374,6 +374,10 @@ pub struct InstrumentOptions {
     /// other kernels of the file keep the block they declare, where the
     /// given one would disagree. None: `block` is for every kernel.
     pub block_kernel: Option<String>,
+    /// MLIR: copy every constant a `gpu.launch` body uses into it before
+    /// outlining, scalars too (`kperf run`: the spec gives the host
+    /// function's arguments); otherwise only vector and tensor constants.
+    pub sink_constants: bool,
     /// Shared memory the segments may use when `slots` is not given, bytes.
     pub shared_budget: u32,
     /// Shared memory per CTA the device has; 0: from the target chip.
@@ -434,6 +438,7 @@ impl Default for InstrumentOptions {
             flush_slots: None,
             block: None,
             block_kernel: None,
+            sink_constants: false,
             shared_budget: 8 * 1024,
             shared_capacity: 0,
             dynamic_shared: 0,

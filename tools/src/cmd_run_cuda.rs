@@ -35,10 +35,13 @@ pub fn build_device_kernel(
 ) -> Result<DeviceBuild> {
     let file = a.input.display().to_string();
     let kctx = KperfContext::new()?;
-    let kernels = device_kernel_params(&kctx, source, &file, opts)?;
+    // The spec gives the host function's arguments: constants it defines
+    // go into the launch body, not the kernel's parameters.
+    let mut opts = opts.clone();
+    opts.sink_constants = true;
+    let kernels = device_kernel_params(&kctx, source, &file, &opts)?;
     let (name, types) = pick_kernel(&file, spec.kernel.as_deref(), &kernels, "the spec")?;
     let params = parse_params(&types, "the launcher")?;
-    let mut opts = opts.clone();
     opts.block.get_or_insert(spec.block);
     opts.block_kernel = Some(name.clone());
     let (code, meta) = if !instrumented {

@@ -27,7 +27,11 @@ const POINTER_LIKE_NVGPU_TYPES: &[&str] = &["!nvgpu.tensormap.descriptor"];
 
 /// Outline every `gpu.launch` of the module (`gpu-kernel-outlining`), with
 /// captured nvgpu descriptors passed as pointers.
-pub fn outline_launches(kctx: &KperfContext, module: &mut Module) -> Result<()> {
+pub fn outline_launches(
+    kctx: &KperfContext,
+    module: &mut Module,
+    sink_scalars: bool,
+) -> Result<()> {
     let launches: Vec<Op> = module_op(module)
         .nested_ops()
         .into_iter()
@@ -39,7 +43,7 @@ pub fn outline_launches(kctx: &KperfContext, module: &mut Module) -> Result<()> 
     let ctx = kctx.ctx.to_raw();
     for launch in launches {
         pass_descriptors_as_pointers(ctx, launch);
-        sink_constants(launch);
+        sink_constants(launch, sink_scalars);
     }
     kctx.run_pipeline(module, "gpu-kernel-outlining")
 }
@@ -49,8 +53,11 @@ pub fn outline_launches(kctx: &KperfContext, module: &mut Module) -> Result<()> 
 /// constant (`dense<2.0> : vector<1xf32>`, as in MLIR's own
 /// vector-distribution tests) a kernel parameter, which no launcher of
 /// kperf's can pass. Scalars stay parameters, as upstream outlines them
-/// (sinking them too changed the corpus kernels' code).
-fn sink_constants(launch: Op) {
+/// (sinking them too changed the corpus kernels' code), unless
+/// `scalars_too`: `kperf run`, whose launch spec gives the host function's
+/// arguments, not constants it defines (they were kernel parameters the
+/// spec had to repeat, and a guessed value ran with exit 0).
+fn sink_constants(launch: Op, scalars_too: bool) {
     let Some(body) = launch.regions().first().and_then(|r| r.first_block()) else {
         return;
     };
@@ -65,7 +72,7 @@ fn sink_constants(launch: Op) {
                 let t = type_string(v.ty());
                 t.starts_with("vector<") || t.starts_with("tensor<")
             };
-            if def.name() != "arith.constant" || !shaped || inner.contains(&def) {
+            if def.name() != "arith.constant" || !(shaped || scalars_too) || inner.contains(&def) {
                 continue;
             }
             let copy = match sunk

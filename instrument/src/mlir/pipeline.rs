@@ -121,7 +121,7 @@ pub fn instrument_module(
     opts.validate()?;
     let opts = &opts.normalized();
     if !opts.target.is_host() {
-        outline_launches(kctx, module)?;
+        outline_launches(kctx, module, opts.sink_constants)?;
     }
     let top = module_op(module);
     unique_kernel_names(kctx, top);
@@ -934,7 +934,7 @@ pub fn device_kernel_params(
     // Parsed as the builds parse it (with --pre-pipeline), so the
     // parameters are the ones the built kernel takes.
     let mut module = parse_input(kctx, source, file, opts)?;
-    outline_launches(kctx, &mut module)?;
+    outline_launches(kctx, &mut module, opts.sink_constants)?;
     unique_kernel_names(kctx, module_op(&module));
     let kernels = regions::find_kernels(module_op(&module), &opts.target);
     let mut out = Vec::new();
@@ -983,7 +983,7 @@ pub fn plain_module<'c>(
     // Records the author placed would reach translation unlowered.
     regions::strip_user_regions(module_op(&module));
     if !opts.target.is_host() {
-        outline_launches(kctx, &mut module)?;
+        outline_launches(kctx, &mut module, opts.sink_constants)?;
     }
     // The same names as the instrumented build (`kperf cost` pairs them).
     unique_kernel_names(kctx, module_op(&module));
@@ -1149,7 +1149,7 @@ pub fn run_opt(
         // As `kperf instrument` does: kernels written as `gpu.launch`
         // bodies become functions first.
         if !opts.target.is_host() {
-            outline_launches(kctx, module)?;
+            outline_launches(kctx, module, opts.sink_constants)?;
         }
         let mut o = opts.clone();
         // Options as in MLIR: space-separated `key=value`.
