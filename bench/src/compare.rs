@@ -279,9 +279,10 @@ pub fn bootstrap_median_ratio(
     check_samples(new, "new samples")?;
     if let Some(index) = base.iter().position(|&x| x == 0.0) {
         return Err(BenchError::InvalidSample {
-            context: "baseline samples (a ratio needs positive values)".into(),
+            context: "baseline samples".into(),
             index,
             value: 0.0,
+            rule: "the median ratio divides by baseline samples, which must be positive",
         });
     }
     let mut rng = StdRng::seed_from_u64(seed);
@@ -382,15 +383,37 @@ impl MetricComparison {
 
     fn describe(&self) -> String {
         format!(
-            "{} {:+.1}% (p={:.2e}, {:.0}% CI of median ratio [{:.3}, {:.3}])",
+            "{} {} (p={:.2e}, {:.0}% CI of median ratio {})",
             self.metric,
-            100.0 * self.change(),
+            signed_percent(self.change()),
             self.mann_whitney.p_value,
             100.0 * self.bootstrap.confidence,
-            self.bootstrap.low,
-            self.bootstrap.high
+            ratio_interval(self.bootstrap.low, self.bootstrap.high)
         )
     }
+}
+
+/// A relative change as a signed percentage, in scientific notation past
+/// a million percent (a baseline 1e300 times faster printed 300 digits).
+pub(crate) fn signed_percent(change: f64) -> String {
+    let p = 100.0 * change;
+    if p.is_finite() && p.abs() >= 1e6 {
+        format!("{p:+.2e}%")
+    } else {
+        format!("{p:+.1}%")
+    }
+}
+
+/// `[low, high]` of a ratio, three decimals, or scientific past a million.
+pub(crate) fn ratio_interval(low: f64, high: f64) -> String {
+    let one = |v: f64| {
+        if v.is_finite() && v.abs() >= 1e6 {
+            format!("{v:.3e}")
+        } else {
+            format!("{v:.3}")
+        }
+    };
+    format!("[{}, {}]", one(low), one(high))
 }
 
 /// The full answer: per-metric tests, the final verdict and a sentence.

@@ -10,12 +10,14 @@ pub enum BenchError {
     #[error("no samples in {context}")]
     NoSamples { context: String },
 
-    /// A sample that cannot be a duration (negative, NaN or infinite).
-    #[error("sample {index} of {context} is {value}: samples must be finite and non-negative")]
+    /// A sample that cannot be a duration (negative, NaN or infinite), or
+    /// a zero where a ratio divides by it.
+    #[error("sample {index} of {context} is {value}: {rule}")]
     InvalidSample {
         context: String,
         index: usize,
         value: f64,
+        rule: &'static str,
     },
 
     /// A configuration value outside its meaningful range.
@@ -121,6 +123,7 @@ pub(crate) fn check_samples(samples: &[f64], context: &str) -> Result<()> {
             context: context.to_string(),
             index,
             value,
+            rule: "samples must be finite and non-negative",
         });
     }
     Ok(())

@@ -702,6 +702,35 @@ pub fn comparability_warnings(
             base.device.name, base.device.kind, new.device.name, new.device.kind
         ));
     }
+    // What one sample contains must match: a cold cache against a warm one
+    // read +500% as a regression.
+    let (bs, ns) = (&base.settings, &new.settings);
+    if bs.flush != ns.flush {
+        let state = |f: bool| {
+            if f {
+                "flushed before every sample"
+            } else {
+                "not flushed"
+            }
+        };
+        out.push(format!(
+            "the baseline's cache was {}, these results' {}: times are not comparable",
+            state(bs.flush),
+            state(ns.flush)
+        ));
+    }
+    if bs.cuda_graphs != ns.cuda_graphs {
+        out.push(
+            "one side replayed CUDA graphs and the other did not: times are not comparable".into(),
+        );
+    }
+    if let (Some(b), Some(n)) = (&bs.timed, &ns.timed) {
+        if b != n {
+            out.push(format!(
+                "the baseline timed \"{b}\", these results \"{n}\": times are not comparable"
+            ));
+        }
+    }
     if let (Some(b), Some(n)) = (base.settings.host_threads, new.settings.host_threads) {
         if b != n {
             out.push(format!(
@@ -804,12 +833,12 @@ pub fn comparison_table(comparisons: &[PointComparison]) -> String {
                 vec![
                     format_ns(t.median_base),
                     format_ns(t.median_new),
-                    format!("{:+.1}%", 100.0 * t.change()),
+                    crate::compare::signed_percent(t.change()),
                     format!("{:.1e}", t.mann_whitney.p_value),
-                    format!("[{:.3}, {:.3}]", t.bootstrap.low, t.bootstrap.high),
+                    crate::compare::ratio_interval(t.bootstrap.low, t.bootstrap.high),
                     cmp.cycles
                         .as_ref()
-                        .map_or_else(dash, |m| format!("{:+.1}%", 100.0 * m.change())),
+                        .map_or_else(dash, |m| crate::compare::signed_percent(m.change())),
                     cmp.verdict.to_string(),
                 ]
             }

@@ -28,9 +28,11 @@ from __future__ import annotations
 
 import itertools
 import json
+import numbers
 import math
 import os
 import sys
+import warnings
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 from . import _kperf
@@ -187,10 +189,32 @@ def benchmark(fn: Callable[..., Any], *args: Any, sync: Optional[Callable[[], An
 def _params(params: Mapping[str, Any]) -> Dict[str, Any]:
     out = {}
     for k, v in params.items():
-        if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+        # numpy's integers and floats register with `numbers`: np.int64(4)
+        # is the number 4, not the string "4".
+        if isinstance(v, bool):
+            v = str(v)
+        elif isinstance(v, numbers.Integral):
+            v = int(v)
+        elif isinstance(v, numbers.Real):
+            v = float(v)
+        elif not isinstance(v, str):
             v = str(v)
         out[str(k)] = v
     return out
+
+
+def _check_grid(grid: Mapping[str, Sequence[Any]]) -> None:
+    """Refuse a grid axis listing one value twice (4, 4.0 and np.int64(4)
+    name the same point) before anything is measured: the sweep's results
+    could not be saved or compared, and were lost after the whole run."""
+    for name, values in grid.items():
+        seen: Dict[Any, Any] = {}
+        for v in values:
+            key = _params({name: v})[str(name)]
+            key = float(key) if isinstance(key, (int, float)) else key
+            if key in seen:
+                raise ValueError(f"grid `{name}` lists {seen[key]!r} and {v!r}, which name the same point")
+            seen[key] = v
 
 
 def _result(point: Dict[str, Any], settings: Dict[str, Any], device: Dict[str, Any]) -> Dict[str, Any]:
@@ -271,8 +295,15 @@ class Comparison:
     `regression` (any point significantly slower by more than the
     threshold) and `points` (one entry per matched point)."""
 
-    def __init__(self, table: str, regression: bool, points: List[Dict[str, Any]]):
+    def __init__(self, table: str, regression: bool, points: List[Dict[str, Any]],
+                 warnings: Optional[List[str]] = None):
         self.table, self.regression, self.points = table, regression, points
+        #: Why the two sides are not like for like (another device, cache
+        #: flushing, thread count) or that no point matched: also issued as
+        #: `ComparabilityWarning`s, as `kperf bench --baseline` prints them.
+        self.warnings = list(warnings or [])
+        #: Points compared on both sides (0: nothing was compared).
+        self.compared = sum(1 for p in points if p.get("outcome", {}).get("kind") == "compared")
 
     def __bool__(self) -> bool:  # truthy when the new results are acceptable
         return not self.regression
@@ -288,8 +319,16 @@ def compare(new, old, *, threshold: float = 0.05) -> Comparison:
     lists of them) with `kperf bench --baseline`'s test: Mann-Whitney on the
     raw samples plus a bootstrap interval of the median ratio; a regression
     is a significant slowdown of more than `threshold` (5%)."""
-    table, regression, points = _kperf.compare_results(_load(old), _load(new), threshold)
-    return Comparison(table, regression, json.loads(points))
+    table, regression, points, notes = _kperf.compare_results(_load(old), _load(new), threshold)
+    for note in notes:
+        warnings.warn(note, ComparabilityWarning, stacklevel=2)
+    return Comparison(table, regression, json.loads(points), notes)
+
+
+class ComparabilityWarning(UserWarning):
+    """A baseline check whose sides are not like for like, or that
+    compared nothing (turn it into an error with
+    `warnings.simplefilter("error", kperf.bench.ComparabilityWarning)`)."""
 
 
 class Sweep:
@@ -352,6 +391,7 @@ def parametrize(grid: Mapping[str, Sequence[Any]], *, flops: Optional[Callable[.
     `benchmark(..., **bench_kw)`. Returns a `Sweep`; `out` also saves it.
     """
     names = list(grid)
+    _check_grid(grid)
 
     def wrap(setup: Callable[..., Any]):
         def run() -> Sweep:

@@ -191,7 +191,8 @@ pub fn save_results(py: Python<'_>, json: &str, path: PathBuf) -> Result<()> {
 /// Compare two results documents point by point with `kperf bench
 /// --baseline`'s test (Mann-Whitney and a bootstrap interval of the median
 /// ratio; a regression is significant and more than `threshold`).
-/// Returns (table, any regression, comparisons as JSON).
+/// Returns (table, any regression, comparisons as JSON, warnings: why the
+/// two are not like for like or nothing was compared, as the CLI prints).
 #[pyfunction]
 #[pyo3(signature = (base, new, threshold=0.05))]
 pub fn compare_results(
@@ -199,7 +200,7 @@ pub fn compare_results(
     base: &str,
     new: &str,
     threshold: f64,
-) -> Result<(String, bool, String)> {
+) -> Result<(String, bool, String, Vec<String>)> {
     let base = results_of(base, Path::new("<baseline>"))?;
     let new = results_of(new, Path::new("<new>"))?;
     let cfg = CompareConfig {
@@ -211,6 +212,7 @@ pub fn compare_results(
         comparison_table(&cmp),
         has_regression(&cmp),
         to_json("comparisons", &cmp)?,
+        kperf_bench::results::comparability_warnings(&base, &new, &cmp),
     ))
 }
 

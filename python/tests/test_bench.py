@@ -77,6 +77,21 @@ def test_bad_arguments_name_themselves(setting, error, message):
         kb.benchmark(spin, 0.0, **{**FAST, **setting})
 
 
+def test_a_grid_naming_one_point_twice_is_refused_before_measuring():
+    import numpy as np
+    with pytest.raises(ValueError, match="name the same point"):
+        kb.parametrize({"n": [4, np.int64(4)]}, show=False)(lambda n: (lambda: None))
+
+
+def test_a_baseline_from_elsewhere_warns(tmp_path):
+    # No point in common: the CLI warns; Python said nothing and passed.
+    a = kb.benchmark(spin, 0.0, name="a", **FAST)
+    b = kb.benchmark(spin, 0.0, name="b", **FAST)
+    with pytest.warns(kb.ComparabilityWarning, match="no point of the baseline matches"):
+        c = kb.compare([a], [b])
+    assert c.compared == 0 and c.warnings
+
+
 def test_results_with_one_point_twice_are_refused(tmp_path):
     # Two lambdas are both named "<lambda>" with no parameters: one point,
     # twice, which a comparison paired with whichever it met first.

@@ -160,6 +160,21 @@ fn check_baseline(base: &Results, path: &std::path::Path) -> Result<()> {
                 crate::shown(&p.implementation)
             );
         }
+        // The ratio divides by them: a zero, negative or non-finite sample
+        // failed only after the sweep.
+        if let Some((i, v)) = p
+            .samples_ns
+            .iter()
+            .enumerate()
+            .find(|(_, v)| !v.is_finite() || **v <= 0.0)
+        {
+            anyhow::bail!(
+                "{}: point `{}` of `{}`: sample {i} is {v}; baseline samples must be positive, finite durations",
+                path.display(),
+                crate::shown(&p.label()),
+                crate::shown(&p.implementation)
+            );
+        }
     }
     Ok(())
 }
