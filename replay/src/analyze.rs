@@ -1122,12 +1122,17 @@ struct RegionAcc {
     covered_ns: f64,
     crit_ns: f64,
     crit_ctas: u64,
+    /// Two instances of the region in one unit overlap in time (async
+    /// waits of a pipeline): its total sums more than its time in flight.
+    overlapping: bool,
 }
 
 #[derive(Default)]
 struct UnitAcc {
     count: u64,
     total_ns: f64,
+    /// End of the unit's latest instance of the region so far.
+    last_end: f64,
 }
 
 #[derive(Default)]
@@ -1268,6 +1273,7 @@ impl Accumulator {
             r.covered_ns += o.covered_ns;
             r.crit_ns += o.crit_ns;
             r.crit_ctas += o.crit_ctas;
+            r.overlapping |= o.overlapping;
         }
         for (k, o) in per_unit {
             let u = self.per_unit.entry(k).or_default();
@@ -1504,7 +1510,14 @@ impl Accumulator {
                 let ua = &mut self.unit_local[idx];
                 if ua.count == 0 {
                     self.unit_touched.push(idx);
+                } else if i.start_ns < ua.last_end - 1e-6 {
+                    self.regions[idx].overlapping = true;
                 }
+                ua.last_end = if ua.count == 0 {
+                    i.end_ns
+                } else {
+                    ua.last_end.max(i.end_ns)
+                };
                 ua.count += 1;
                 ua.total_ns += d;
             }
@@ -1635,6 +1648,7 @@ impl Accumulator {
 
         // Per-region statistics.
         let mut regions = Vec::new();
+        let mut overlapping: Vec<String> = Vec::new();
         let mut sketched = Vec::new();
         let mut accs = self.regions;
         accs.resize_with(table.len(), RegionAcc::default);
@@ -1664,6 +1678,9 @@ impl Accumulator {
                     ),
                 })
                 .collect();
+            if a.overlapping {
+                overlapping.push(meta.name.clone());
+            }
             regions.push(RegionStats {
                 id: meta.id,
                 name: meta.name.clone(),
@@ -1710,18 +1727,14 @@ impl Accumulator {
                 sketched.join(", ")
             ));
         }
-        // Instances of one region that overlap (pipelined async waits, each
-        // in flight before the last completes) sum past the unit's time.
-        let overlapping: Vec<&str> = regions
-            .iter()
-            .filter(|r| r.share > 1.0 + 1e-9)
-            .map(|r| r.name.as_str())
-            .collect();
+        // Instances of one region that overlap in a unit (pipelined async
+        // waits, each in flight before the last completes): the total sums
+        // more than the time any is in flight, past 100% of the unit even.
         if !overlapping.is_empty() {
             caveats.push(format!(
-                "instances overlap in time (async waits of a pipeline, each in flight before \
-                 the last completes): total and share sum their durations, beyond the units' \
-                 time: {}",
+                "instances overlap in time within a unit (async waits of a pipeline, each in \
+                 flight before the last completes): total and share sum their durations, \
+                 more than the time any is in flight: {}",
                 overlapping.join(", ")
             ));
         }

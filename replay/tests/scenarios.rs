@@ -1428,3 +1428,35 @@ fn a_unit_recording_after_thread_0_finalized_is_not_a_corrupt_count() {
     let d = p.ctas()[0].duration_ns();
     assert!((74_000.0..76_000.0).contains(&d), "CTA duration {d} ns");
 }
+
+#[test]
+fn overlapping_instances_in_a_unit_are_named_whatever_their_share() {
+    // Two copies issued before either is waited for: the waits (CLK1 to
+    // CLK2) overlap, 100..400 and 200..500, in a 10 us kernel. Their share
+    // is small, and the caveat only fired past 100% (adversarial pass).
+    let regions = [
+        (0, "kernel", RegionKind::Kernel, None, None),
+        (1, "copy", RegionKind::AsyncIssue, Some(0), None),
+        (2, "copy_wait", RegionKind::AsyncWait, Some(0), Some(1)),
+    ];
+    let info = cycle_info(&regions);
+    let recs = vec![
+        s(0, 0),
+        s(1, 100),
+        e(1, 130),
+        s(1, 200),
+        e(1, 230),
+        s(2, 400),
+        s(2, 500),
+        e(0, 10_000),
+    ];
+    let c = cta(0, 0, 0, 10_000, 1.0, vec![unit(0, recs)]);
+    let p = Profile::from_parts_with(info, vec![c], &raw()).unwrap();
+    let caveats = p.report().caveats.clone();
+    let overlap: Vec<&String> = caveats
+        .iter()
+        .filter(|c| c.contains("instances overlap in time within a unit"))
+        .collect();
+    assert_eq!(overlap.len(), 1, "{caveats:?}");
+    assert!(overlap[0].ends_with(": copy_wait"), "{}", overlap[0]);
+}

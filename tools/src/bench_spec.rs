@@ -346,6 +346,17 @@ impl BenchSpec {
     /// hold them all at once.
     pub fn sweep(&self, overrides: &BTreeMap<String, Param>) -> Result<Sweep<'_>> {
         let mut axes: Vec<(String, Vec<Param>)> = Vec::new();
+        // `--set n=abc` where the spec sweeps n over numbers: the text
+        // value failed later as "unknown variable `n` (known: none)".
+        for (k, v) in overrides {
+            let numeric =
+                |t: &toml::Value| matches!(t, toml::Value::Integer(_) | toml::Value::Float(_));
+            if let (Some(vals), Param::Text(text)) = (self.sweep.get(k), v) {
+                if !vals.is_empty() && vals.iter().all(numeric) {
+                    bail!("--set {k}={text}: the spec sweeps `{k}` over numbers, and `{text}` is not one");
+                }
+            }
+        }
         for (k, vals) in &self.sweep {
             let vals = match overrides.get(k) {
                 Some(v) => vec![v.clone()],
