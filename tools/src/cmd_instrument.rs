@@ -53,7 +53,11 @@ pub struct LoweringArgs {
     /// default 48 KiB, since Triton's launcher opts in only above that
     #[arg(long)]
     pub shared_opt_in: bool,
-    /// Threads per CTA (X[,Y,Z]) when the kernel does not say
+    /// Threads per CTA (X[,Y,Z]) for kernels that do not say; a kernel that
+    /// declares its block (reqntid, known_block_size) must agree, and one
+    /// with __launch_bounds__ (maxntid) must allow it. For a file whose
+    /// kernels run with different blocks, use `kperf run` (the launch
+    /// spec's block binds the launched kernel only)
     #[arg(long)]
     pub block: Option<String>,
     /// Record only these units (e.g. 0,4)
