@@ -520,9 +520,14 @@ pub fn compare(base: Samples<'_>, new: Samples<'_>, cfg: &CompareConfig) -> Resu
     }
     let smallest = base.ns.len().min(new.ns.len());
     if smallest < MIN_BOOTSTRAP_SIDE {
+        let who = match cfg.significance {
+            Significance::MannWhitney | Significance::Either => {
+                "only Mann-Whitney can show a difference"
+            }
+            Significance::Bootstrap | Significance::Both => "no difference can be significant",
+        };
         reason.push_str(&format!(
-            "; only {smallest} sample(s) on one side: too few for the bootstrap interval, \
-             only Mann-Whitney can show a difference"
+            "; only {smallest} sample(s) on one side: too few for the bootstrap interval, {who}"
         ));
     } else if smallest < 8 {
         reason.push_str(&format!(

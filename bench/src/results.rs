@@ -602,15 +602,22 @@ pub fn table(results: &Results) -> String {
         };
         // A point that stopped before its noise target is valid but noisier
         // than asked; nvbench warns, and so does the table.
-        if let Some(reason @ (StopReason::Timeout { .. } | StopReason::MaxSamples { .. })) =
-            &p.stop_reason
+        // (A fixed sample count that met the target is no such point.)
+        let target = results.settings.stopping.max_relative_noise;
+        if let Some(
+            reason @ (StopReason::Timeout { noise, .. } | StopReason::MaxSamples { noise }),
+        ) = &p.stop_reason
         {
-            notes.push(format!(
-                "! {} / {}: {reason}, above the {}% noise target",
-                p.label(),
-                p.implementation,
-                rate(100.0 * results.settings.stopping.max_relative_noise, 2)
-            ));
+            if *noise <= target {
+                // Stopped by the cap or the clock, but within the target.
+            } else {
+                notes.push(format!(
+                    "! {} / {}: {reason}, above the {}% noise target",
+                    p.label(),
+                    p.implementation,
+                    rate(100.0 * target, 2)
+                ));
+            }
         }
         if p.dropped_throttled > 0 {
             notes.push(format!(
@@ -869,9 +876,7 @@ pub fn comparison_table(comparisons: &[PointComparison]) -> String {
 /// would take more than a dozen digits (a declared work count of 1e300
 /// printed three hundred).
 fn rate(v: f64, decimals: usize) -> String {
-    if v.is_finite() && v.abs() >= 1e12 {
-        format!("{v:.2e}")
-    } else if v != 0.0 && v.abs() < 1e-6 {
+    if (v.is_finite() && v.abs() >= 1e12) || (v != 0.0 && v.abs() < 1e-6) {
         format!("{v:.2e}")
     } else if v != 0.0 && v.abs() < 10f64.powi(-(decimals as i32)) {
         // 0.0021 TFLOP/s on a host, not "0.00": three significant digits.

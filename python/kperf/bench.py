@@ -90,10 +90,12 @@ def _check_settings(**values: Any) -> None:
     for name, v in values.items():
         if v is None:
             continue
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
+        # numbers.Real: numpy's scalars too (np.prod(shape) * 4 for bytes).
+        if isinstance(v, bool) or not isinstance(v, numbers.Real):
             raise TypeError(f"{name} must be a number, not {type(v).__name__}")
+        v = float(v)
         if name in counts:
-            if isinstance(v, float) and not v.is_integer():
+            if not v.is_integer():
                 raise ValueError(f"{name} must be a whole number, got {v!r}")
             if v < 0:
                 raise ValueError(f"{name} must be >= 0, got {v!r}")
@@ -210,8 +212,13 @@ def _check_grid(grid: Mapping[str, Sequence[Any]]) -> None:
     for name, values in grid.items():
         seen: Dict[Any, Any] = {}
         for v in values:
+            # The label kperf gives the point: 4, 4.0, np.int64(4) and "4"
+            # all read n=4.
             key = _params({name: v})[str(name)]
-            key = float(key) if isinstance(key, (int, float)) else key
+            if isinstance(key, (int, float)) and float(key).is_integer():
+                key = str(int(key))
+            else:
+                key = str(key)
             if key in seen:
                 raise ValueError(f"grid `{name}` lists {seen[key]!r} and {v!r}, which name the same point")
             seen[key] = v

@@ -69,7 +69,7 @@ fn check_source(
     let what = format!(
         "{file} is not the source this profile was recorded from (it was `{}`, sha256 {}…; this file's is {}…)",
         crate::shown(&meta.source),
-        &recorded[..recorded.len().min(12)],
+        recorded.chars().take(12).collect::<String>(),
         &digest[..12]
     );
     if allow_changed {

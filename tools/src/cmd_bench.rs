@@ -572,6 +572,10 @@ fn bench_cuda(
             simt: false,
         },
         block: Some(launch.block),
+        // As kperf run: the launch's block binds the launched kernel
+        // (set below), and the spec gives the host function's arguments,
+        // not constants it defines.
+        sink_constants: true,
         ..InstrumentOptions::default()
     };
     let (ptx, kernel, params) = match ext(path) {

@@ -440,6 +440,12 @@ pub fn report_modes_without_regions(
             .flat_map(|k| &k.regions)
             .any(|r| kinds.contains(&r.kind))
     };
+    let has_op = |named: fn(&str) -> bool| {
+        meta.kernels
+            .iter()
+            .flat_map(|k| &k.regions)
+            .any(|r| r.kind == RegionKind::Op && named(&r.name))
+    };
     let loop_hint = match input {
         InputKind::Mlir => {
             "kperf finds loops as `scf.for`, `scf.while`, `scf.forall`, `scf.parallel` and `affine.for`: a kernel \
@@ -467,18 +473,26 @@ pub fn report_modes_without_regions(
                 "async".to_string(),
                 "no asynchronous copy, TMA or wgmma issue with a wait of its own",
             ),
+            // Op regions by what named them (`call:<callee>`, `asm:<token>`,
+            // an op's name): `ops=` finding something hid an empty `calls=`.
+            // (On LLVM IR `ops=` brackets calls, as `calls=` does.)
+            RegionMode::Ops(g) if input == InputKind::Llvm => (
+                has_op(|n| n.starts_with("call:")),
+                format!("ops={g}"),
+                "no direct call's callee matches",
+            ),
             RegionMode::Ops(g) => (
-                has(&[RegionKind::Op]),
+                has_op(|n| !n.starts_with("call:") && !n.starts_with("asm:")),
                 format!("ops={g}"),
                 "no op's name matches",
             ),
             RegionMode::Calls(g) => (
-                has(&[RegionKind::Op]),
+                has_op(|n| n.starts_with("call:")),
                 format!("calls={g}"),
                 "no direct call's callee matches",
             ),
             RegionMode::Asm(r) => (
-                has(&[RegionKind::Op]),
+                has_op(|n| n.starts_with("asm:")),
                 format!("asm={r}"),
                 "no inline asm's text matches",
             ),

@@ -6,7 +6,7 @@ use crate::device_check::{check_device_run, report_check, Launch};
 use crate::host_job::{parse_params, pick_kernel};
 use anyhow::{Context, Result};
 use kperf_dialects::meta::InstrumentMeta;
-use kperf_instrument::mlir::pipeline::{compile_plain, device_kernel_params};
+use kperf_instrument::mlir::pipeline::{compile_plain, device_kernel_params, host_argument_order};
 use kperf_instrument::{instrument, Emit, InstrumentOptions, KperfContext};
 use kperf_runtime::calibrate::DeviceProfile;
 use kperf_runtime::cuda::{run_cuda, DeviceCode, DeviceRun};
@@ -132,6 +132,76 @@ pub fn build_input_kernel(
             .with_context(|| format!("{file}: not UTF-8 text (MLIR is text)"))?;
         build_device_kernel(a, opts, spec, &source, emit, instrumented)
     }
+}
+
+/// The spec of an MLIR kernel outlined from a host function's `gpu.launch`
+/// lists the host function's arguments; the kernel takes them in the
+/// order its body first uses them (and not those it never uses). Passed
+/// as written, a body that stores `out` before it loads `in` bound the
+/// spec's `in` to `out`, and ran with exit 0. The args are put in the
+/// kernel's order; a spec that already lists the kernel's parameters (a
+/// host computing some of them) is left as it is.
+pub fn spec_in_kernel_order(
+    a: &RunArgs,
+    opts: &InstrumentOptions,
+    spec: LaunchSpec,
+) -> Result<LaunchSpec> {
+    if a.input.extension().is_none_or(|e| e != "mlir") {
+        return Ok(spec);
+    }
+    let file = a.input.display().to_string();
+    let source = kperf_runtime::input::read_to_string(&a.input)
+        .with_context(|| format!("cannot read {file}"))?;
+    let kctx = KperfContext::new()?;
+    let mut o = opts.clone();
+    o.sink_constants = true;
+    let kernels = device_kernel_params(&kctx, &source, &file, &o)?;
+    let (name, _) = pick_kernel(&file, spec.kernel.as_deref(), &kernels, "the spec")?;
+    let Some(kperf_instrument::mlir::launch::HostArguments {
+        host,
+        order,
+        host_args,
+    }) = host_argument_order(&kctx, &source, &file, &o, &name)?
+    else {
+        return Ok(spec);
+    };
+    if order.len() == host_args && order.iter().enumerate().all(|(i, h)| *h == Some(i)) {
+        return Ok(spec);
+    }
+    let shown = |h: &Option<usize>| match h {
+        Some(i) => spec.args.get(*i).map_or(format!("argument {i}"), |x| {
+            format!("`{}`", crate::shown(&x.name))
+        }),
+        None => format!("a value `{}` computes", crate::shown(&host)),
+    };
+    let listed: Vec<String> = order.iter().map(shown).collect();
+    if spec.args.len() == host_args && order.iter().all(Option::is_some) {
+        let args = order
+            .iter()
+            .map(|h| spec.args[h.unwrap_or_default()].clone())
+            .collect();
+        eprintln!(
+            "kperf: `{}` (outlined from `{}`'s gpu.launch) takes the host's arguments as {}: the spec's args are passed in that order",
+            crate::shown(&name),
+            crate::shown(&host),
+            listed.join(", ")
+        );
+        return Ok(LaunchSpec { args, ..spec });
+    }
+    if spec.args.len() == order.len() {
+        // The kernel's own parameters, as the spec lists them.
+        return Ok(spec);
+    }
+    anyhow::bail!(
+        "{}: `{}` (outlined from `{}`'s gpu.launch) takes {} parameter(s): {}; the spec gives {} args, neither the host's {} arguments nor the kernel's parameters",
+        a.spec.display(),
+        crate::shown(&name),
+        crate::shown(&host),
+        order.len(),
+        listed.join(", "),
+        spec.args.len(),
+        host_args
+    )
 }
 
 pub fn run(a: &RunArgs, opts: &InstrumentOptions, spec: &LaunchSpec) -> Result<()> {

@@ -408,12 +408,22 @@ impl<'a> Collector<'a> {
                 // header's own exit ends nothing. Otherwise an iteration is
                 // one pass from the header's top, including a rotated loop
                 // whose header also leaves early (a search that returns on a
-                // hit): taking it for test-first lost every pass that left
-                // through the header, and the header's work.
+                // hit, its load and compare in the header): taking it for
+                // test-first lost every pass that left through the header,
+                // and the header's work. A header that only tests (phis, a
+                // compare, the branch) is test-first even when a latch
+                // leaves too (`while (i < n) { ...; if (hit) break; }`).
+                use inkwell::llvm_sys::LLVMOpcode::*;
+                let header_works = header.instructions().iter().any(|i| {
+                    matches!(
+                        i.opcode(),
+                        LLVMLoad | LLVMStore | LLVMCall | LLVMAtomicRMW | LLVMAtomicCmpXchg
+                    )
+                });
                 let latch_exits = exits.iter().any(|(u, _)| l.latches.contains(u));
                 let test_first = exits.iter().any(|(u, _)| *u == l.header)
                     && !l.latches.contains(&l.header)
-                    && !latch_exits;
+                    && !(latch_exits && header_works);
                 if test_first {
                     let into_body: Vec<(usize, usize)> = self.cfg.succs[l.header]
                         .iter()

@@ -89,6 +89,64 @@ pub fn known_index(f: Op, v: Value) -> Option<i64> {
     }))
 }
 
+/// Where a kernel's parameters come from in the host function that
+/// launches it ([`host_argument_order`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostArguments {
+    /// The launching `func.func`.
+    pub host: String,
+    /// Per kernel parameter: the host argument it is, or `None` for a value
+    /// the host computes.
+    pub order: Vec<Option<usize>>,
+    /// The host function's argument count.
+    pub host_args: usize,
+}
+
+/// Where kernel `f`'s parameters come from in the host function that
+/// launches it (when one `gpu.launch_func` in the file does, from a
+/// `func.func`): for each parameter, the host argument it is (`Some(i)`) or
+/// `None` for a value the host computes; and the host's name and argument
+/// count. Outlining orders a `gpu.launch` body's parameters by first use,
+/// not as the host declares them: `kperf run` matches its spec (the host's
+/// arguments) through this.
+pub fn host_argument_order(f: Op) -> Option<HostArguments> {
+    let [launch] = launches_of(f)[..] else {
+        return None;
+    };
+    let mut host = launch.parent();
+    while let Some(h) = host {
+        if h.name() == "func.func" {
+            break;
+        }
+        host = h.parent();
+    }
+    let host = host?;
+    let entry = host.regions().first()?.first_block()?;
+    let params = lower_num_inputs(f);
+    let order = (0..params)
+        .map(|k| {
+            let v = kernel_operand(launch, k)?;
+            if !unsafe { mlirValueIsABlockArgument(v.0) } {
+                return Some(None);
+            }
+            let owner = unsafe { mlirBlockArgumentGetOwner(v.0) };
+            Some(
+                (owner.ptr == entry.0.ptr)
+                    .then(|| unsafe { mlirBlockArgumentGetArgNumber(v.0) } as usize),
+            )
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(HostArguments {
+        host: regions::symbol_name(host),
+        order,
+        host_args: entry.num_args() as usize,
+    })
+}
+
+fn lower_num_inputs(f: Op) -> usize {
+    super::lower::num_inputs(f) as usize
+}
+
 /// The index of the kernel operands among a `gpu.launch_func`'s operand
 /// segments: async deps, grid xyz, block xyz, cluster xyz, dynamic shared
 /// memory, kernel operands, async object.

@@ -59,7 +59,7 @@ fn threads(b: [u32; 3]) -> u64 {
 
 /// Threads per CTA: `known_block_size` (set by gpu-kernel-outlining for
 /// constant launches), Triton's `nvvm.reqntid`, or the user's `--block`.
-fn block_shape(f: Op, opts: &InstrumentOptions) -> Result<[u32; 3]> {
+pub(crate) fn block_shape(f: Op, opts: &InstrumentOptions) -> Result<[u32; 3]> {
     if opts.target.is_host() {
         return Ok([1, 1, 1]);
     }

@@ -959,6 +959,27 @@ pub fn device_kernel_params(
     Ok(out)
 }
 
+/// For a kernel outlined from a `gpu.launch` (or launched by one
+/// `gpu.launch_func` of a `func.func`), where each of its parameters comes
+/// from: the host argument (`Some(i)`) or a value the host computes
+/// (`None`), with the host's name and argument count. `None` when no host
+/// function launches it. Parsed and outlined as the builds are.
+pub fn host_argument_order(
+    kctx: &KperfContext,
+    source: &str,
+    file: &str,
+    opts: &InstrumentOptions,
+    kernel: &str,
+) -> Result<Option<super::launch::HostArguments>> {
+    let mut module = parse_input(kctx, source, file, opts)?;
+    outline_launches(kctx, &mut module, opts.sink_constants)?;
+    unique_kernel_names(kctx, module_op(&module));
+    Ok(regions::find_kernels(module_op(&module), &opts.target)
+        .into_iter()
+        .find(|f| regions::symbol_name(*f) == kernel)
+        .and_then(super::launch::host_argument_order))
+}
+
 /// Lower a module for `opts.target` without instrumenting it (baselines).
 pub fn compile_plain(
     kctx: &KperfContext,
@@ -998,6 +1019,13 @@ pub fn plain_module<'c>(
         // The same host ABI as instrumented kernels (grid ids as arguments).
         for k in kernels {
             apply_host_abi(kctx, k)?;
+        }
+    } else if let Some(name) = &opts.block_kernel {
+        // A launch's block the kernel refuses (more threads than its
+        // nvvm.maxntid, another than its known_block_size) fails on a GPU:
+        // the plain run refuses it as the instrumented build does.
+        if let Some(k) = kernels.iter().find(|k| regions::symbol_name(**k) == *name) {
+            super::lower::block_shape(*k, opts)?;
         }
     }
     Ok(module)

@@ -361,6 +361,23 @@ pub fn insert_regions(ctx: MlirContext, f: Op, modes: &[RegionMode]) -> Result<(
         make_record(ctx, op.location(), name, start, kind)
     };
 
+    // A record written by hand inside a reduction or payload body: lowered,
+    // it used ring state from outside an isolated region (an internal
+    // verifier error at --emit ptx).
+    if let Some(r) = all
+        .iter()
+        .find(|o| o.name() == ops::RECORD && !recordable(**o, f))
+    {
+        return Err(InstrumentError::At {
+            location: r.loc_string(),
+            message: format!(
+                "a `kperf.record` inside a `{}` body: records can go only in the kernel's own \
+                 control flow (a reduction or payload body runs apart from it); record around \
+                 the enclosing op",
+                enclosing_body(*r, f).map(|o| o.name()).unwrap_or_default()
+            ),
+        });
+    }
     // `kperf.region = "name"` on any op: bracket it.
     for op in &all {
         if let Some(name) = op.str_attr(attrs::REGION) {

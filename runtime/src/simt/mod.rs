@@ -40,13 +40,13 @@ struct Argv(Vec<*mut c_void>);
 unsafe impl Sync for Argv {}
 unsafe impl Send for Argv {}
 
+/// A kernel's name and its parameters, or why they cannot be passed.
+pub type KernelParams = (String, Result<Vec<Param>, String>);
+
 /// The kernels of NVPTX LLVM IR (clang's `.ll`/`.bc`: functions with the
 /// PTX kernel calling convention) and their parameters as the SIMT runner
 /// passes them: pointers take a spec buffer, integers and floats a value.
-pub fn nvptx_kernels(
-    ir: &[u8],
-    file: &str,
-) -> Result<Vec<(String, Result<Vec<Param>, String>)>, LaunchError> {
+pub fn nvptx_kernels(ir: &[u8], file: &str) -> Result<Vec<KernelParams>, LaunchError> {
     let ctx = Context::create();
     let module = parse_for_jit(&ctx, ir, file)?;
     // Each kernel's parameters or why they cannot be passed: only the
