@@ -132,6 +132,25 @@ pub(crate) fn parse_for_jit<'c>(
     Target::initialize_x86(&InitializationConfig::default());
     Target::initialize_native(&InitializationConfig::default())
         .map_err(|e| launch(format!("LLVM native target: {e}")))?;
+    // With the `Debug Info Version` flag the parser verifies the module
+    // itself and aborts the process on a broken one: verify a copy without
+    // it first (the parser then drops the debug info instead).
+    const FLAG: &str = "\"Debug Info Version\"";
+    if !ir.starts_with(b"BC") {
+        let text = String::from_utf8_lossy(ir);
+        if text.contains(FLAG) {
+            let copy = text.replace(FLAG, "\"kperf: Debug Info Version (verifying)\"");
+            let buf = MemoryBuffer::create_from_memory_range_copy(copy.as_bytes(), file);
+            if let Ok(m) = ctx.create_module_from_ir(buf) {
+                m.verify().map_err(|e| {
+                    launch(format!(
+                        "{file}: not valid LLVM IR (the verifier says): {}",
+                        e.to_string().trim()
+                    ))
+                })?;
+            }
+        }
+    }
     let buf = MemoryBuffer::create_from_memory_range_copy(ir, file);
     let module = if ir.starts_with(b"BC") {
         Module::parse_bitcode_from_buffer(&buf, ctx)

@@ -144,12 +144,43 @@ pub fn bitcode_binding(bitcode: &[u8], file: &str) -> Result<Option<String>> {
 /// verifier: a phi whose entries do not match its predecessors parsed,
 /// and crashed kperf later (SIGSEGV in instrument and cost).
 pub fn parse<'c>(ctx: &'c Context, bytes: &[u8], file: &str) -> Result<Module<'c>> {
+    if let Some(diagnostics) = verify_without_debug_flag(ctx, bytes, file) {
+        return Err(InstrumentError::ParseLlvm {
+            file: file.to_string(),
+            diagnostics,
+        });
+    }
     let module = parse_unverified(ctx, bytes, file)?;
     module.verify().map_err(|e| InstrumentError::ParseLlvm {
         file: file.to_string(),
         diagnostics: format!("the verifier says: {}", e.to_string().trim()),
     })?;
     Ok(module)
+}
+
+/// With the `Debug Info Version` module flag (Triton's IR, clang's with
+/// `-g`/`-lineinfo`), LLVM's parser verifies the module itself and aborts
+/// the process on a broken one ("LLVM ERROR: Broken module found"). So IR
+/// text carrying the flag is verified first as a copy without it (the
+/// parser then drops the debug info instead): the verifier's message, or
+/// None when the module verifies or carries no flag.
+fn verify_without_debug_flag(ctx: &Context, bytes: &[u8], file: &str) -> Option<String> {
+    const FLAG: &str = "\"Debug Info Version\"";
+    if is_bitcode(bytes) {
+        return None;
+    }
+    let text = String::from_utf8_lossy(bytes);
+    if !text.contains(FLAG) {
+        return None;
+    }
+    let copy = text.replace(FLAG, "\"kperf: Debug Info Version (verifying)\"");
+    let module = parse_unverified(ctx, copy.as_bytes(), file).ok()?;
+    let verdict = module
+        .verify()
+        .err()
+        .map(|e| format!("the verifier says: {}", e.to_string().trim()));
+    drop(module);
+    verdict
 }
 
 fn parse_unverified<'c>(ctx: &'c Context, bytes: &[u8], file: &str) -> Result<Module<'c>> {
