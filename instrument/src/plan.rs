@@ -254,6 +254,11 @@ pub(crate) fn block_dims(dims: &[u32]) -> Option<[u32; 3]> {
     Some(d)
 }
 
+/// Threads in a block of `b`.
+pub(crate) fn block_threads(b: [u32; 3]) -> u64 {
+    b.iter().map(|&d| u64::from(d)).product()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

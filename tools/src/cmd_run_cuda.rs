@@ -155,13 +155,14 @@ pub fn spec_in_kernel_order(
     let kctx = KperfContext::new()?;
     let mut o = opts.clone();
     o.sink_constants = true;
-    let kernels = device_kernel_params(&kctx, &source, &file, &o)?;
-    let (name, _) = pick_kernel(&file, spec.kernel.as_deref(), &kernels, "the spec")?;
-    let Some(kperf_instrument::mlir::launch::HostArguments {
-        host,
-        order,
-        host_args,
-    }) = host_argument_order(&kctx, &source, &file, &o, &name)?
+    let Some((
+        name,
+        kperf_instrument::mlir::launch::HostArguments {
+            host,
+            order,
+            host_args,
+        },
+    )) = host_argument_order(&kctx, &source, &file, &o, spec.kernel.as_deref())?
     else {
         return Ok(spec);
     };

@@ -452,7 +452,7 @@ fn block_shape(
         return Ok([1, 1, 1]);
     }
     let name = f.get_name().to_string_lossy().into_owned();
-    let threads = |b: [u32; 3]| b.iter().map(|&x| u64::from(x)).product::<u64>();
+    let threads = crate::plan::block_threads;
     // The launch's block is for the launched kernel; the file's other
     // kernels keep what they declare.
     let given = opts
@@ -548,17 +548,22 @@ impl KernelUse {
     }
 }
 
+/// The name of a live LLVM value (a function, a global).
+fn value_name(v: LLVMValueRef) -> String {
+    // SAFETY: reading the name of a live value with LLVM's C API.
+    unsafe {
+        let mut len = 0usize;
+        let p = sys::LLVMGetValueName2(v, &mut len);
+        String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len)).into_owned()
+    }
+}
+
 /// What in the module calls `f` or takes its address, by name: the
 /// functions that call it (a kernel that recurses, or is also called as a
 /// function), and where its address is kept for any other use (a function
 /// pointer stored, selected or kept in a global) but the `llvm.used` lists.
 fn callers_of(f: FunctionValue) -> Vec<KernelUse> {
-    // SAFETY: reading names of live values with LLVM's C API.
-    let name_of = |v: LLVMValueRef| unsafe {
-        let mut len = 0usize;
-        let p = sys::LLVMGetValueName2(v, &mut len);
-        String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len)).into_owned()
-    };
+    let name_of = value_name;
     let mut callers = Vec::new();
     // SAFETY: walking use lists of live values with LLVM's C API; every
     // pointer comes from LLVM and is only read.
@@ -1356,14 +1361,7 @@ fn marker_calls_outside_kernels(module: &Module, target: &Target) -> Vec<(LLVMVa
                 if !sys::LLVMIsACallInst(user).is_null() {
                     let holder = sys::LLVMGetBasicBlockParent(sys::LLVMGetInstructionParent(user));
                     if !kernels.contains(&holder) {
-                        let mut len = 0usize;
-                        let p = sys::LLVMGetValueName2(holder, &mut len);
-                        let name = String::from_utf8_lossy(std::slice::from_raw_parts(
-                            p as *const u8,
-                            len,
-                        ))
-                        .into_owned();
-                        out.push((user, name));
+                        out.push((user, value_name(holder)));
                     }
                 }
                 u = sys::LLVMGetNextUse(u);

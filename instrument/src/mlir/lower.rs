@@ -53,9 +53,7 @@ fn create(
     }
 }
 
-fn threads(b: [u32; 3]) -> u64 {
-    b.iter().map(|&d| u64::from(d)).product()
-}
+use crate::plan::block_threads as threads;
 
 /// Threads per CTA: `known_block_size` (set by gpu-kernel-outlining for
 /// constant launches), Triton's `nvvm.reqntid`, or the user's `--block`.

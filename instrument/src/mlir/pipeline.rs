@@ -962,22 +962,30 @@ pub fn device_kernel_params(
 /// For a kernel outlined from a `gpu.launch` (or launched by one
 /// `gpu.launch_func` of a `func.func`), where each of its parameters comes
 /// from: the host argument (`Some(i)`) or a value the host computes
-/// (`None`), with the host's name and argument count. `None` when no host
-/// function launches it. Parsed and outlined as the builds are.
+/// (`None`), with the host's name and argument count. `kernel` names it,
+/// or the file's only kernel is meant. `None` when no host function
+/// launches it, or no kernel fits (the build says why). Parsed and
+/// outlined as the builds are.
 pub fn host_argument_order(
     kctx: &KperfContext,
     source: &str,
     file: &str,
     opts: &InstrumentOptions,
-    kernel: &str,
-) -> Result<Option<super::launch::HostArguments>> {
+    kernel: Option<&str>,
+) -> Result<Option<(String, super::launch::HostArguments)>> {
     let mut module = parse_input(kctx, source, file, opts)?;
     outline_launches(kctx, &mut module, opts.sink_constants)?;
     unique_kernel_names(kctx, module_op(&module));
-    Ok(regions::find_kernels(module_op(&module), &opts.target)
-        .into_iter()
-        .find(|f| regions::symbol_name(*f) == kernel)
-        .and_then(super::launch::host_argument_order))
+    let kernels = regions::find_kernels(module_op(&module), &opts.target);
+    let f = match (kernel, kernels.as_slice()) {
+        (Some(k), _) => kernels
+            .iter()
+            .copied()
+            .find(|f| regions::symbol_name(*f) == k),
+        (None, [one]) => Some(*one),
+        (None, _) => None,
+    };
+    Ok(f.and_then(|f| super::launch::host_argument_order(f).map(|h| (regions::symbol_name(f), h))))
 }
 
 /// Lower a module for `opts.target` without instrumenting it (baselines).
