@@ -1465,6 +1465,9 @@ pub struct Variants {
     /// Threads per CTA, and the register cap of the instrumented build.
     pub threads: u32,
     pub max_registers: Option<u32>,
+    /// Dynamic shared memory the kernel launches with (bytes; Triton's
+    /// metadata `shared`), for CTAs per SM.
+    pub dynamic_shared: u32,
     /// `InstrumentMeta::unrolled_as_plain` of the instrumented build.
     pub unrolled_as_plain: Vec<String>,
 }
@@ -1567,10 +1570,19 @@ pub fn report(l: &Labels, v: &Variants) -> CostReport {
         region_fidelity: region_fidelity(&v.instrumented, &v.region_lines, &v.region_names),
         occupancy: {
             let sm = crate::registers::SmLimits::of(l.arch);
+            let with_dynamic = |c: &Compiled| c.ptxas.shared_bytes.saturating_add(v.dynamic_shared);
             Occupancy {
                 threads: v.threads,
-                plain_ctas_per_sm: sm.ctas_per_sm(v.plain.ptxas.registers, v.threads),
-                instrumented_ctas_per_sm: sm.ctas_per_sm(v.instrumented.ptxas.registers, v.threads),
+                plain_ctas_per_sm: sm.ctas_per_sm_with_shared(
+                    v.plain.ptxas.registers,
+                    v.threads,
+                    with_dynamic(&v.plain),
+                ),
+                instrumented_ctas_per_sm: sm.ctas_per_sm_with_shared(
+                    v.instrumented.ptxas.registers,
+                    v.threads,
+                    with_dynamic(&v.instrumented),
+                ),
                 max_registers: v.max_registers,
             }
         },

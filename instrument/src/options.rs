@@ -19,31 +19,129 @@ pub enum Target {
     Host,
 }
 
+/// The NVPTX chips LLVM 22 knows, each with the oldest PTX ISA version
+/// LLVM accepts for it (`llc -mcpu=<chip> -mattr=+ptx<v>` on an empty
+/// kernel, lowest v that does not stop with "PTX version … does not support
+/// target"). A chip LLVM does not know was written into the PTX as given and
+/// ptxas refused it later, or stopped LLVM's instruction selection with an
+/// abort; a PTX version below the chip's minimum stopped LLVM with an error
+/// (Triton's `.llir` names no version: sm_86, sm_87 and sm_120 failed).
+pub const NVPTX_CHIPS: &[(&str, u32)] = &[
+    ("sm_20", 32),
+    ("sm_21", 32),
+    ("sm_30", 32),
+    ("sm_32", 40),
+    ("sm_35", 32),
+    ("sm_37", 41),
+    ("sm_50", 40),
+    ("sm_52", 41),
+    ("sm_53", 42),
+    ("sm_60", 50),
+    ("sm_61", 50),
+    ("sm_62", 50),
+    ("sm_70", 60),
+    ("sm_72", 61),
+    ("sm_75", 63),
+    ("sm_80", 70),
+    ("sm_86", 71),
+    ("sm_87", 74),
+    ("sm_88", 90),
+    ("sm_89", 78),
+    ("sm_90", 78),
+    ("sm_90a", 80),
+    ("sm_100", 86),
+    ("sm_100a", 86),
+    ("sm_100f", 88),
+    ("sm_101", 86),
+    ("sm_101a", 86),
+    ("sm_101f", 88),
+    ("sm_103", 88),
+    ("sm_103a", 88),
+    ("sm_103f", 88),
+    ("sm_110", 90),
+    ("sm_110a", 90),
+    ("sm_110f", 90),
+    ("sm_120", 87),
+    ("sm_120a", 87),
+    ("sm_120f", 88),
+    ("sm_121", 88),
+    ("sm_121a", 88),
+    ("sm_121f", 88),
+];
+
+/// The AMDGPU processors LLVM 22 knows (`llc -march=amdgcn -mcpu=help`),
+/// by their gfx names.
+pub const AMDGPU_CHIPS: &[&str] = &[
+    "gfx600", "gfx601", "gfx602", "gfx700", "gfx701", "gfx702", "gfx703", "gfx704", "gfx705",
+    "gfx801", "gfx802", "gfx803", "gfx805", "gfx810", "gfx900", "gfx902", "gfx904", "gfx906",
+    "gfx908", "gfx909", "gfx90a", "gfx90c", "gfx942", "gfx950", "gfx1010", "gfx1011", "gfx1012",
+    "gfx1013", "gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036",
+    "gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1153",
+    "gfx1200", "gfx1201", "gfx1250", "gfx1251",
+];
+
+/// The oldest PTX ISA version LLVM 22 accepts for NVPTX `chip` (8.0 for
+/// a chip it does not know; [`Target::parse`] refuses those).
+pub fn nvptx_min_ptx(chip: &str) -> u32 {
+    NVPTX_CHIPS
+        .iter()
+        .find(|(c, _)| *c == chip)
+        .map_or(80, |(_, v)| *v)
+}
+
 impl Target {
     pub fn parse(s: &str) -> Result<Target> {
         let (kind, chip) = s.split_once(':').unwrap_or((s, ""));
+        let unknown_chip = |known: String| {
+            InstrumentError::Option(format!(
+                "unknown chip `{chip}` in --target {s}: LLVM 22 knows {known}"
+            ))
+        };
         match kind {
+            "host" | "simt" if !chip.is_empty() => Err(InstrumentError::Option(format!(
+                "--target {s}: the {kind} target takes no chip (`--target {kind}`)"
+            ))),
             "host" => Ok(Target::Host),
-            "nvptx" | "cuda" => Ok(Target::Nvptx {
-                chip: if chip.is_empty() {
-                    "sm_90a".into()
-                } else {
-                    chip.into()
-                },
-                simt: false,
-            }),
+            "nvptx" | "cuda" => {
+                let chip = if chip.is_empty() { "sm_90a" } else { chip };
+                if !NVPTX_CHIPS.iter().any(|(c, _)| *c == chip) {
+                    let known: Vec<&str> = NVPTX_CHIPS.iter().map(|(c, _)| *c).collect();
+                    return Err(unknown_chip(known.join(", ")));
+                }
+                Ok(Target::Nvptx {
+                    chip: chip.into(),
+                    simt: false,
+                })
+            }
             "simt" => Ok(Target::simt()),
-            "amdgpu" | "rocm" => Ok(Target::Amdgpu {
-                chip: if chip.is_empty() {
-                    "gfx942".into()
-                } else {
-                    chip.into()
-                },
-            }),
+            "amdgpu" | "rocm" => {
+                let chip = if chip.is_empty() { "gfx942" } else { chip };
+                if !AMDGPU_CHIPS.contains(&chip) {
+                    return Err(unknown_chip(AMDGPU_CHIPS.join(", ")));
+                }
+                Ok(Target::Amdgpu { chip: chip.into() })
+            }
             _ => Err(InstrumentError::Option(format!(
                 "unknown target `{s}` (expected host, simt, nvptx:sm_XX or amdgpu:gfxNNN)"
             ))),
         }
+    }
+    /// The PTX ISA version kperf compiles for: the chip's minimum in LLVM
+    /// 22, and at least 8.0 (the MLIR pipeline's) or, from Hopper on, 8.6
+    /// (Triton's inline asm uses `.shared::cta` destinations of
+    /// cp.async.bulk.tensor, which need it; CUDA 12.8 drivers JIT it).
+    /// None off NVPTX.
+    pub fn ptx_version(&self) -> Option<u32> {
+        let Target::Nvptx { chip, .. } = self else {
+            return None;
+        };
+        let min = nvptx_min_ptx(chip);
+        let hopper = chip
+            .trim_start_matches("sm_")
+            .trim_end_matches(['a', 'f'])
+            .parse::<u32>()
+            .is_ok_and(|n| n >= 90);
+        Some(min.max(if hopper { 86 } else { 70 }))
     }
     pub fn name(&self) -> String {
         match self {

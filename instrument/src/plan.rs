@@ -40,7 +40,15 @@ pub fn plan_segments(
     } else {
         cta_threads.div_ceil(unit_threads)
     };
-    for u in &opts.sample_units {
+    for (i, u) in opts.sample_units.iter().enumerate() {
+        if opts.sample_units[..i].contains(u) {
+            // Each entry is a segment: a repeated unit left a second,
+            // empty segment named like the first (or unit 0's, for an
+            // unsampled unit 0) in every CTA.
+            return Err(InstrumentError::Option(format!(
+                "--sample-units names unit {u} twice: list each unit once"
+            )));
+        }
         if *u >= all_units {
             return Err(InstrumentError::Option(format!(
                 "sampled unit {u} does not exist: a CTA of {cta_threads} threads has {all_units} {} units",

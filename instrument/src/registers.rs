@@ -22,6 +22,10 @@ pub struct SmLimits {
     pub registers: u32,
     pub max_warps: u32,
     pub max_ctas: u32,
+    /// Shared memory an SM gives its CTAs (bytes), and what the driver
+    /// reserves per CTA on top of the CTA's own (1 KiB from sm_80 on).
+    pub shared: u32,
+    pub shared_reserved_per_cta: u32,
 }
 
 impl SmLimits {
@@ -39,11 +43,37 @@ impl SmLimits {
             120 | 121 => (48, 32),
             _ => (64, 32),
         };
+        // The occupancy calculator's shared memory per SM (the largest
+        // carveout).
+        let shared_kib = match cc {
+            90 | 100 | 103 => 228,
+            80 | 87 => 164,
+            86 | 89 | 120 | 121 => 100,
+            70 | 72 => 96,
+            _ => 64,
+        };
         SmLimits {
             registers: 64 * 1024,
             max_warps,
             max_ctas,
+            shared: shared_kib * 1024,
+            shared_reserved_per_cta: if cc >= 80 { 1024 } else { 0 },
         }
+    }
+
+    /// CTAs one SM holds as far as shared memory decides, each using
+    /// `shared` bytes (static + dynamic).
+    pub fn ctas_by_shared(self, shared: u32) -> u32 {
+        if shared == 0 {
+            return self.max_ctas;
+        }
+        (self.shared / (shared + self.shared_reserved_per_cta)).min(self.max_ctas)
+    }
+
+    /// CTAs per SM by registers, warps, CTA slots and shared memory.
+    pub fn ctas_per_sm_with_shared(self, regs: u32, threads: u32, shared: u32) -> u32 {
+        self.ctas_per_sm(regs, threads)
+            .min(self.ctas_by_shared(shared))
     }
 
     /// CTAs of `threads` threads one SM holds at `regs` registers per thread
@@ -89,17 +119,34 @@ pub struct RegisterHold {
     /// Spill bytes (stores + loads) beyond the plain build's that the cap
     /// keeping occupancy would have made ptxas add: why no cap was set.
     pub refused_for_spills: Option<u64>,
+    /// Shared memory per CTA (static + dynamic), plain and instrumented.
+    pub plain_shared: u32,
+    pub instrumented_shared: u32,
 }
 
 impl RegisterHold {
     /// Registers plain and instrumented, and the cap that keeps the plain
     /// kernel's CTAs per SM where the instrumented one would lose some.
-    fn new(sm: SmLimits, kernel: &str, block: [u32; 3], plain: u32, instrumented: u32) -> Self {
+    ///
+    /// Shared memory counts too (`shared`: plain and instrumented bytes
+    /// per CTA, static and dynamic): a Triton kernel at 73728 bytes runs 3
+    /// CTAs per SM plain and 2 with a 10400-byte ring, which registers
+    /// alone called 4 and 4. A register cap cannot win back what shared
+    /// memory takes: it aims at what the instrumented build's shared memory
+    /// leaves, and [`RegisterHold::describe`] names the rest.
+    fn new(
+        sm: SmLimits,
+        kernel: &str,
+        block: [u32; 3],
+        (plain, instrumented): (u32, u32),
+        (plain_shared, instrumented_shared): (u32, u32),
+    ) -> Self {
         let threads = block.iter().product::<u32>();
         let (pc, ic) = (
-            sm.ctas_per_sm(plain, threads),
-            sm.ctas_per_sm(instrumented, threads),
+            sm.ctas_per_sm_with_shared(plain, threads, plain_shared),
+            sm.ctas_per_sm_with_shared(instrumented, threads, instrumented_shared),
         );
+        let target = pc.min(sm.ctas_by_shared(instrumented_shared));
         RegisterHold {
             kernel: kernel.to_string(),
             threads,
@@ -107,13 +154,37 @@ impl RegisterHold {
             instrumented,
             plain_ctas_per_sm: pc,
             instrumented_ctas_per_sm: ic,
-            cap: (ic < pc)
-                .then(|| sm.max_registers_for(pc, threads))
+            cap: (sm.ctas_per_sm(instrumented, threads) < target)
+                .then(|| sm.max_registers_for(target, threads))
                 .flatten(),
             drift: None,
             plain_instructions: None,
             refused_for_spills: None,
+            plain_shared,
+            instrumented_shared,
         }
+    }
+
+    /// CTAs per SM the instrumented build loses to shared memory alone
+    /// (the rings), as (plain, instrumented), if any.
+    pub fn lost_to_shared(&self, sm: SmLimits) -> Option<(u32, u32)> {
+        let by_shared = sm.ctas_by_shared(self.instrumented_shared);
+        (by_shared < self.plain_ctas_per_sm).then_some((self.plain_ctas_per_sm, by_shared))
+    }
+
+    /// A warning when kperf's rings cost CTAs per SM, which no register cap
+    /// can win back.
+    pub fn describe_shared(&self, sm: SmLimits) -> Option<String> {
+        let (plain, inst) = self.lost_to_shared(sm)?;
+        let kernel = kperf_dialects::meta::displayable_name(&self.kernel, 256)
+            .unwrap_or_else(|| self.kernel.clone());
+        Some(format!(
+            "warning: `{kernel}`: kperf's rings take its shared memory from {} to {} bytes per \
+             CTA, which runs {inst} CTA(s) of {} threads per SM instead of {plain} (--buffer \
+             global keeps the kernel's shared memory; fewer --slots or --sample-units shrink \
+             the rings)",
+            self.plain_shared, self.instrumented_shared, self.threads
+        ))
     }
 
     /// Drop the occupancy cap: with it ptxas would spill `extra` bytes
@@ -231,7 +302,16 @@ pub fn hold_occupancy(
         else {
             continue;
         };
-        let hold = RegisterHold::new(sm, &km.name, km.block, plain, instrumented);
+        // ptxas's shared memory is not read on this path: the dynamic
+        // size only, alike on both sides.
+        let dynamic = opts.dynamic_shared;
+        let hold = RegisterHold::new(
+            sm,
+            &km.name,
+            km.block,
+            (plain, instrumented),
+            (dynamic, dynamic),
+        );
         if let Some(c) = hold.cap {
             opts.register_limits.insert(km.name.clone(), c);
         }
@@ -299,7 +379,17 @@ fn hold_llvm(
         let (Ok(p), Ok(i)) = (plain.kernel(&km.name), free.kernel(&km.name)) else {
             continue;
         };
-        let hold = RegisterHold::new(sm, &km.name, km.block, p.ptxas.registers, i.ptxas.registers);
+        let dynamic = opts.dynamic_shared;
+        let hold = RegisterHold::new(
+            sm,
+            &km.name,
+            km.block,
+            (p.ptxas.registers, i.ptxas.registers),
+            (
+                p.ptxas.shared_bytes.saturating_add(dynamic),
+                i.ptxas.shared_bytes.saturating_add(dynamic),
+            ),
+        );
         match hold.cap {
             Some(c) => {
                 opts.register_limits.insert(km.name.clone(), c);
@@ -378,5 +468,33 @@ mod tests {
         assert_eq!(h100.ctas_per_sm(255, 1024), 0);
         let ada = SmLimits::of("sm_89");
         assert_eq!(ada.ctas_per_sm(32, 128), 12);
+    }
+
+    #[test]
+    fn shared_memory_bounds_ctas_per_sm_too() {
+        let h100 = SmLimits::of("sm_90a");
+        // A Triton split-K GEMM: 73728 bytes of dynamic shared memory, 128
+        // threads at 128 registers. Registers allow 4 CTAs, shared memory
+        // 3 (3 × 74752 of 233472); a 10400-byte ring leaves 2.
+        assert_eq!(h100.ctas_per_sm(128, 128), 4);
+        assert_eq!(h100.ctas_per_sm_with_shared(128, 128, 73728), 3);
+        assert_eq!(h100.ctas_per_sm_with_shared(128, 128, 73728 + 10400), 2);
+        // At 143 registers (3 CTAs by registers) nothing needs a cap to
+        // keep what shared memory leaves, and the loss is the rings'.
+        let hold = RegisterHold::new(h100, "k", [128, 1, 1], (128, 143), (73728, 84128));
+        assert_eq!(
+            (hold.plain_ctas_per_sm, hold.instrumented_ctas_per_sm),
+            (3, 2)
+        );
+        assert_eq!(hold.cap, None);
+        assert_eq!(hold.lost_to_shared(h100), Some((3, 2)));
+        assert!(hold
+            .describe_shared(h100)
+            .unwrap()
+            .contains("2 CTA(s) of 128 threads per SM instead of 3"));
+        // Without shared memory, the register case is as before.
+        let hold = RegisterHold::new(h100, "k", [256, 1, 1], (128, 156), (0, 10400));
+        assert_eq!(hold.cap, Some(128));
+        assert_eq!(hold.lost_to_shared(h100), None);
     }
 }

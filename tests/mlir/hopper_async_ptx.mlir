@@ -12,7 +12,7 @@
 // CHECK: .param .u64 .ptr .global .align 1 matmul_tile_param_10
 // CHECK: .shared .align 16 .b8 __kperf_smem_matmul_tile[10400];
 // CHECK: mov.u32 [[K:%r[0-9]+]], %clock;
-// CHECK: st.shared.v2.b32 [{{%rd[0-9]+}}], {[[K]], {{%r[0-9]+}}};
+// CHECK: st.shared.v2.b32 [{{%rd[0-9]+}}], {[[K]], tag};
 // CHECK: mbarrier.init.shared.b64
 // CHECK-COUNT-3: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
 // CHECK: mov.u32 {{%r[0-9]+}}, %clock;

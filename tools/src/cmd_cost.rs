@@ -215,6 +215,7 @@ fn reports(
             loop_regions_requested: loop_related(&opts.regions) || name_has_markers(bytes),
             threads: km.block.iter().product(),
             max_registers: km.max_registers,
+            dynamic_shared: opts.dynamic_shared,
             unrolled_as_plain: imeta
                 .as_ref()
                 .map(|m| m.unrolled_as_plain.clone())

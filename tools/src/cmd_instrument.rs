@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 /// Options shared by `instrument` and `run`.
 #[derive(Args, Clone, Debug)]
 pub struct LoweringArgs {
-    /// host | nvptx:sm_80 | nvptx:sm_90a | amdgpu:gfx942
+    /// host | simt | nvptx:sm_XX (sm_80, sm_86, sm_90a, sm_100a, sm_120, ...) | amdgpu:gfxNNN (gfx90a, gfx942, ...)
     #[arg(long, default_value = "nvptx:sm_90a")]
     pub target: String,
     /// Automatic regions, comma-separated: kernel, loops, iterations, async,
@@ -151,6 +151,13 @@ impl LoweringArgs {
             );
             let mut d = [1u32; 3];
             d[..v.len()].copy_from_slice(&v);
+            // As launch specs are held (runtime::spec): segments sized for
+            // a block no GPU launches describe nothing.
+            let threads: u64 = d.iter().map(|x| *x as u64).product();
+            anyhow::ensure!(
+                threads <= 1024 && d[2] <= 64,
+                "--block {b} has {threads} threads: a CTA holds at most 1024, with z at most 64"
+            );
             o.block = Some(d);
         }
         if let Some(u) = &self.sample_units {

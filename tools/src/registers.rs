@@ -25,8 +25,16 @@ pub fn hold_occupancy(
     match kperf_instrument::registers::hold_occupancy(kctx, input, file, opts, triton, allow_spills)
     {
         Ok(holds) => {
-            for line in holds.iter().filter_map(|h| h.describe()) {
-                eprintln!("kperf: {line}");
+            let sm = match &opts.target {
+                kperf_instrument::options::Target::Nvptx { chip, .. } => {
+                    kperf_instrument::registers::SmLimits::of(chip)
+                }
+                _ => return Ok(()),
+            };
+            for h in &holds {
+                for line in [h.describe(), h.describe_shared(sm)].into_iter().flatten() {
+                    eprintln!("kperf: {line}");
+                }
             }
             Ok(())
         }

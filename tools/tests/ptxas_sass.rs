@@ -228,14 +228,17 @@ fn kperfs_ring_state_and_copy_bound_are_counted_as_kperfs() {
 /// (tests/fixtures/triton-int8-matmul, `--regions async`: 9 records per
 /// iteration), though LLVM's loop strength reduction rewrites it into adds
 /// located at the kernel's instructions: only kperf's code reads them. The
-/// accumulator zeroed with moves instead of `CS2R Rd, SRZ` after kperf's
-/// clock reads is reported as induced. At most 2% of the kernel differs.
+/// accumulator is zeroed as in the plain build: with each record's tag a
+/// register operand of its store, LLVM shared those registers with the
+/// kernel's zeros and ptxas zeroed 33 register pairs with MOVs instead of
+/// `CS2R Rd, SRZ` (reported as induced until 2026-11-27, when the tag moved
+/// into the store's asm). At most 2% of the kernel differs.
 #[test]
 fn the_ring_counter_in_a_pipelined_loop_is_kperfs() {
     let fidelity = cost_fidelity("triton-int8-matmul/int8_matmul.llir", "async");
     let families = fidelity["families"].as_array().expect("families");
     // 10 before kperf cost read the counter's readers; 4 on 2026-11-27
-    // (adds whose readers include a compare stay the kernel's).
+    // (adds whose readers include a compare stay the kernel's), then 3.
     if let Some(f) = families.iter().find(|f| f["family"] == "IADD3") {
         let residual = f["residual"].as_f64().expect("residual");
         assert!(residual.abs() <= 5.0, "{f}");
@@ -244,11 +247,15 @@ fn the_ring_counter_in_a_pipelined_loop_is_kperfs() {
     assert!(by_readers >= 5.0, "{}", fidelity["by_readers"]);
     let induced = fidelity["induced"].as_array().expect("induced");
     assert!(
-        induced
+        !induced
             .iter()
             .any(|i| i.as_str().is_some_and(|s| s.contains("CS2R Rd, SRZ"))),
         "{induced:?}"
     );
+    if let Some(f) = families.iter().find(|f| f["family"] == "MOV") {
+        let residual = f["residual"].as_f64().expect("residual");
+        assert!(residual.abs() <= 3.0, "{f}");
+    }
     let share = fidelity["unexplained_share"].as_f64().expect("share");
     assert!(share <= 0.02, "{share}: {fidelity}");
 }

@@ -352,3 +352,97 @@ unsafe fn retarget_phi(phi: LLVMValueRef, from: LLVMBasicBlockRef, to: LLVMBasic
     LLVMInstructionEraseFromParent(phi);
     LLVMSetValueName2(new, name.as_ptr().cast(), name.len());
 }
+
+/// Give function `f` one exit: every `ret void` becomes a branch (with the
+/// return's debug location) to a new last block that returns. Returns
+/// whether anything changed: nothing does with fewer than two returns or
+/// when a return carries a value (GPU kernels return void).
+///
+/// Finalize then runs once, in one place, as in the MLIR path
+/// (`mlir::regions::unify_returns`): one finalize per `ret` repeated its
+/// copy-out at each (clang at -O0/-O1 keeps an early `return;` as its own
+/// `ret`), and `--regions kernel` put an END before each.
+pub fn unify_returns(f: LLVMValueRef) -> bool {
+    unsafe {
+        let mut returns = Vec::new();
+        let mut bb = LLVMGetFirstBasicBlock(f);
+        while !bb.is_null() {
+            if let Some(t) = Block(bb).terminator().filter(|t| t.is_return()) {
+                returns.push(t);
+            }
+            bb = LLVMGetNextBasicBlock(bb);
+        }
+        if returns.len() < 2 || returns.iter().any(|r| LLVMGetNumOperands(r.0) > 0) {
+            return false;
+        }
+        let ctx = LLVMGetTypeContext(LLVMTypeOf(f));
+        let exit = LLVMAppendBasicBlockInContext(ctx, f, c"kperf.exit".as_ptr());
+        let b = LLVMCreateBuilderInContext(ctx);
+        LLVMPositionBuilderAtEnd(b, exit);
+        let ret = LLVMBuildRetVoid(b);
+        let first_loc = LLVMInstructionGetDebugLoc(returns[0].0);
+        if !first_loc.is_null() {
+            inkwell::llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(ret, first_loc);
+        }
+        for r in returns {
+            LLVMPositionBuilderBefore(b, r.0);
+            let br = LLVMBuildBr(b, exit);
+            let loc = LLVMInstructionGetDebugLoc(r.0);
+            if !loc.is_null() {
+                inkwell::llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(br, loc);
+            }
+            r.erase();
+        }
+        LLVMDisposeBuilder(b);
+        true
+    }
+}
+
+/// `f` and every function it calls directly, transitively (calls through
+/// pointers are not followed).
+pub fn reachable_functions(f: LLVMValueRef) -> std::collections::HashSet<LLVMValueRef> {
+    let mut seen = std::collections::HashSet::from([f]);
+    let mut stack = vec![f];
+    while let Some(g) = stack.pop() {
+        // SAFETY: walking the blocks and instructions of a live function.
+        unsafe {
+            let mut bb = LLVMGetFirstBasicBlock(g);
+            while !bb.is_null() {
+                for i in Block(bb).instructions() {
+                    if let Some(callee) = i.called() {
+                        if !LLVMIsAFunction(callee).is_null() && seen.insert(callee) {
+                            stack.push(callee);
+                        }
+                    }
+                }
+                bb = LLVMGetNextBasicBlock(bb);
+            }
+        }
+    }
+    seen
+}
+
+/// The functions whose instructions use `v`, directly or through constant
+/// expressions (a GEP or cast of a global).
+pub fn using_functions(v: LLVMValueRef) -> std::collections::HashSet<LLVMValueRef> {
+    let mut out = std::collections::HashSet::new();
+    let mut stack = vec![v];
+    let mut seen = std::collections::HashSet::from([v]);
+    while let Some(x) = stack.pop() {
+        // SAFETY: walking use lists of live values; every pointer comes
+        // from LLVM and is only read.
+        unsafe {
+            let mut u = LLVMGetFirstUse(x);
+            while !u.is_null() {
+                let user = LLVMGetUser(u);
+                if !LLVMIsAInstruction(user).is_null() {
+                    out.insert(LLVMGetBasicBlockParent(LLVMGetInstructionParent(user)));
+                } else if !LLVMIsAConstantExpr(user).is_null() && seen.insert(user) {
+                    stack.push(user);
+                }
+                u = LLVMGetNextUse(u);
+            }
+        }
+    }
+    out
+}

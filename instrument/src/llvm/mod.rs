@@ -144,7 +144,7 @@ pub fn bitcode_binding(bitcode: &[u8], file: &str) -> Result<Option<String>> {
 /// verifier: a phi whose entries do not match its predecessors parsed,
 /// and crashed kperf later (SIGSEGV in instrument and cost).
 pub fn parse<'c>(ctx: &'c Context, bytes: &[u8], file: &str) -> Result<Module<'c>> {
-    if let Some(diagnostics) = verify_without_debug_flag(ctx, bytes, file) {
+    if let Some(diagnostics) = verify_without_debug_flag(bytes, file) {
         return Err(InstrumentError::ParseLlvm {
             file: file.to_string(),
             diagnostics,
@@ -164,7 +164,7 @@ pub fn parse<'c>(ctx: &'c Context, bytes: &[u8], file: &str) -> Result<Module<'c
 /// text carrying the flag is verified first as a copy without it (the
 /// parser then drops the debug info instead): the verifier's message, or
 /// None when the module verifies or carries no flag.
-fn verify_without_debug_flag(ctx: &Context, bytes: &[u8], file: &str) -> Option<String> {
+fn verify_without_debug_flag(bytes: &[u8], file: &str) -> Option<String> {
     const FLAG: &str = "\"Debug Info Version\"";
     if is_bitcode(bytes) {
         return None;
@@ -174,7 +174,19 @@ fn verify_without_debug_flag(ctx: &Context, bytes: &[u8], file: &str) -> Option<
         return None;
     }
     let copy = text.replace(FLAG, "\"kperf: Debug Info Version (verifying)\"");
-    let module = parse_unverified(ctx, copy.as_bytes(), file).ok()?;
+    // Its own context, with LLVM's diagnostics to nobody: without the flag
+    // the parser warns "ignoring debug info with an invalid version (0)",
+    // which every Triton kernel printed (the real parse keeps the info).
+    let quiet = Context::create();
+    // SAFETY: a handler that ignores its arguments, on a live context.
+    unsafe {
+        sys::LLVMContextSetDiagnosticHandler(
+            quiet.raw(),
+            Some(ignore_diagnostic),
+            std::ptr::null_mut(),
+        )
+    };
+    let module = parse_unverified(&quiet, copy.as_bytes(), file).ok()?;
     let verdict = module
         .verify()
         .err()
@@ -182,6 +194,8 @@ fn verify_without_debug_flag(ctx: &Context, bytes: &[u8], file: &str) -> Option<
     drop(module);
     verdict
 }
+
+extern "C" fn ignore_diagnostic(_: LLVMDiagnosticInfoRef, _: *mut std::ffi::c_void) {}
 
 fn parse_unverified<'c>(ctx: &'c Context, bytes: &[u8], file: &str) -> Result<Module<'c>> {
     let buf = MemoryBuffer::create_from_memory_range_copy(bytes, file);
@@ -214,23 +228,11 @@ fn parse_unverified<'c>(ctx: &'c Context, bytes: &[u8], file: &str) -> Result<Mo
     })
 }
 
-/// The PTX ISA version LLVM should target for `chip`: the chip's minimum,
-/// raised to what the module's functions ask for (`"target-features"`).
-fn ptx_features(chip: &str, module: &Module) -> String {
-    let n: u32 = chip
-        .trim_start_matches("sm_")
-        .trim_end_matches(['a', 'f'])
-        .parse()
-        .unwrap_or(90);
-    // 8.6 on Hopper: Triton's inline asm uses `.shared::cta` destinations of
-    // cp.async.bulk.tensor, which need it (CUDA 12.8 drivers JIT it).
-    let mut ptx = match n {
-        100.. => 86,
-        90..=99 => 86,
-        89 => 78,
-        80..=88 => 70,
-        _ => 64,
-    };
+/// The PTX ISA version LLVM should target for `chip`: the chip's minimum
+/// ([`Target::ptx_version`]), raised to what the module's functions ask
+/// for (`"target-features"`).
+fn ptx_features(target: &Target, module: &Module) -> String {
+    let mut ptx = target.ptx_version().unwrap_or(80);
     for f in module.get_functions() {
         if let Some(a) = f.get_string_attribute(AttributeLoc::Function, "target-features") {
             for feat in a.get_string_value().to_string_lossy().split(',') {
@@ -253,7 +255,7 @@ fn target_machine(target: &Target, module: &Module) -> Result<TargetMachine> {
         Target::Nvptx { chip, .. } => (
             TargetTriple::create("nvptx64-nvidia-cuda"),
             chip.clone(),
-            ptx_features(chip, module),
+            ptx_features(target, module),
         ),
         Target::Amdgpu { chip } => (
             TargetTriple::create("amdgcn-amd-amdhsa"),
@@ -310,6 +312,46 @@ fn check_triple(module: &Module, target: &Target, tm: &TargetMachine, file: &str
     }
     if module.get_data_layout().as_str().to_bytes().is_empty() {
         module.set_data_layout(&tm.get_target_data().get_data_layout());
+    }
+    Ok(())
+}
+
+/// Refuse intrinsics LLVM compiles only for an architecture-specific chip
+/// (`sm_90a`, `sm_100a`) when the target is another one: LLVM's instruction
+/// selection stops the process with "Cannot select: intrinsic …" there.
+fn check_arch_specific(module: &Module, target: &Target, file: &str) -> Result<()> {
+    let Target::Nvptx { chip, simt: false } = target else {
+        return Ok(());
+    };
+    let generation = chip
+        .trim_start_matches("sm_")
+        .trim_end_matches(['a', 'f'])
+        .parse::<u32>()
+        .unwrap_or(0);
+    let specific = chip.ends_with('a') || chip.ends_with('f');
+    for f in module.get_functions() {
+        let name = f.get_name().to_string_lossy();
+        let needs = if name.starts_with("llvm.nvvm.wgmma.") {
+            (chip != "sm_90a").then_some("sm_90a")
+        } else if name.starts_with("llvm.nvvm.tcgen05.") {
+            (!(specific && (100..=110).contains(&generation))).then_some("sm_100a")
+        } else if name.starts_with("llvm.nvvm.setmaxnreg.") {
+            (!(chip.ends_with('a') && generation >= 90)).then_some("sm_90a or sm_100a")
+        } else {
+            None
+        };
+        if let Some(needs) = needs {
+            return Err(InstrumentError::At {
+                location: file.to_string(),
+                message: format!(
+                    "the module calls `{name}`, which LLVM compiles only for an \
+                     architecture-specific chip ({needs}), not for --target {}: use \
+                     --target nvptx:{}",
+                    target.name(),
+                    needs.split(' ').next().unwrap_or(needs)
+                ),
+            });
+        }
     }
     Ok(())
 }
@@ -482,16 +524,25 @@ fn block_shape(
     }
 }
 
-/// Shared memory the module declares with a size (address space 3), and
-/// the names of shared arrays sized at launch (dynamic shared memory).
-fn static_shared(module: &Module) -> (u64, Vec<String>) {
+/// Shared memory kernel `f` uses with a size (address space 3 globals
+/// that it or a function it calls refers to), and the names of its shared
+/// arrays sized at launch (dynamic shared memory). Another kernel's arrays
+/// and rings are not `f`'s: counted, a file's other kernels took shared
+/// memory from the launched one (four kernels' rings made a kernel with
+/// none of its own fall back to global memory, or be refused with
+/// `--buffer shared` naming another kernel).
+fn static_shared(module: &Module, f: FunctionValue) -> (u64, Vec<String>) {
     let td =
         inkwell::targets::TargetData::create(&module.get_data_layout().as_str().to_string_lossy());
+    let reach = ir::reachable_functions(f.as_value_ref());
     let (mut bytes, mut dynamic) = (0u64, Vec::new());
     for g in module.get_globals() {
         let v = g.as_value_ref();
         let space = unsafe { sys::LLVMGetPointerAddressSpace(sys::LLVMTypeOf(v)) };
         if space != 3 {
+            continue;
+        }
+        if ir::using_functions(v).is_disjoint(&reach) {
             continue;
         }
         let ty = unsafe { sys::LLVMGlobalGetValueType(v) };
@@ -843,6 +894,7 @@ fn instrument_llvm_with(
     set_nvptx_codegen_options(triton);
     let tm = target_machine(&opts.target, &module)?;
     check_triple(&module, &opts.target, &tm, file)?;
+    check_arch_specific(&module, &opts.target, file)?;
     if fp_contract_of(&opts, triton) == FpContract::Fast {
         allow_contraction(&module);
     }
@@ -949,6 +1001,14 @@ fn instrument_llvm_with(
             meta.uninstrumented.push(name.clone());
             continue;
         }
+        // Finalize once, at one return, in a kernel that records (one the
+        // modes found nothing in stays exactly as it was); the sites are
+        // found again, since a record may have been before a return.
+        let (cfg, found) = if ir::unify_returns(f.as_value_ref()) {
+            collect_sites(f, &name, file, &opts.regions)?
+        } else {
+            (cfg, found)
+        };
         // Markers are the user's; automatic sites are balanced by construction
         // (an iteration may start on several edges, none dominating alone).
         let explicit: Vec<Site> = found
@@ -1436,7 +1496,7 @@ fn plan_kernel(
     max_records: Option<u32>,
 ) -> Result<KernelPlan> {
     let block = block_shape(module, f, opts, file)?;
-    let (shared, dynamic) = static_shared(module);
+    let (shared, dynamic) = static_shared(module, f);
     let plan = plan_segments(opts, name, block, shared, &dynamic)?;
     let cfg = LoweringConfig {
         target: opts.target.clone(),
@@ -1478,7 +1538,7 @@ fn plan_kernel(
 }
 
 /// Locals and init at the entry, read_counter + store at each site,
-/// finalize before each return.
+/// finalize before the return (one, once [`ir::unify_returns`] ran).
 #[allow(clippy::too_many_arguments)]
 fn insert_records<'c>(
     ctx: &'c Context,

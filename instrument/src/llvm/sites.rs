@@ -386,12 +386,33 @@ impl<'a> Collector<'a> {
     pub fn loops(&mut self, loops: &[Loop], whole: bool, iterations: bool) -> Result<()> {
         for l in loops {
             let header = self.cfg.blocks[l.header];
-            let at = self.short_location(header);
+            let entering = self.cfg.entering_edges(l);
+            let exits = self.cfg.exit_edges(l);
+            // Where the loop is: the branch that enters it (the `for`
+            // statement's, in clang's and Triton's line tables), else the
+            // header's first located instruction. Names and locations of
+            // both regions say the same place (the name said the header's
+            // first line, `loop@30:14`, where the location said the `for`
+            // at 29:5).
+            let place = entering
+                .iter()
+                .filter_map(|(u, _)| self.cfg.blocks[*u].terminator())
+                .find(|t| t.line_col().is_some())
+                .or_else(|| {
+                    header
+                        .instructions()
+                        .into_iter()
+                        .find(|i| i.line_col().is_some())
+                });
+            let at = match place.and_then(|i| i.line_col()) {
+                Some((line, col)) => format!("{line}:{col}"),
+                None => self.short_location(header),
+            };
+            let place_location = place.map(|i| self.location(i));
+            let first_site = self.sites.len();
             let loop_name = self.site_name(&format!("loop@{at}"));
             let iter_name = self.site_name(&format!("iter@{at}"));
             let (ld, id) = (2 * l.depth, 2 * l.depth + 1);
-            let entering = self.cfg.entering_edges(l);
-            let exits = self.cfg.exit_edges(l);
             if whole {
                 for a in self.edges_anchors(&entering) {
                     self.push(a, &loop_name, true, RegionKind::Loop, ld);
@@ -462,6 +483,11 @@ impl<'a> Collector<'a> {
                 }));
                 for a in self.edges_anchors(&ends) {
                     self.push(a, &iter_name, false, RegionKind::Iteration, id);
+                }
+            }
+            if let Some(loc) = place_location {
+                for site in &mut self.sites[first_site..] {
+                    site.location = loc.clone();
                 }
             }
         }

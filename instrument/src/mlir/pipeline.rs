@@ -25,11 +25,18 @@ pub struct Output {
 /// kperf lowering's llvm ops) to the LLVM dialect the ExecutionEngine runs.
 pub const HOST_LOWERING: &str = "lower-affine,convert-scf-to-cf,expand-strided-metadata,finalize-memref-to-llvm,convert-math-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts";
 
+/// PTX 8.0 (upstream's default), or the chip's minimum where that is later
+/// (sm_100: 8.6, sm_120: 8.7).
+fn mlir_ptx_version(chip: &str) -> u32 {
+    crate::options::nvptx_min_ptx(chip).max(80)
+}
+
 /// `format` is what `gpu-module-to-binary` produces: `isa` (PTX text) or
 /// `llvm` (LLVM bitcode).
 pub fn nvptx_lowering(chip: &str, format: &str) -> String {
+    let ptx = mlir_ptx_version(chip);
     format!(
-        "nvvm-attach-target{{chip={chip} features=+ptx80 O=3}},gpu-lower-to-nvvm-pipeline{{cubin-chip={chip} cubin-features=+ptx80 cubin-format={format} opt-level=3}}"
+        "nvvm-attach-target{{chip={chip} features=+ptx{ptx} O=3}},gpu-lower-to-nvvm-pipeline{{cubin-chip={chip} cubin-features=+ptx{ptx} cubin-format={format} opt-level=3}}"
     )
 }
 
@@ -44,11 +51,12 @@ pub fn nvptx_lowering(chip: &str, format: &str) -> String {
 /// line tags do on the LLVM-IR path. Debug info changes no code: a test
 /// holds the SASS of both pipelines equal.
 pub fn nvptx_lowering_with_lines(chip: &str, format: &str) -> String {
+    let ptx = mlir_ptx_version(chip);
     format!(
-        "nvvm-attach-target{{chip={chip} features=+ptx80 O=3}},\
+        "nvvm-attach-target{{chip={chip} features=+ptx{ptx} O=3}},\
          convert-nvgpu-to-nvvm,gpu-kernel-outlining,convert-vector-to-scf,convert-scf-to-cf,\
          convert-nvvm-to-llvm,convert-func-to-llvm,expand-strided-metadata,\
-         nvvm-attach-target{{chip={chip} features=+ptx80 O=3 triple=nvptx64-nvidia-cuda}},\
+         nvvm-attach-target{{chip={chip} features=+ptx{ptx} O=3 triple=nvptx64-nvidia-cuda}},\
          lower-affine,convert-arith-to-llvm,convert-index-to-llvm{{index-bitwidth=64}},canonicalize,cse,\
          gpu.module(convert-gpu-to-nvvm{{index-bitwidth=64 use-bare-ptr-memref-call-conv=0}},\
          llvm-optimize-for-nvvm-target,canonicalize,cse,reconcile-unrealized-casts),\

@@ -1049,6 +1049,29 @@ pub fn store(cfg: &LoweringConfig, region: RegionId, edge: Edge) -> String {
         ));
         return finish_store(b, cfg, &n, seg_ty);
     }
+    if nvptx_circular {
+        // One store and no branch: a branch here lets LLVM duplicate the
+        // code around the record (e.g. a TMA issue) into both arms,
+        // changing the kernel being measured. Unpredicated into the trash
+        // ring's scheme (see `uses_trash_ring`), predicated otherwise.
+        // The tag is a constant of the asm, not an operand: as an operand,
+        // LLVM's machine passes shared its register with the kernel's own
+        // equal constant (a loop counter's initial 0 moved before the first
+        // record, out of the loop's preheader, and ptxas no longer unrolled
+        // the loop fully: 27 → 62 SASS on a 4-trip loop). Word order as
+        // abi::RECORD_CLOCK_WORD/RECORD_TAG_WORD.
+        let guard = if cfg.trash_ring() { "" } else { "@$0 " };
+        let mut words = ["", ""];
+        words[RECORD_CLOCK_WORD] = "$2";
+        words[RECORD_TAG_WORD] = "tag";
+        b.line(format!(
+            "llvm.inline_asm has_side_effects asm_dialect = att \"{{ .reg .b32 tag; mov.b32 tag, {tag_const}; {guard}st.{space}.v2.b32 [$1], {{{w0}, {w1}}}; }}\", \"b,{pc},r\" %rec, {p}, %clock : (i1, {seg_ty}, i32) -> ()",
+            pc = cfg.ptr_constraint(seg_ty),
+            w0 = words[0],
+            w1 = words[1]
+        ));
+        return finish_store(b, cfg, &n, seg_ty);
+    }
     let (tag, lo) = if cfg.counter == Counter::Clock32 {
         (b.c32(tag_const), "%clock".to_string())
     } else {
@@ -1065,37 +1088,23 @@ pub fn store(cfg: &LoweringConfig, region: RegionId, edge: Edge) -> String {
     let mut words = [String::new(), String::new()];
     words[RECORD_CLOCK_WORD] = lo;
     words[RECORD_TAG_WORD] = tag;
-    if nvptx_circular {
-        // One store and no branch: a branch here lets LLVM duplicate the
-        // code around the record (e.g. a TMA issue) into both arms,
-        // changing the kernel being measured. Unpredicated into the trash
-        // ring's scheme (see `uses_trash_ring`), predicated otherwise.
-        let guard = if cfg.trash_ring() { "" } else { "@$0 " };
-        b.line(format!(
-            "llvm.inline_asm has_side_effects asm_dialect = att \"{guard}st.{space}.v2.b32 [$1], {{$2, $3}};\", \"b,{pc},r,r\" %rec, {p}, {w0}, {w1} : (i1, {seg_ty}, i32, i32) -> ()",
-            pc = cfg.ptr_constraint(seg_ty),
-            w0 = words[0],
-            w1 = words[1]
-        ));
-    } else {
-        let undef = b.def("llvm.mlir.poison : vector<2xi32>");
-        let i0 = b.c32(0);
-        let i1 = b.c32(1);
-        let v = b.def(format!(
-            "llvm.insertelement {}, {undef}[{i0} : i32] : vector<2xi32>",
-            words[0]
-        ));
-        let v = b.def(format!(
-            "llvm.insertelement {}, {v}[{i1} : i32] : vector<2xi32>",
-            words[1]
-        ));
-        b.line("scf.if %rec {");
-        b.store(&v, "vector<2xi32>", &p, seg_ty, 8);
-        if cfg.strategy == Strategy::Flush {
-            flush_if_full(&mut b, cfg, &n, &mask);
-        }
-        b.line("}");
+    let undef = b.def("llvm.mlir.poison : vector<2xi32>");
+    let i0 = b.c32(0);
+    let i1 = b.c32(1);
+    let v = b.def(format!(
+        "llvm.insertelement {}, {undef}[{i0} : i32] : vector<2xi32>",
+        words[0]
+    ));
+    let v = b.def(format!(
+        "llvm.insertelement {}, {v}[{i1} : i32] : vector<2xi32>",
+        words[1]
+    ));
+    b.line("scf.if %rec {");
+    b.store(&v, "vector<2xi32>", &p, seg_ty, 8);
+    if cfg.strategy == Strategy::Flush {
+        flush_if_full(&mut b, cfg, &n, &mask);
     }
+    b.line("}");
     finish_store(b, cfg, &n, seg_ty)
 }
 
