@@ -786,7 +786,7 @@ pub fn prepare_args(
                         a.dtype
                     )));
                 }
-                scalars.push(scalar_bits(*t, v).map_err(|why| {
+                scalars.push(crate::spec::number_bits(*t, v).map_err(|why| {
                     spec.error(format!(
                         "argument {i} ({}) is {}: the spec's value {v} {why}",
                         a.name,
@@ -798,40 +798,6 @@ pub fn prepare_args(
     }
 
     Ok((buffers, scalars))
-}
-
-/// A scalar's argument word; integers must be integral and in range of
-/// their type (a fraction or NaN is not silently truncated).
-pub fn scalar_bits(t: DType, v: f64) -> Result<u64, &'static str> {
-    match t {
-        DType::F32 => {
-            if v.is_finite() && v.abs() > f32::MAX as f64 {
-                return Err("does not fit in f32");
-            }
-            Ok((v as f32).to_bits() as u64)
-        }
-        DType::F64 => Ok(v.to_bits()),
-        DType::I32 | DType::I64 | DType::Index => {
-            if !v.is_finite() {
-                return Err("is not a finite number");
-            }
-            if v.fract() != 0.0 {
-                return Err("is not an integer");
-            }
-            let (lo, hi) = match t {
-                DType::I32 => (i32::MIN as f64, i32::MAX as f64),
-                // 2^63 exactly is out of range; f64 cannot say 2^63 - 1.
-                _ => (i64::MIN as f64, 9.223_372_036_854_775e18),
-            };
-            if v < lo || v >= hi + if t == DType::I32 { 1.0 } else { 0.0 } {
-                return Err("is out of range");
-            }
-            Ok(match t {
-                DType::I32 => v as i32 as u32 as u64,
-                _ => v as i64 as u64,
-            })
-        }
-    }
 }
 
 fn memref_name(dims: &[Option<u64>], dtype: DType) -> String {

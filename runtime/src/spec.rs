@@ -86,10 +86,98 @@ pub struct ArgSpec {
     /// Buffers: every element, in row-major order (instead of `fill`), for
     /// inputs a known answer is computed from.
     #[serde(default)]
-    pub values: Option<Vec<f64>>,
+    pub values: Option<Vec<Number>>,
     /// Scalars: the value.
     #[serde(default)]
-    pub value: Option<f64>,
+    pub value: Option<Number>,
+}
+
+/// A number as the spec writes it: an integer stays exact (2^53 + 1 as an
+/// `i64` reached the kernel as 2^53 when every value went through f64).
+#[derive(Copy, Clone, Debug, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Number {
+    Int(i64),
+    Float(f64),
+}
+
+impl Number {
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Number::Int(i) => i as f64,
+            Number::Float(f) => f,
+        }
+    }
+}
+
+impl From<f64> for Number {
+    fn from(v: f64) -> Number {
+        Number::Float(v)
+    }
+}
+
+impl std::fmt::Display for Number {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Number::Int(i) => write!(f, "{i}"),
+            Number::Float(v) => write!(f, "{}", short_number(*v)),
+        }
+    }
+}
+
+/// The element or scalar bits of `v` as type `t`, little-endian in the low
+/// `t.size()` bytes. Integers must be exact: a float for an integer type
+/// must be a whole number f64 holds exactly (|v| ≤ 2^53), and an `i32`
+/// takes -2^31 ..= 2^32 - 1 (an unsigned 32-bit value as its bit pattern).
+pub fn number_bits(t: DType, v: Number) -> Result<u64, &'static str> {
+    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
+    let int = match (t, v) {
+        (DType::F32, v) => {
+            let v = v.as_f64();
+            if v.is_finite() && v.abs() > f32::MAX as f64 {
+                return Err("does not fit in f32");
+            }
+            return Ok((v as f32).to_bits() as u64);
+        }
+        (DType::F64, v) => return Ok(v.as_f64().to_bits()),
+        (_, Number::Int(i)) => i,
+        (_, Number::Float(v)) => {
+            if !v.is_finite() {
+                return Err("is not a finite number");
+            }
+            if v.fract() != 0.0 {
+                return Err("is not an integer");
+            }
+            // 2^63 exactly is out of range; f64 cannot say 2^63 - 1.
+            let hi = if t == DType::I32 {
+                u32::MAX as f64
+            } else {
+                9.223_372_036_854_775e18
+            };
+            let lo = if t == DType::I32 {
+                i32::MIN as f64
+            } else {
+                i64::MIN as f64
+            };
+            if v < lo || v >= hi + if t == DType::I32 { 1.0 } else { 0.0 } {
+                return Err("is out of range");
+            }
+            if v.abs() > EXACT {
+                return Err(
+                    "is beyond 2^53, where a number with a decimal point or exponent is not exact: \
+                     write the integer's digits",
+                );
+            }
+            v as i64
+        }
+    };
+    match t {
+        DType::I32 if !(i32::MIN as i64..=u32::MAX as i64).contains(&int) => {
+            Err("is out of range (i32 takes -2147483648 ..= 4294967295, the upper half as unsigned bits)")
+        }
+        DType::I32 => Ok(int as u32 as u64),
+        _ => Ok(int as u64),
+    }
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -206,9 +294,8 @@ impl LaunchSpec {
                 }
                 (None, Some(v)) => {
                     if let Some(t) = DType::parse(&a.dtype) {
-                        crate::host::scalar_bits(t, v).map_err(|why| {
-                            format!("{who}: value {} {why} for {}", short_number(v), a.dtype)
-                        })?;
+                        number_bits(t, v)
+                            .map_err(|why| format!("{who}: value {v} {why} for {}", a.dtype))?;
                     }
                 }
                 (Some(_), None) => {}
@@ -250,6 +337,20 @@ impl HostBuffer {
         let n = self.len() * self.dtype.size();
         &mut self.data[..n]
     }
+    /// Element i as JSON: integers exactly (an i64 above 2^53 as f64 lost
+    /// its low bits), floats as numbers (NaN and infinities as null).
+    pub fn get_json(&self, i: usize) -> serde_json::Value {
+        let s = self.dtype.size();
+        let e = &self.bytes()[i * s..(i + 1) * s];
+        match self.dtype {
+            DType::I32 => i32::from_le_bytes(e.try_into().unwrap_or_default()).into(),
+            DType::I64 | DType::Index => {
+                i64::from_le_bytes(e.try_into().unwrap_or_default()).into()
+            }
+            DType::F32 | DType::F64 => serde_json::Value::from(self.get(i)),
+        }
+    }
+
     /// Element i as f64 (for summaries and comparisons).
     pub fn get(&self, i: usize) -> f64 {
         let b = self.bytes();
@@ -318,8 +419,11 @@ impl HostBuffer {
                     values.len()
                 ));
             }
+            let s = dtype.size();
             for (i, v) in values.iter().enumerate() {
-                put(&mut b, i, *v);
+                let bits = number_bits(dtype, *v)
+                    .map_err(|why| format!("{who}: values[{i}] = {v} {why} for {}", a.dtype))?;
+                b.bytes_mut()[i * s..(i + 1) * s].copy_from_slice(&bits.to_le_bytes()[..s]);
             }
             return Ok(b);
         }

@@ -466,7 +466,7 @@ impl BenchSpec {
                 bail!("{who}: fill = \"zeros\" on an input; inputs are random (set `output = true` if the kernel only writes it)");
             }
             let value = match &a.value {
-                Some(v) => Some(num(v, &format!("{who}: value"))?),
+                Some(v) => Some(num(v, &format!("{who}: value"))?.into()),
                 None => None,
             };
             args.push(ArgSpec {
@@ -764,7 +764,7 @@ compute = "fp32"
         assert_eq!(p.launch.args[0].fill.as_deref(), Some("random"));
         assert_eq!(p.launch.args[0].seed, Some(10));
         assert_eq!(p.launch.args[1].seed, Some(11));
-        assert_eq!(p.launch.args[2].value, Some(513.0));
+        assert_eq!(p.launch.args[2].value, Some(513.0.into()));
         let (w, c) = p.work.clone().unwrap();
         assert_eq!((w.flops, w.bytes), (1026.0, 6156.0));
         assert_eq!(c.as_deref(), Some("fp32"));

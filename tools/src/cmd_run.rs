@@ -216,7 +216,7 @@ fn print_buffers(buffers: &[HostBuffer]) {
 fn write_outputs(path: &std::path::Path, buffers: &[HostBuffer]) -> Result<()> {
     let j: Vec<serde_json::Value> = buffers
         .iter()
-        .map(|b| serde_json::json!({"name": b.name, "shape": b.shape, "dtype": b.dtype.mlir_name(), "values": (0..b.len()).map(|i| b.get(i)).collect::<Vec<_>>()}))
+        .map(|b| serde_json::json!({"name": b.name, "shape": b.shape, "dtype": b.dtype.mlir_name(), "values": (0..b.len()).map(|i| b.get_json(i)).collect::<Vec<_>>()}))
         .collect();
     write_atomically(path, &serde_json::to_vec(&j)?)
 }

@@ -18,9 +18,10 @@ use std::process::Command;
 struct Case {
     kernel: PathBuf,
     spec: PathBuf,
-    /// Buffer name → every element after the run.
+    /// Buffer name → every element after the run (an integer must come
+    /// back as exactly that integer).
     #[serde(default)]
-    outputs: BTreeMap<String, Vec<f64>>,
+    outputs: BTreeMap<String, Vec<Expected>>,
     #[serde(default)]
     profile: Vec<ProfileCase>,
     /// The plain run must fail: a kernel that hangs on a GPU too.
@@ -54,6 +55,15 @@ struct ProfileCase {
     /// build of the kernel region alone (0: the profile's only region is
     /// the kernel, so the check times the plain launch alone).
     check_instances: Option<u64>,
+}
+
+/// An expected element: integers compare exactly (an i64 above 2^53 as
+/// f64 lost its low bits), floats as numbers.
+#[derive(Deserialize, Debug, PartialEq)]
+#[serde(untagged)]
+enum Expected {
+    Int(i64),
+    Float(f64),
 }
 
 #[derive(Deserialize)]
@@ -158,12 +168,23 @@ fn check_outputs(dir: &Path, case: &Case, got: &serde_json::Value, what: &str) {
             .iter()
             .find(|b| b["name"] == name.as_str())
             .unwrap_or_else(|| panic!("{}: no buffer `{name}` in the outputs", dir.display()));
-        let vals: Vec<f64> = buf["values"]
+        let vals: Vec<Expected> = buf["values"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|v| v.as_f64().unwrap())
+            .zip(want)
+            .map(|(v, w)| match w {
+                Expected::Int(_) => Expected::Int(v.as_i64().unwrap_or(i64::MIN)),
+                Expected::Float(_) => Expected::Float(v.as_f64().unwrap()),
+            })
             .collect();
+        let got_len = buf["values"].as_array().unwrap().len();
+        assert_eq!(
+            got_len,
+            want.len(),
+            "{}: `{name}` {what}: length",
+            dir.display()
+        );
         assert_eq!(&vals, want, "{}: `{name}` {what}", dir.display());
     }
 }
@@ -182,7 +203,19 @@ fn simt_runs_give_the_known_answers_and_exact_record_counts() {
         "SIMT cases missing under {}",
         cases.display()
     );
+    // KPERF_SIMT_CASE=<part of a directory name> runs only the matching cases.
+    let only = std::env::var("KPERF_SIMT_CASE").ok();
     for dir in dirs {
+        if let Some(o) = &only {
+            if !dir
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .contains(o.as_str())
+            {
+                continue;
+            }
+        }
         let case: Case = toml::from_str(&std::fs::read_to_string(dir.join("case.toml")).unwrap())
             .unwrap_or_else(|e| panic!("{}/case.toml: {e}", dir.display()));
         let tmp = tempfile::tempdir().unwrap();
