@@ -40,11 +40,13 @@ class Region:
     name: str
     kind: str
     count: int
-    mean_ns: float
-    p95_ns: float
+    # None for a region with no complete instance (count 0): its records
+    # were lost, and 0.0 would read as a region that costs nothing.
+    mean_ns: Optional[float]
+    p95_ns: Optional[float]
     total_ns: float
-    mean_cycles: float
-    mean_raw_cycles: float
+    mean_cycles: Optional[float]
+    mean_raw_cycles: Optional[float]
     share: float
     on_critical_path: bool
     critical_path_fraction: float
@@ -85,6 +87,12 @@ class Feedback:
         except (KeyError, TypeError, AttributeError) as e:
             raise KperfError(f"{origin}: malformed region entry ({e})") from None
         self._by_name = {r.name: r for r in self.regions}
+        # Names two regions share (hand-written metadata, merged profiles):
+        # `region(name)` refuses them rather than pick one silently.
+        seen: Dict[str, int] = {}
+        for r in self.regions:
+            seen[r.name] = seen.get(r.name, 0) + 1
+        self._repeated = {n for n, k in seen.items() if k > 1}
 
     kernel = property(lambda self: self.raw.get("kernel", ""), doc="The kernel's name.")
     target = property(lambda self: self.raw.get("target", ""), doc="`host`, `simt`, `nvptx:sm_90a`, ...")
@@ -110,7 +118,12 @@ class Feedback:
                             "(profiled_ns, uninstrumented_ns, overhead), or None.")
 
     def region(self, name: str) -> Region:
-        """The region called `name`; KeyError lists the known names."""
+        """The region called `name`; KeyError lists the known names, and
+        a name two regions share (look them up in `regions` by `id`)."""
+        if name in self._repeated:
+            ids = ", ".join(str(r.id) for r in self.regions if r.name == name)
+            raise KeyError(f"{name!r} names {len(ids.split(', '))} regions "
+                           f"in {self.origin} (ids {ids}): pick one from `regions` by its id")
         try:
             return self._by_name[name]
         except KeyError:
@@ -218,7 +231,14 @@ class Profile(Feedback):
 
     def critical_path(self, cta: int) -> Optional[Dict[str, Any]]:
         """The critical path of CTA `cta` (linear id): the unit whose last END
-        bounds the CTA, its slack, and the steps in time order."""
+        bounds the CTA, its slack, and the steps in time order; None for a
+        CTA the profile does not hold."""
+        if isinstance(cta, bool) or not isinstance(cta, int):
+            raise TypeError(f"cta: a linear CTA id (int), got {cta!r}")
+        if cta < 0:
+            raise ValueError(f"cta: a linear CTA id is >= 0, got {cta}")
+        if cta >= 2**64:
+            return None
         text = self._p.critical_path_json(cta)
         return None if text is None else json.loads(text)
 

@@ -168,3 +168,38 @@ def test_check_and_run_time_are_the_cli_feedbacks(root, fixtures, tmp_path):
     # A profile kperf run did not check has neither.
     plain = kperf.load_profile(fixtures / KPROF)
     assert plain.check is None and plain.run_time is None
+
+
+def test_critical_path_takes_a_linear_cta_id(fixtures):
+    p = kperf.load_profile(fixtures / KPROF)
+    assert p.critical_path(0) is not None
+    with pytest.raises(ValueError, match="cta"):
+        p.critical_path(-1)  # was an OverflowError from the extension
+    with pytest.raises(TypeError, match="cta"):
+        p.critical_path(1.5)
+    assert p.critical_path(2**70) is None
+
+
+def test_a_name_two_regions_share_is_refused_not_picked(fixtures, tmp_path):
+    doc = json.loads((fixtures / "reduce_simt.feedback.json").read_text())
+    for r in doc["regions"]:
+        if r["name"] == "tree":
+            r["name"] = "kernel"
+    path = tmp_path / "dup.feedback.json"
+    path.write_text(json.dumps(doc))
+    fb = kperf.read_feedback(path)
+    with pytest.raises(KeyError, match="names 2 regions"):
+        fb.region("kernel")
+    assert fb.region("loop@29:7").name == "loop@29:7"
+
+
+def test_a_region_without_instances_has_no_durations(fixtures, tmp_path):
+    # count 0 (every record lost): the feedback writes its durations as
+    # null, and they read as None, never 0.0.
+    doc = json.loads((fixtures / "reduce_simt.feedback.json").read_text())
+    r = doc["regions"][0]
+    r.update(count=0, mean_ns=None, p95_ns=None, mean_cycles=None, mean_raw_cycles=None)
+    path = tmp_path / "lost.feedback.json"
+    path.write_text(json.dumps(doc))
+    lost = kperf.read_feedback(path).region(r["name"])
+    assert lost.count == 0 and lost.mean_ns is None and lost.p95_ns is None

@@ -368,7 +368,17 @@ pub struct CriticalPath {
     pub slack_ns: Option<f64>,
     /// In time order, each step followed by the steps inside it.
     pub steps: Vec<CriticalStep>,
+    /// Nesting deeper than [`CRITICAL_PATH_LEVELS`] was not descended into.
+    #[serde(default)]
+    pub depth_limited: bool,
 }
+
+/// Levels of nesting the critical path picks chains at. Each level's chain
+/// is picked among the instances inside its parent, so a region nested in
+/// itself N deep cost N² (80000 levels: 13 s, 500000 never finished).
+/// Runs of equal intervals (iterations clamped to one instant) are laid
+/// out in one step and do not count against it.
+pub const CRITICAL_PATH_LEVELS: u32 = 256;
 
 /// A CTA's critical path folded per region (what the report keeps).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -470,7 +480,7 @@ pub fn critical_path(c: &CtaReplay) -> Option<CriticalPath> {
     let cands: Vec<usize> = (0..inst.len()).collect();
     let mut used = vec![false; inst.len()];
     let mut steps = Vec::new();
-    chain(inst, &cands, 0, &mut used, &mut steps);
+    let depth_limited = chain(inst, &cands, 0, &mut used, &mut steps);
     Some(CriticalPath {
         cta: c.cta_id,
         block_index: c.block_index,
@@ -479,6 +489,7 @@ pub fn critical_path(c: &CtaReplay) -> Option<CriticalPath> {
         end_ns,
         slack_ns,
         steps,
+        depth_limited,
     })
 }
 
@@ -497,13 +508,15 @@ pub fn critical_path(c: &CtaReplay) -> Option<CriticalPath> {
 /// of single nested instances holds one level; and a run of intervals equal
 /// to their container, which would each be a level holding only the next,
 /// is laid out at once.
+/// Returns whether nesting was cut at [`CRITICAL_PATH_LEVELS`].
 fn chain(
     inst: &[RegionInstance],
     cands: &[usize],
     level: u32,
     used: &mut [bool],
     out: &mut Vec<CriticalStep>,
-) {
+) -> bool {
+    let mut limited = false;
     let mut stack: Vec<ChainLevel> = ChainLevel::pick(inst, cands, level, used)
         .into_iter()
         .collect();
@@ -549,8 +562,15 @@ fn chain(
             level += 1;
         }
         inner.drain(..equal);
+        // A run of equal intervals is laid out at once, whatever its
+        // length; picking a level's chain among the rest is what repeats.
+        if level >= CRITICAL_PATH_LEVELS {
+            limited |= !inner.is_empty();
+            continue;
+        }
         stack.extend(ChainLevel::pick(inst, &inner, level, used));
     }
+    limited
 }
 
 /// One nesting level of [`chain`]: its candidates, the chain picked among
@@ -1016,6 +1036,11 @@ impl OverlapScratch {
     /// One pass over them: settling every cell before the state change and
     /// re-rating after it was a third of the sweep.
     fn rerate<const DENSE: bool>(&mut self, l: usize, t: f64, nl: usize, units: usize) {
+        // One unit has no other unit to overlap with: every rate stays 0
+        // (and the pass over the open regions made nesting N deep cost N²).
+        if units < 2 {
+            return;
+        }
         // `l` itself, also when it just closed everywhere (not in `active`).
         self.rate_cell::<DENSE>(l * nl + l, self.pair_rate::<DENSE>(l, l, units), t);
         for k in 0..self.active.len() {
@@ -1031,6 +1056,12 @@ impl OverlapScratch {
     /// Settle `cell` up to `t` at its old rate, and give it `rate` from `t`.
     #[inline]
     fn rate_cell<const DENSE: bool>(&mut self, cell: usize, rate: f64, t: f64) {
+        // A map holds only pairs that ever overlapped: a cell never rated
+        // stays absent while its rate is 0 (8000 regions nested in one unit
+        // made 64 M zero cells, and the allocation aborted).
+        if !DENSE && rate == 0.0 && !self.pairs.sparse.contains_key(&cell) {
+            return;
+        }
         let c = self.pairs.get_mut::<DENSE>(cell);
         // A select, not a branch: whether a pair was overlapping depends on
         // the data, and the compare and add were a fifth of a CTA's
@@ -1199,6 +1230,8 @@ pub(crate) struct Accumulator {
     waits: BTreeMap<usize, AsyncAcc>,
     critical_paths: Vec<CriticalPathSummary>,
     critical_units: BTreeMap<u32, u64>,
+    /// CTAs whose critical path was cut at [`CRITICAL_PATH_LEVELS`].
+    critical_depth_limited: u64,
     ctas: Vec<CtaSummary>,
     unmatched: Vec<UnmatchedEntry>,
     clock: ClockAcc,
@@ -1241,6 +1274,7 @@ impl Accumulator {
             waits,
             critical_paths,
             critical_units,
+            critical_depth_limited,
             ctas,
             unmatched,
             clock,
@@ -1316,6 +1350,7 @@ impl Accumulator {
         for (k, v) in critical_units {
             *self.critical_units.entry(k).or_insert(0) += v;
         }
+        self.critical_depth_limited += critical_depth_limited;
         self.ctas.extend(ctas);
         self.unmatched.extend(unmatched);
         let (c, o) = (&mut self.clock, clock);
@@ -1418,6 +1453,8 @@ impl Accumulator {
         counter: Counter,
     ) {
         let c = &mut self.clock;
+        // A unit is counted once, whichever checks it fails.
+        let mut beyond: Vec<u32> = Vec::new();
         if cta.finalize_end_ns == 0 {
             // No timer at all (a dump whose stamps are all 0): nothing to
             // compare the records with.
@@ -1434,13 +1471,19 @@ impl Accumulator {
             for u in &cta.units {
                 if let (Some(a), Some(b)) = (u.records.first(), u.records.last()) {
                     if b.clock.saturating_sub(a.clock) as f64 > most {
-                        c.beyond_units += 1;
-                        c.first_beyond.get_or_insert((cta.cta_id, u.unit_id));
+                        beyond.push(u.unit_id);
                     }
                 }
             }
         }
+        let count_beyond = |c: &mut ClockAcc, beyond: &[u32]| {
+            for &u in beyond {
+                c.beyond_units += 1;
+                c.first_beyond.get_or_insert((cta.cta_id, u));
+            }
+        };
         if cta.finalize_clock <= cta.start_clock {
+            count_beyond(c, &beyond);
             return;
         }
         let bits = counter.record_bits();
@@ -1456,11 +1499,12 @@ impl Accumulator {
             if u.records
                 .last()
                 .is_some_and(|r| r.clock > cta.finalize_clock)
+                && !beyond.contains(&u.unit_id)
             {
-                c.beyond_units += 1;
-                c.first_beyond.get_or_insert((cta.cta_id, u.unit_id));
+                beyond.push(u.unit_id);
             }
         }
+        count_beyond(c, &beyond);
     }
 
     pub(crate) fn add_cta(&mut self, c: &CtaReplay, table: &RegionTable) {
@@ -1510,7 +1554,10 @@ impl Accumulator {
                 let ua = &mut self.unit_local[idx];
                 if ua.count == 0 {
                     self.unit_touched.push(idx);
-                } else if i.start_ns < ua.last_end - 1e-6 {
+                } else if d > 0.0 && i.start_ns < ua.last_end - 1e-6 {
+                    // A zero-length instance (an iteration corrected to
+                    // nothing, at the next one's start) adds no time twice:
+                    // it made loops read as overlapping.
                     self.regions[idx].overlapping = true;
                 }
                 ua.last_end = if ua.count == 0 {
@@ -1608,6 +1655,7 @@ impl Accumulator {
         let path = critical_path(c);
         if let Some(p) = &path {
             *self.critical_units.entry(p.unit).or_insert(0) += 1;
+            self.critical_depth_limited += u64::from(p.depth_limited);
             let s = summarize_path(p);
             for r in &s.regions {
                 let acc = self.region(table.idx(r.region));
@@ -1968,6 +2016,46 @@ impl Accumulator {
         };
         if t.records_lost > 0 {
             caveats.push(note.clone());
+        }
+        // Blocks that cannot be this launch's CTAs: an id beyond the grid,
+        // or one id in two blocks (a header corrupted, or a buffer of
+        // another launch): "slowest CTA 4000000000" of a 4-CTA grid.
+        {
+            let grid_ctas = kperf_runtime::profile::checked_ctas(&info.grid).filter(|g| *g > 0);
+            let mut ids: Vec<u32> = self.ctas.iter().map(|c| c.cta_id).collect();
+            ids.sort_unstable();
+            let outside: Vec<u32> = ids
+                .iter()
+                .copied()
+                .filter(|&i| grid_ctas.is_some_and(|g| u64::from(i) >= g))
+                .collect();
+            if let Some(first) = outside.first() {
+                caveats.push(format!(
+                    "{} CTA block(s) name CTA ids outside the grid {:?} (first: {first}): their \
+                     headers are corrupt or the buffer is another launch's",
+                    outside.len(),
+                    info.grid
+                ));
+            }
+            let repeated: Vec<u32> = ids
+                .windows(2)
+                .filter(|w| w[0] == w[1])
+                .map(|w| w[0])
+                .collect();
+            if let Some(first) = repeated.first() {
+                caveats.push(format!(
+                    "{} CTA id(s) appear in more than one block (first: CTA {first}): their \
+                     headers are corrupt or the buffer is another launch's",
+                    repeated.len()
+                ));
+            }
+        }
+        if self.critical_depth_limited > 0 {
+            caveats.push(format!(
+                "{} CTA(s) nest regions more than {CRITICAL_PATH_LEVELS} deep on their critical \
+                 unit: the critical path stops there, and regions below get no critical-path time",
+                self.critical_depth_limited
+            ));
         }
         if let Some((cta, unit, written)) = self.implausible_first {
             caveats.push(format!(
@@ -2446,6 +2534,27 @@ mod tests {
         assert!(
             levels.iter().copied().eq(0..=100_000),
             "one level per instance"
+        );
+    }
+
+    /// 20000 distinct intervals, each inside the one before: the path picks
+    /// chains down to CRITICAL_PATH_LEVELS and says it stopped, in time
+    /// linear in the instances (it was quadratic: 80000 levels took 13 s).
+    #[test]
+    fn deep_distinct_nesting_stops_at_the_level_limit() {
+        let spans: Vec<(u16, u32, u32)> = (0..20_000u32)
+            .map(|i| (0u16, i, 2 * (20_000 - i)))
+            .collect();
+        let inst = sorted(&spans);
+        let cands: Vec<usize> = (0..inst.len()).collect();
+        let mut used = vec![false; inst.len()];
+        let mut steps = Vec::new();
+        let limited = chain(&inst, &cands, 0, &mut used, &mut steps);
+        assert!(limited);
+        assert_eq!(steps.len(), CRITICAL_PATH_LEVELS as usize);
+        assert_eq!(
+            steps.last().map(|s| s.level),
+            Some(CRITICAL_PATH_LEVELS - 1)
         );
     }
 }

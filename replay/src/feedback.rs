@@ -88,8 +88,12 @@ pub struct FeedbackRegion {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub location: String,
     pub count: u64,
-    /// Mean corrected duration in ticks.
+    /// Mean corrected duration in ticks. This, `mean_raw_cycles`,
+    /// `mean_ns` and `p95_ns` are NaN (null in JSON) for a region with no
+    /// complete instance (`count` 0).
+    #[serde(deserialize_with = "nan_if_null")]
     pub mean_cycles: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub mean_raw_cycles: f64,
     /// Median and 95th percentile of the corrected duration in ticks
     /// (absent in files written before them).
@@ -97,10 +101,12 @@ pub struct FeedbackRegion {
     pub p50_cycles: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p95_cycles: Option<f64>,
+    #[serde(deserialize_with = "nan_if_null")]
     pub mean_ns: f64,
     /// Median corrected duration (absent in files written before it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p50_ns: Option<f64>,
+    #[serde(deserialize_with = "nan_if_null")]
     pub p95_ns: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_ns: Option<f64>,
@@ -123,6 +129,12 @@ pub struct FeedbackRegion {
     /// the records themselves, not the region's work.
     #[serde(default)]
     pub below_resolution: bool,
+}
+
+/// A figure JSON holds as null (NaN and infinities are written so) reads
+/// back as NaN.
+fn nan_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -197,38 +209,47 @@ impl ReplayReport {
             regions: self
                 .regions
                 .iter()
-                .map(|r| FeedbackRegion {
-                    id: r.id,
-                    name: r.name.clone(),
-                    kind: r.kind,
-                    not_in_metadata: r.not_in_metadata,
-                    parent: r.parent,
-                    location: r.location.clone(),
-                    count: r.count,
-                    mean_cycles: r.mean_corrected_ticks,
-                    mean_raw_cycles: r.mean_raw_ticks,
-                    p50_cycles: Some(r.p50_corrected_ticks),
-                    p95_cycles: Some(r.p95_corrected_ticks),
-                    mean_ns: r.mean_ns,
-                    p50_ns: Some(r.p50_ns),
-                    p95_ns: r.p95_ns,
-                    max_ns: Some(r.max_ns),
-                    total_ns: r.total_ns,
-                    share: r.share,
-                    on_critical_path: r.on_critical_path,
-                    critical_path_fraction: if ctas > 0 {
-                        r.critical_path_ctas as f64 / ctas as f64
-                    } else {
-                        0.0
-                    },
-                    critical_path_ns: Some(r.critical_path_ns),
-                    critical_path_share: Some(if critical_total_ns > 0.0 {
-                        r.critical_path_ns / critical_total_ns
-                    } else {
-                        0.0
-                    }),
-                    unmatched_records: r.unmatched_starts + r.unmatched_ends,
-                    below_resolution: r.below_resolution,
+                .map(|r| {
+                    // No complete instance (its records lost to a wrapped
+                    // ring, or never both reached): no duration to report.
+                    // NaN is written as null, not as a 0 ns a pass would
+                    // take for a free region.
+                    let timed = r.count > 0;
+                    let figure = |v: f64| if timed { v } else { f64::NAN };
+                    let some = |v: f64| timed.then_some(v);
+                    FeedbackRegion {
+                        id: r.id,
+                        name: r.name.clone(),
+                        kind: r.kind,
+                        not_in_metadata: r.not_in_metadata,
+                        parent: r.parent,
+                        location: r.location.clone(),
+                        count: r.count,
+                        mean_cycles: figure(r.mean_corrected_ticks),
+                        mean_raw_cycles: figure(r.mean_raw_ticks),
+                        p50_cycles: some(r.p50_corrected_ticks),
+                        p95_cycles: some(r.p95_corrected_ticks),
+                        mean_ns: figure(r.mean_ns),
+                        p50_ns: some(r.p50_ns),
+                        p95_ns: figure(r.p95_ns),
+                        max_ns: some(r.max_ns),
+                        total_ns: r.total_ns,
+                        share: r.share,
+                        on_critical_path: r.on_critical_path,
+                        critical_path_fraction: if ctas > 0 {
+                            r.critical_path_ctas as f64 / ctas as f64
+                        } else {
+                            0.0
+                        },
+                        critical_path_ns: Some(r.critical_path_ns),
+                        critical_path_share: Some(if critical_total_ns > 0.0 {
+                            r.critical_path_ns / critical_total_ns
+                        } else {
+                            0.0
+                        }),
+                        unmatched_records: r.unmatched_starts + r.unmatched_ends,
+                        below_resolution: r.below_resolution,
+                    }
                 })
                 .collect(),
             overlaps: self

@@ -25,8 +25,13 @@ pub(crate) struct Span {
     pub row: u32,
 }
 
+/// Most slices nested on one row of a trace. Perfetto's importer keeps a
+/// stack of 512 per track and leaves deeper slices unfinished (513 nested
+/// regions: "1 slices begin and never end", drawn to the trace's end); a
+/// deeper instance goes to a row of its own, in both formats.
+pub(crate) const MAX_ROW_DEPTH: usize = 500;
+
 /// The layout of one unit, reused from unit to unit for its allocations.
-#[derive(Default)]
 pub(crate) struct UnitLayout {
     /// Ordered by start ascending, end descending (ties keep the replay's
     /// order): on each row, a parent before its children.
@@ -38,6 +43,18 @@ pub(crate) struct UnitLayout {
     /// Of those, the ones whose corrected length is exactly 0.
     pub corrected_to_zero: usize,
     rows: RowPlacer<i64, u32>,
+}
+
+impl Default for UnitLayout {
+    fn default() -> Self {
+        UnitLayout {
+            spans: Vec::new(),
+            span_rows: 0,
+            zero_length: 0,
+            corrected_to_zero: 0,
+            rows: RowPlacer::with_max_depth(MAX_ROW_DEPTH),
+        }
+    }
 }
 
 impl UnitLayout {

@@ -81,8 +81,9 @@ pub enum TraceGrouping {
 
 /// The most ticks one record may be said to cost: a record is a clock read
 /// and a store (a few dozen cycles on a GPU, hundreds on a host); a million
-/// is far beyond any, and a cost of 1e300 printed 300 digits.
-pub const MAX_RECORD_COST_TICKS: f64 = 1e6;
+/// is far beyond any, and a cost of 1e300 printed 300 digits. One bound for
+/// `--record-cost` and the profile's own header.
+pub use kperf_runtime::profile::MAX_RECORD_COST_TICKS;
 
 /// Knobs of a replay.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -34,7 +34,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::correct::Correction;
 use crate::regions::RegionTable;
-use crate::time::{CtaClock, RateSource};
+use crate::time::{signed_difference, CtaClock, RateSource};
 
 /// One executed instance of a region in one unit.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -279,11 +279,16 @@ pub(crate) fn replay_cta(
         // never before the record that precedes it in program order, so
         // measurement noise cannot make a nested region start before its
         // parent. Durations are differences of these times.
+        // Times are ticks after the CTA's clock origin: an absolute clock as
+        // f64 keeps 53 bits, and %globaltimer (Unix-epoch nanoseconds,
+        // about 2^60) rounded every time to 256 ns (a 50 ns region read 0
+        // or 256 ns).
+        let rel = |c: u64| signed_difference(c, clock.origin_clock);
         let mut prev_at = f64::MIN;
         let mk = |region: RegionId, instance: u32, s: Open, e_pos: u64, e_clock: u64, e_at: f64| {
             let raw = e_clock.saturating_sub(s.clock);
             let corrected = (e_at - s.at).max(0.0);
-            let start_ns = clock.axis_ns(s.clock, s.clock as f64 - s.at);
+            let start_ns = clock.axis_ns(s.clock, rel(s.clock) - s.at);
             RegionInstance {
                 cta: cta.cta_id,
                 unit: unit.unit_id,
@@ -313,7 +318,7 @@ pub(crate) fn replay_cta(
         if clock.header_clock_used {
             if let Some(first) = unit.records.first() {
                 shift = shift.min(first.clock.saturating_sub(cta.start_clock) as f64);
-                prev_at = cta.start_clock as f64;
+                prev_at = rel(cta.start_clock);
             }
         }
         let first_shift = shift;
@@ -326,7 +331,7 @@ pub(crate) fn replay_cta(
                 shift += corr.cost_after_gap(rec.clock.saturating_sub(p));
             }
             prev_clock = Some(rec.clock);
-            let at = (rec.clock as f64 - shift).max(prev_at);
+            let at = (rel(rec.clock) - shift).max(prev_at);
             prev_at = at;
             let idx = table.idx(rec.region);
             let here = Open {
@@ -498,6 +503,8 @@ pub(crate) struct RowPlacer<T, K> {
     stacks: Vec<Vec<(T, Option<K>)>>,
     /// Rows in use (`stacks` beyond them are kept for their allocations).
     used: usize,
+    /// Most spans open at once on one row; deeper ones go to another row.
+    max_depth: usize,
 }
 
 impl<T, K> Default for RowPlacer<T, K> {
@@ -505,6 +512,17 @@ impl<T, K> Default for RowPlacer<T, K> {
         RowPlacer {
             stacks: Vec::new(),
             used: 0,
+            max_depth: usize::MAX,
+        }
+    }
+}
+
+impl<T, K> RowPlacer<T, K> {
+    /// A placer whose rows hold at most `max_depth` nested spans.
+    pub(crate) fn with_max_depth(max_depth: usize) -> Self {
+        RowPlacer {
+            max_depth: max_depth.max(1),
+            ..RowPlacer::default()
         }
     }
 }
@@ -524,6 +542,7 @@ impl<T: Copy + PartialOrd, K: Copy + PartialEq> RowPlacer<T, K> {
                 stack.pop();
             }
             if stack.last().is_none_or(|&(e, _)| end <= e)
+                && stack.len() < self.max_depth
                 && (key.is_none() || stack.iter().all(|&(_, k)| k != key))
             {
                 let depth = stack.len();

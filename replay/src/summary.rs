@@ -10,7 +10,20 @@ use crate::analyze::ReplayReport;
 const LIST_LIMIT: usize = 8;
 
 /// A duration in ns with a unit, three significant digits or more.
+/// A figure of `count` instances: NaN (printed "—") for none.
+fn timed(count: u64, v: f64) -> f64 {
+    if count == 0 {
+        f64::NAN
+    } else {
+        v
+    }
+}
+
 pub fn fmt_ns(ns: f64) -> String {
+    // No instance to measure (a region whose records were all lost).
+    if ns.is_nan() {
+        return "—".into();
+    }
     let a = ns.abs();
     if a < 1e3 {
         format!("{ns:.1} ns")
@@ -109,10 +122,10 @@ impl ReplayReport {
                 kind,
                 r.count,
                 fmt_ns(r.total_ns),
-                fmt_ns(r.mean_ns),
-                fmt_ns(r.p50_ns),
-                fmt_ns(r.p95_ns),
-                fmt_ns(r.max_ns),
+                fmt_ns(timed(r.count, r.mean_ns)),
+                fmt_ns(timed(r.count, r.p50_ns)),
+                fmt_ns(timed(r.count, r.p95_ns)),
+                fmt_ns(timed(r.count, r.max_ns)),
                 pct(r.share)
             );
             if r.per_unit.len() > 1 {

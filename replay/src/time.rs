@@ -124,7 +124,12 @@ impl CtaClock {
                         Correction::plausible_first_position(info.strategy, u, bound).unwrap_or(0);
                     Some((r.clock, corr.shift(base)))
                 })
-                .min_by(|a, b| (a.0 as f64 - a.1).total_cmp(&(b.0 as f64 - b.1)))
+                .min_by(|a, b| {
+                    // Relative to one of them: absolute clocks as f64 round
+                    // (see `signed_difference`).
+                    let o = a.0.min(b.0);
+                    (signed_difference(a.0, o) - a.1).total_cmp(&(signed_difference(b.0, o) - b.1))
+                })
                 .unwrap_or((0, 0.0))
         };
         CtaClock {
@@ -155,7 +160,7 @@ impl CtaClock {
 /// `a - b` as an `f64`, rounded once as `(a as i128 - b as i128) as f64`
 /// is, without that 128-bit conversion: a libcall that took 2% of replay
 /// on the axis position of every record.
-fn signed_difference(a: u64, b: u64) -> f64 {
+pub(crate) fn signed_difference(a: u64, b: u64) -> f64 {
     if a >= b {
         (a - b) as f64
     } else {

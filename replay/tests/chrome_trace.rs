@@ -24,6 +24,7 @@ fn scenario() -> (RunInfo, Vec<CtaTrace>) {
         reg(3, "loop"),
     ]);
     info.record_cost_ticks = Some(0.5);
+    info.grid = [3, 1, 1];
     let seq = || {
         unit(
             0,

@@ -39,6 +39,7 @@ fn scenario() -> (RunInfo, Vec<CtaTrace>) {
         (5, "copy_wait", RegionKind::AsyncWait, None, Some(4)),
     ]);
     info.record_cost_ticks = Some(0.5);
+    info.grid = [3, 1, 1];
     let seq = || {
         unit(
             0,
@@ -583,4 +584,47 @@ fn a_record_costs_at_most_20_bytes() {
         decode(&std::fs::read(&pf).unwrap()).slices.len(),
         records / 2
     );
+}
+
+/// 600 regions, each nested in the one before, in one unit: Perfetto's
+/// importer keeps 512 levels per track and left the deeper slices
+/// unfinished ("88 slices begin and never end", drawn to the trace's end;
+/// found by an adversarial pass, 2026-11-27). No track nests deeper than
+/// 500, and every instance is a slice.
+#[test]
+fn no_track_nests_deeper_than_perfetto_imports() {
+    let n = 600u16;
+    // `reg` takes static names: 600 leaked strings in a test are fine.
+    let regs: Vec<_> = (0..n)
+        .map(|i| reg(i, Box::leak(format!("r{i}").into_boxed_str())))
+        .collect();
+    let info = ns_info(&regs);
+    let mut recs: Vec<_> = (0..n).map(|i| s(i, u64::from(i))).collect();
+    recs.extend((0..n).rev().map(|i| e(i, 2000 - u64::from(i))));
+    let ctas = vec![ns_cta(0, 0, 1000, vec![unit(0, recs)])];
+    let dir = tempfile::tempdir().unwrap();
+    let (_, path) = write_trace(
+        &info,
+        &ctas,
+        TraceGrouping::Sm,
+        TraceFormat::Perfetto,
+        dir.path(),
+    );
+    let d = decode(&std::fs::read(path).unwrap());
+    assert_eq!(d.slices.len(), n as usize);
+    let mut by_track: BTreeMap<&str, Vec<(u64, u64)>> = BTreeMap::new();
+    for (track, _, ts, dur, _) in &d.slices {
+        by_track.entry(track).or_default().push((*ts, ts + dur));
+    }
+    assert!(by_track.len() >= 2, "the deep ones on a row of their own");
+    for (track, mut spans) in by_track {
+        spans.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        let (mut open, mut deepest): (Vec<u64>, usize) = (Vec::new(), 0);
+        for (start, end) in spans {
+            open.retain(|&e| e > start);
+            open.push(end);
+            deepest = deepest.max(open.len());
+        }
+        assert!(deepest <= 500, "{track}: {deepest} levels");
+    }
 }

@@ -1460,3 +1460,106 @@ fn overlapping_instances_in_a_unit_are_named_whatever_their_share() {
     assert_eq!(overlap.len(), 1, "{caveats:?}");
     assert!(overlap[0].ends_with(": copy_wait"), "{}", overlap[0]);
 }
+
+#[test]
+fn globaltimer_clocks_near_two_to_the_sixtieth_keep_every_nanosecond() {
+    // %globaltimer reads Unix-epoch nanoseconds (about 1.73e18, above
+    // 2^60): as f64 an absolute stamp keeps 53 bits, and durations of 50 ns
+    // replayed as 0 or 256 ns, with a false overlap caveat (found by an
+    // adversarial pass, 2026-11-27). Corrected and raw, every instance is
+    // its 50 and 20 ns.
+    let epoch = 1_732_700_000_000_000_000u64;
+    let info = ns_info(&[reg(0, "A"), reg(1, "B")]);
+    let mut recs = Vec::new();
+    for i in 0..40u64 {
+        let t = epoch + 1 + i * 100;
+        recs.extend([s(0, t), e(0, t + 50), s(1, t + 60), e(1, t + 80)]);
+    }
+    let mut c = ns_cta(0, 0, epoch, vec![unit(0, recs)]);
+    c.start_clock = epoch;
+    c.finalize_clock = epoch + 5_000;
+    c.finalize_start_ns = epoch + 5_000;
+    c.finalize_end_ns = epoch + 5_010;
+    let p = Profile::from_parts_with(info, vec![c], &raw()).unwrap();
+    let durations = |id: u16| -> Vec<f64> {
+        p.ctas()[0]
+            .instances()
+            .filter(|i| i.region.0 == id)
+            .map(|i| i.end_ns - i.start_ns)
+            .collect()
+    };
+    assert_eq!(durations(0), vec![50.0; 40]);
+    assert_eq!(durations(1), vec![20.0; 40]);
+    let starts: Vec<f64> = p.ctas()[0]
+        .instances()
+        .filter(|i| i.region.0 == 0)
+        .map(|i| i.start_ns)
+        .collect();
+    assert_eq!(starts[1] - starts[0], 100.0);
+    assert!(
+        p.report().caveats.iter().all(|c| !c.contains("overlap")),
+        "{:?}",
+        p.report().caveats
+    );
+}
+
+#[test]
+fn a_region_with_no_complete_instance_has_no_durations() {
+    // The kernel region's START was lost (a wrapped ring keeps only the
+    // END): count 0, and its durations are null in the feedback and "—" in
+    // the summary, not 0 ns a later pass reads as free (found by an
+    // adversarial pass, 2026-11-27). The feedback reads back as NaN.
+    let info = ns_info(&[reg(0, "kernel"), reg(1, "A")]);
+    let u = unit(0, vec![s(1, 10), e(1, 30), e(0, 50)]);
+    let p = Profile::from_parts_with(info, vec![ns_cta(0, 0, 1000, vec![u])], &raw()).unwrap();
+    let json = p.feedback_json().unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let kernel = doc["regions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "kernel")
+        .unwrap();
+    assert_eq!(kernel["count"], 0);
+    for field in ["mean_ns", "p95_ns", "mean_cycles", "mean_raw_cycles"] {
+        assert!(kernel[field].is_null(), "{field}: {kernel}");
+    }
+    let back: kperf_replay::Feedback = serde_json::from_str(&json).unwrap();
+    let k = back.regions.iter().find(|r| r.name == "kernel").unwrap();
+    assert!(k.mean_ns.is_nan());
+    let a = back.regions.iter().find(|r| r.name == "A").unwrap();
+    assert_eq!((a.count, a.mean_ns), (1, 20.0));
+    let summary = p.report().render_summary();
+    let row = summary.lines().find(|l| l.starts_with("kernel ")).unwrap();
+    assert_eq!(row.matches('—').count(), 4, "mean, p50, p95 and max: {row}");
+}
+
+#[test]
+fn cta_ids_outside_the_grid_or_repeated_get_a_caveat() {
+    // A 2-CTA grid whose buffer has CTA 0 twice and CTA 4000000000: the
+    // report named "slowest CTA 4000000000" and said nothing (found by an
+    // adversarial pass, 2026-11-27).
+    let info = ns_info(&[reg(0, "A")]);
+    let mk = |id: u32| ns_cta(id, 0, 1000, vec![unit(0, vec![s(0, 10), e(0, 30)])]);
+    let p = Profile::from_parts_with(info.clone(), vec![mk(0), mk(0), mk(4_000_000_000)], &raw())
+        .unwrap();
+    let caveats = &p.report().caveats;
+    assert!(
+        caveats.iter().any(|c| c.contains(
+            "1 CTA block(s) name CTA ids outside the grid [2, 1, 1] (first: 4000000000)"
+        )),
+        "{caveats:?}"
+    );
+    assert!(
+        caveats
+            .iter()
+            .any(|c| c.contains("1 CTA id(s) appear in more than one block (first: CTA 0)")),
+        "{caveats:?}"
+    );
+    let fine = Profile::from_parts_with(info, vec![mk(0), mk(1)], &raw()).unwrap();
+    assert!(
+        !fine.report().caveats.iter().any(|c| c.contains("CTA id")),
+        "{:?}",
+        fine.report().caveats
+    );
+}

@@ -65,8 +65,9 @@ pub enum RuntimeError {
 
     /// block_count × cta_stride does not account for exactly the bytes after the header.
     #[error(
-        "{}: byte {offset}: {block_count} blocks × {cta_stride} bytes = {expected} bytes of buffer, but the file holds {actual}",
-        path.display()
+        "{}: byte {offset}: {block_count} blocks × {cta_stride} bytes = {expected} bytes of buffer, but the file holds {actual}{}",
+        path.display(),
+        if (*actual as u128) < *expected { " (truncated?)" } else { "" }
     )]
     SizeMismatch {
         path: PathBuf,

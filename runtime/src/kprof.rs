@@ -156,6 +156,14 @@ pub fn parse_header(bytes: &[u8], path: &Path) -> Result<KprofHeader, RuntimeErr
         source,
     })?;
 
+    if let Some(detail) = info.implausible_field() {
+        return Err(RuntimeError::Invalid {
+            path: path.to_path_buf(),
+            offset: JSON_OFFSET as u64,
+            what: "RunInfo JSON",
+            detail,
+        });
+    }
     // One clear error for a profile of another buffer ABI, rather than a
     // bad-version error from every block.
     if let Some(detail) = info.meta.abi_mismatch() {
@@ -191,15 +199,8 @@ pub fn parse_header(bytes: &[u8], path: &Path) -> Result<KprofHeader, RuntimeErr
     check_stride(cta_stride, path, (table + 8) as u64)?;
     let buffer_offset = table + 16;
     let available = bytes.len().saturating_sub(buffer_offset) as u64;
-    if block_count > available / cta_stride {
-        return Err(RuntimeError::Implausible {
-            path: path.to_path_buf(),
-            offset: table as u64,
-            what: "block_count",
-            value: block_count,
-            limit: available / cta_stride,
-        });
-    }
+    // In u128 the product cannot overflow: a count the bytes cannot hold
+    // (a truncated file, or a corrupt count) is the size mismatch it is.
     let expected = block_count as u128 * cta_stride as u128;
     if expected != available as u128 {
         return Err(RuntimeError::SizeMismatch {
@@ -353,6 +354,68 @@ mod tests {
         assert_eq!(file.len() as u64, h.buffer_offset + 3 * stride as u64);
     }
 
+    /// Figures no run writes, in the header's own JSON: used as given, a
+    /// record cost of 1e7 made every duration 0 and a wall time of 2^64 - 1
+    /// read as +27154719533812464% (found by an adversarial pass,
+    /// 2026-11-27). Refused at the JSON's offset, naming the field.
+    #[test]
+    fn implausible_header_figures_are_refused_by_name() {
+        let stride = Layout { units: 1, slots: 2 }.cta_stride();
+        let p = Path::new("f.kprof");
+        type Edit = Box<dyn Fn(&mut RunInfo)>;
+        let cases: Vec<(Edit, &str)> = vec![
+            (
+                Box::new(|i| i.record_cost_ticks = Some(1e7)),
+                "record_cost_ticks = 1e7",
+            ),
+            (
+                Box::new(|i| i.record_cost_back_to_back_ticks = Some(-1.0)),
+                "record_cost_back_to_back_ticks",
+            ),
+            (
+                Box::new(|i| {
+                    i.check = Some(crate::profile::UninstrumentedRun {
+                        ctas: 1,
+                        cta_mean_ticks: Some(1e-300),
+                        cta_median_ticks: None,
+                        wall_ns: 1000,
+                        profiled_wall_ns: None,
+                        method: "test".into(),
+                    })
+                }),
+                "check.cta_mean_ticks",
+            ),
+            (
+                Box::new(|i| {
+                    i.check = Some(crate::profile::UninstrumentedRun {
+                        ctas: 1,
+                        cta_mean_ticks: Some(100.0),
+                        cta_median_ticks: None,
+                        wall_ns: 1000,
+                        profiled_wall_ns: Some(u64::MAX),
+                        method: "test".into(),
+                    })
+                }),
+                "check.profiled_wall_ns",
+            ),
+        ];
+        for (edit, field) in cases {
+            let mut i = info();
+            edit(&mut i);
+            let file = encode_kprof(&i, stride, &vec![0u8; stride]).unwrap();
+            let e = parse_header(&file, p).unwrap_err();
+            assert!(
+                matches!(e, RuntimeError::Invalid { offset: 12, .. })
+                    && e.to_string().contains(field),
+                "{field}: {e}"
+            );
+        }
+        let mut ok = info();
+        ok.record_cost_ticks = Some(36.0);
+        let file = encode_kprof(&ok, stride, &vec![0u8; stride]).unwrap();
+        assert!(parse_header(&file, p).is_ok());
+    }
+
     #[test]
     fn every_header_problem_names_its_offset() {
         let stride = Layout { units: 1, slots: 2 }.cta_stride();
@@ -400,11 +463,15 @@ mod tests {
             parse_header(&file[..table + 4], p),
             Err(RuntimeError::Truncated { .. })
         ));
-        // One byte short: the one block no longer fits.
-        assert!(matches!(
-            parse_header(&file[..file.len() - 1], p),
-            Err(RuntimeError::Implausible { .. })
-        ));
+        // One byte short: the one block no longer fits, and the error says
+        // how many bytes the blocks need (it said "block_count = 1 is
+        // impossible (limit 0)", of a count that was right).
+        let e = parse_header(&file[..file.len() - 1], p).unwrap_err();
+        assert!(
+            matches!(e, RuntimeError::SizeMismatch { expected, actual, .. } if expected == actual as u128 + 1),
+            "{e}"
+        );
+        assert!(e.to_string().contains("(truncated?)"), "{e}");
         // One byte of trailing garbage.
         let mut bad = file.clone();
         bad.push(0);
@@ -420,14 +487,14 @@ mod tests {
         assert!(
             matches!(
                 e,
-                RuntimeError::Implausible {
-                    what: "block_count",
+                RuntimeError::SizeMismatch {
+                    block_count: u64::MAX,
                     ..
                 }
             ),
             "{e}"
         );
-        assert_eq!(e.offset(), Some(table as u64));
+        assert_eq!(e.offset(), Some(table as u64 + 16));
         let mut bad = file.clone();
         bad[table + 8..table + 16].copy_from_slice(&3u64.to_le_bytes());
         assert!(matches!(

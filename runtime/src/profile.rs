@@ -45,7 +45,54 @@ pub struct RunInfo {
     pub meta: InstrumentMeta,
 }
 
+/// Most ticks a record can plausibly cost (a clock read and a store); the
+/// same bound `--record-cost` has.
+pub const MAX_RECORD_COST_TICKS: f64 = 1e6;
+/// Longest launch a header may claim: a day, in ns.
+const MAX_LAUNCH_NS: u64 = 86_400_000_000_000;
+
 impl RunInfo {
+    /// Figures of the header no run can have produced, named with the
+    /// field: used as given, a record cost of 1e7 ticks made every duration
+    /// 0, and a wall time of 2^64 - 1 ns read as +27154719533812464% of
+    /// overhead (a header edited or corrupted by hand).
+    pub fn implausible_field(&self) -> Option<String> {
+        let cost = |name: &str, v: Option<f64>| {
+            v.filter(|c| !(0.0..=MAX_RECORD_COST_TICKS).contains(c))
+                .map(|c| {
+                    format!("{name} = {c:e}: a record costs 0 to {MAX_RECORD_COST_TICKS:e} ticks")
+                })
+        };
+        if let Some(e) = cost("record_cost_ticks", self.record_cost_ticks).or_else(|| {
+            cost(
+                "record_cost_back_to_back_ticks",
+                self.record_cost_back_to_back_ticks,
+            )
+        }) {
+            return Some(e);
+        }
+        let check = self.check.as_ref()?;
+        for (name, v) in [
+            ("check.cta_mean_ticks", check.cta_mean_ticks),
+            ("check.cta_median_ticks", check.cta_median_ticks),
+        ] {
+            if let Some(t) = v.filter(|t| !(t.is_finite() && *t >= 1.0 && *t < 1e18)) {
+                return Some(format!(
+                    "{name} = {t:e}: an uninstrumented kernel region lasts at least a tick"
+                ));
+            }
+        }
+        for (name, v) in [
+            ("check.wall_ns", Some(check.wall_ns)),
+            ("check.profiled_wall_ns", check.profiled_wall_ns),
+        ] {
+            if let Some(t) = v.filter(|t| *t > MAX_LAUNCH_NS) {
+                return Some(format!("{name} = {t}: more than a day for one launch"));
+            }
+        }
+        None
+    }
+
     /// The header of a run of one instrumented kernel: counter, granularity
     /// and strategy come from the instrumentation metadata, which keeps only
     /// that kernel. Calibration fields start empty.

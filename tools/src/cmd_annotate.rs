@@ -28,7 +28,9 @@ pub struct AnnotateArgs {
     pub allow_changed_source: bool,
 }
 
-/// The figures a later pass reads, per region.
+/// The figures a later pass reads, per region. A region with no complete
+/// instance gets its count and unmatched records only: `mean_ns = 0.0`
+/// there read as a region that costs nothing.
 pub fn figures(fb: &Feedback) -> Vec<RegionFigures> {
     fb.regions
         .iter()
@@ -36,15 +38,40 @@ pub fn figures(fb: &Feedback) -> Vec<RegionFigures> {
             name: r.name.clone(),
             kind: r.kind,
             location: r.location.clone(),
-            figures: vec![
-                ("count".into(), Figure::Int(r.count as i64)),
-                ("mean_cycles".into(), Figure::Float(r.mean_cycles)),
-                ("mean_ns".into(), Figure::Float(r.mean_ns)),
-                ("p95_ns".into(), Figure::Float(r.p95_ns)),
-                ("share".into(), Figure::Float(r.share)),
-                ("on_critical_path".into(), Figure::Bool(r.on_critical_path)),
-                ("tick_unit".into(), Figure::Text(fb.tick_unit.clone())),
-            ],
+            figures: if r.count == 0 {
+                vec![
+                    ("count".into(), Figure::Int(0)),
+                    (
+                        "unmatched_records".into(),
+                        Figure::Int(r.unmatched_records as i64),
+                    ),
+                ]
+            } else {
+                vec![
+                    ("count".into(), Figure::Int(r.count as i64)),
+                    ("mean_cycles".into(), Figure::Float(r.mean_cycles)),
+                    ("mean_ns".into(), Figure::Float(r.mean_ns)),
+                    ("p95_ns".into(), Figure::Float(r.p95_ns)),
+                    ("share".into(), Figure::Float(r.share)),
+                    ("on_critical_path".into(), Figure::Bool(r.on_critical_path)),
+                    ("tick_unit".into(), Figure::Text(fb.tick_unit.clone())),
+                ]
+            },
+        })
+        .collect()
+}
+
+/// Regions a profile has no complete instance of, named for a warning.
+fn untimed_regions(fb: &Feedback) -> Vec<String> {
+    fb.regions
+        .iter()
+        .filter(|r| r.count == 0)
+        .map(|r| {
+            format!(
+                "`{}` ({} unmatched records)",
+                crate::shown(&r.name),
+                r.unmatched_records
+            )
         })
         .collect()
 }
@@ -121,6 +148,15 @@ pub fn run(a: AnnotateArgs) -> Result<()> {
         eprintln!(
             "kperf: no op matched region(s) {} (has the file changed since it was instrumented?)",
             report.unmatched.join(", ")
+        );
+    }
+    let untimed = untimed_regions(&fb);
+    if !untimed.is_empty() {
+        eprintln!(
+            "kperf: warning: no complete instance of region(s) {} in the profile: annotated with \
+             their count only (records lost to a wrapped ring? raise --slots, or record with \
+             --strategy flush)",
+            untimed.join(", ")
         );
     }
     eprintln!(
