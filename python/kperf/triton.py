@@ -470,6 +470,15 @@ def install(regions: str = "kernel,loops", out: Union[str, os.PathLike] = "kperf
     and summarized then (`hook.save()` / `hook.finish()` do it earlier).
     """
     global _installed
+    # A string is one kernel's name: `set("matmul")` was its letters, and
+    # no kernel was instrumented, silently.
+    if isinstance(kernels, (str, bytes)):
+        kernels = [kernels.decode() if isinstance(kernels, bytes) else kernels]
+    if kernels is not None:
+        kernels = list(kernels)
+        bad = [k for k in kernels if not isinstance(k, str) or not k]
+        if bad:
+            raise TypeError(f"kernels: kernel names are non-empty strings, got {bad[0]!r}")
     from triton import knobs
     current = knobs.runtime.add_stages_inspection_hook
     if current is not None and current is not _installed:
@@ -535,8 +544,11 @@ def summarize(paths: Sequence[Path], top: int = 5, file=None) -> None:
         print(f"kperf: {path}: {p.kernel} on {p.target}, {p.ctas} CTAs", file=file)
         for r in p.regions[:top]:
             flag = "  (below resolution)" if r.below_resolution else ""
-            print(f"  {r.name:<24} {r.count:>8}x  mean {r.mean_ns:>12.1f} ns  p95 {r.p95_ns:>12.1f} ns  "
-                  f"{100 * r.share:5.1f}%{flag}", file=file)
+            if r.mean_ns is None:  # no complete instance: nothing to time
+                times = f"{'no complete instance':>40}"
+            else:
+                times = f"mean {r.mean_ns:>12.1f} ns  p95 {r.p95_ns:>12.1f} ns"
+            print(f"  {r.name:<24} {r.count:>8}x  {times}  {100 * r.share:5.1f}%{flag}", file=file)
         for c in p.caveats:
             print(f"  caveat: {c}", file=file)
 

@@ -54,6 +54,17 @@ def test_kernels_filter_leaves_others_plain(tmp_path):
     assert not hook.instrumented and k.metadata.profile_scratch_size == 0
 
 
+def test_kernels_as_one_name_is_that_kernel(tmp_path):
+    # A string is one name, not a set of its letters (which matched no
+    # kernel, silently).
+    hook = kt.install("kernel", tmp_path, kernels="scale_rows", profile_allocator=False)
+    assert hook.kernels == {"scale_rows"}
+    compile_scale_rows()
+    assert "scale_rows" in hook.instrumented
+    with pytest.raises(TypeError, match="kernel names"):
+        kt.install("kernel", tmp_path, kernels=["ok", 3], profile_allocator=False)
+
+
 class HostDriver(kperf.cuda.Driver):
     """kperf.cuda.Driver over host memory, so the launch side runs (and is
     checked: buffers freed, kernels opted in) without a GPU."""
