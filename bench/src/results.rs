@@ -628,14 +628,24 @@ pub fn table(results: &Results) -> String {
             ));
         }
         let dash = || "-".to_string();
+        // A work count not given (0) is no rate: "0.0 GB/s" read as a
+        // kernel that moved nothing.
+        let given = |count: f64, r: String| if count > 0.0 { r } else { dash() };
         let (tflops, gbps, bound) = match (&p.metrics, &p.work) {
-            (Some(m), _) => (rate(m.tflops(), 2), rate(m.gbps(), 1), m.bound.to_string()),
+            (Some(m), w) => {
+                let (f, b) = w.as_ref().map_or((1.0, 1.0), |w| (w.flops, w.bytes));
+                (
+                    given(f, rate(m.tflops(), 2)),
+                    given(b, rate(m.gbps(), 1)),
+                    m.bound.to_string(),
+                )
+            }
             (None, Some(w)) => {
                 let t = s.center_value() * 1e-9;
                 if t > 0.0 {
                     (
-                        rate(w.flops / t * 1e-12, 2),
-                        rate(w.bytes / t * 1e-9, 1),
+                        given(w.flops, rate(w.flops / t * 1e-12, 2)),
+                        given(w.bytes, rate(w.bytes / t * 1e-9, 1)),
                         dash(),
                     )
                 } else {

@@ -22,7 +22,7 @@ pub fn check_driver() -> Result<(), LaunchError> {
         Ok(())
     } else {
         Err(LaunchError::NoDriver(
-            "libcuda.so (the NVIDIA driver library) could not be loaded; install the NVIDIA driver or run with --target host".into(),
+            "libcuda.so (the NVIDIA driver library) could not be loaded; install the NVIDIA driver, or run GPU kernels on the CPU with --target simt (host kernels: --target host)".into(),
         ))
     }
 }

@@ -60,12 +60,17 @@ pub struct BenchArgs {
     /// Flush the cache (host LLC, GPU L2) before every sample
     #[arg(long, overrides_with = "no_flush")]
     pub flush: bool,
+    /// Do not flush the cache before samples (the default flushes; a spec's
+    /// `flush = false` does the same)
     #[arg(long)]
     pub no_flush: bool,
+    /// Untimed launches before sampling each point (default 3)
     #[arg(long)]
     pub warmup: Option<u32>,
+    /// Samples taken before the noise target may stop sampling (default 10)
     #[arg(long)]
     pub min_samples: Option<usize>,
+    /// Samples after which sampling stops whatever the noise (default 1000000)
     #[arg(long)]
     pub max_samples: Option<usize>,
     /// Seconds of measured time before the noise target may stop sampling
@@ -190,11 +195,16 @@ pub fn run(a: BenchArgs) -> Result<()> {
     }
     kperf_runtime::output::check_output(&a.output, &inputs)?;
     let spec = BenchSpec::load(&a.spec)?;
-    let overrides: BTreeMap<String, kperf_bench::results::Param> = a
-        .set
-        .iter()
-        .map(|s| parse_override(s))
-        .collect::<Result<_>>()?;
+    let mut overrides: BTreeMap<String, kperf_bench::results::Param> = BTreeMap::new();
+    for s in &a.set {
+        let (k, v) = parse_override(s)?;
+        // Twice the same name: the last silently won.
+        anyhow::ensure!(
+            !overrides.contains_key(&k),
+            "--set {k} given twice: set each parameter once (a sweep is the spec's list)"
+        );
+        overrides.insert(k, v);
+    }
     let settings = settings(&spec, &a)?;
     // Every point resolved once before anything runs, so a bad one fails
     // now, not hours in; then dropped: points are resolved again as they

@@ -52,6 +52,10 @@ pub fn run(a: CalibrateArgs) -> Result<()> {
             let profile = crate::host_job::calibrate_host(&opts, a.pairs, a.ctas)?;
             return save(&a, counter, &profile);
         }
+        Target::Nvptx { simt: true, .. } => anyhow::bail!(
+            "the SIMT target runs GPU threads as CPU threads and is no timing model: there is \
+             no record cost to measure (calibrate --target host for host runs, or a GPU)"
+        ),
         Target::Nvptx { .. } => {
             kperf_runtime::cuda::check_driver()?;
             let opts = InstrumentOptions {

@@ -93,6 +93,7 @@ fn open_raw(a: &ReplayArgs) -> Result<ProfileReader> {
 pub struct ReportArgs {
     /// Raw profile (.kprof), or a Proton host dump with --proton
     pub profile: PathBuf,
+    /// The profile is a Triton Proton host dump (as `kperf replay --proton`)
     #[arg(long)]
     pub proton: bool,
     /// Show raw timings: no overhead correction

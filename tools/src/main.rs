@@ -86,11 +86,14 @@ enum Cmd {
     /// `-p 'canonicalize,convert-gpu-to-nvvm,kperf-instrument'` instruments
     /// the kernel after it was lowered to NVVM. Prints the resulting MLIR.
     Opt(cmd_opt::OptArgs),
-    /// Run an instrumented kernel on the host CPU (JIT) and write a raw profile.
+    /// Run an instrumented kernel (CUDA GPU, CPU with every GPU thread, or host JIT) and write a raw profile.
     ///
-    /// Takes a .mlir kernel (instrumented on the fly with the same options as
+    /// Takes a kernel (instrumented on the fly with the same options as
     /// `instrument`) and a launch spec (TOML: grid, block, arguments). Runs
-    /// every CTA of the grid, spread over OS threads, and writes `.kprof`.
+    /// every CTA of the grid and writes `.kprof`: on an NVIDIA GPU with
+    /// `--target nvptx:sm_XX` (the default, sm_90a), on the CPU with every
+    /// thread of each block with `--target simt` (GPU kernels without a
+    /// GPU), or as host code with `--target host` (CTAs over OS threads).
     Run(cmd_run::RunArgs),
     /// Replay a raw profile: pair records, correct overhead, write a trace.
     ///
