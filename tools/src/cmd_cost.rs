@@ -159,6 +159,20 @@ fn reports(
     probed_double.regions.push(RegionMode::Probe(2 * probe));
     let (plain_ptx, _, _) = ptx_of(kctx, input, bytes, opts, true, triton)?;
     let (inst_ptx, imeta, mut region_lines) = ptx_of(kctx, input, bytes, opts, false, triton)?;
+    // As `kperf instrument` says it, once for all counters and granularities:
+    // `--regions calls=helper*` matched nothing here, silently.
+    static MODES_REPORTED: std::sync::Once = std::sync::Once::new();
+    if let Some(m) = &imeta {
+        MODES_REPORTED.call_once(|| {
+            let kind = if kperf_instrument::llvm::is_llvm_input(&input.display().to_string(), bytes)
+            {
+                crate::cmd_instrument::InputKind::Llvm
+            } else {
+                crate::cmd_instrument::InputKind::Mlir
+            };
+            crate::cmd_instrument::report_modes_without_regions(opts, m, kind);
+        });
+    }
     let (kern_ptx, kmeta, _) = ptx_of(kctx, input, bytes, &kernel_only, false, triton)?;
     let (probe_ptx, _, _) = ptx_of(kctx, input, bytes, &probed, false, triton)?;
     let (probe2_ptx, _, _) = ptx_of(kctx, input, bytes, &probed_double, false, triton)?;

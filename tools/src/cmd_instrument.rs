@@ -428,6 +428,10 @@ pub enum InputKind {
     Llvm,
 }
 
+/// Why `calls=` matched nothing, most often.
+const CALLEE_HINT: &str = "no direct call's callee matches (callees are matched by their names \
+     in the IR, which C++ mangles: `helper` is `_ZL6helperfi`; write `calls=*helper*`)";
+
 /// Warn, per requested automatic mode, when it found nothing in any
 /// instrumented kernel: `--regions kernel,loops` on a kernel whose loops are
 /// already branches otherwise gives one region and no word about the loops.
@@ -459,7 +463,10 @@ pub fn report_modes_without_regions(
              already lowered to `cf`/`llvm` branches has none (instrument before \
              `convert-scf-to-cf`, e.g. with `kperf opt`)"
         }
-        InputKind::Llvm => "the kernel has no natural loop",
+        InputKind::Llvm => {
+            "the kernel has no natural loop (a cycle entered at more than one block, an \
+             irreducible loop, is none: kperf records natural loops only)"
+        }
     };
     let names: Vec<String> = meta
         .kernels
@@ -486,7 +493,7 @@ pub fn report_modes_without_regions(
             RegionMode::Ops(g) if input == InputKind::Llvm => (
                 has_op(|n| n.starts_with("call:")),
                 format!("ops={g}"),
-                "no direct call's callee matches",
+                CALLEE_HINT,
             ),
             RegionMode::Ops(g) => (
                 has_op(|n| !n.starts_with("call:") && !n.starts_with("asm:")),
@@ -496,7 +503,7 @@ pub fn report_modes_without_regions(
             RegionMode::Calls(g) => (
                 has_op(|n| n.starts_with("call:")),
                 format!("calls={g}"),
-                "no direct call's callee matches",
+                CALLEE_HINT,
             ),
             RegionMode::Asm(r) => (
                 has_op(|n| n.starts_with("asm:")),
