@@ -122,6 +122,9 @@ pub struct RegisterHold {
     /// Shared memory per CTA (static + dynamic), plain and instrumented.
     pub plain_shared: u32,
     pub instrumented_shared: u32,
+    /// The rings of the instrumented build: units and slots per unit.
+    pub units: u32,
+    pub slots: u32,
 }
 
 impl RegisterHold {
@@ -162,7 +165,48 @@ impl RegisterHold {
             refused_for_spills: None,
             plain_shared,
             instrumented_shared,
+            units: 0,
+            slots: 0,
         }
+    }
+
+    /// The rings this hold was measured with.
+    fn with_rings(mut self, layout: kperf_dialects::abi::Layout) -> Self {
+        self.units = layout.units;
+        self.slots = layout.slots;
+        self
+    }
+
+    /// The most slots per unit (a power of two, at least 8, at most the
+    /// present count) whose rings keep the plain kernel's CTAs per SM as
+    /// far as shared memory decides, if fewer than now: the instrumented
+    /// build's shared memory less its rings, plus rings of that size.
+    pub fn slots_keeping_occupancy(&self, sm: SmLimits, opts: &InstrumentOptions) -> Option<u32> {
+        self.lost_to_shared(sm)?;
+        if opts.strategy != kperf_dialects::abi::Strategy::Circular
+            || opts.buffer != kperf_dialects::meta::BufferKind::Shared
+        {
+            return None;
+        }
+        let ring = |slots: u32| {
+            crate::mlir::templates::shared_layout(
+                &opts.target,
+                opts.buffer,
+                opts.strategy,
+                self.units,
+                slots,
+            )
+            .bytes as u32
+        };
+        let base = self.instrumented_shared.saturating_sub(ring(self.slots));
+        let mut slots = self.slots;
+        while slots > 8 {
+            slots /= 2;
+            if sm.ctas_by_shared(base + ring(slots)) >= self.plain_ctas_per_sm {
+                return Some(slots);
+            }
+        }
+        None
     }
 
     /// CTAs per SM the instrumented build loses to shared memory alone
@@ -311,7 +355,8 @@ pub fn hold_occupancy(
             km.block,
             (plain, instrumented),
             (dynamic, dynamic),
-        );
+        )
+        .with_rings(km.layout);
         if let Some(c) = hold.cap {
             opts.register_limits.insert(km.name.clone(), c);
         }
@@ -389,7 +434,8 @@ fn hold_llvm(
                 p.ptxas.shared_bytes.saturating_add(dynamic),
                 i.ptxas.shared_bytes.saturating_add(dynamic),
             ),
-        );
+        )
+        .with_rings(km.layout);
         match hold.cap {
             Some(c) => {
                 opts.register_limits.insert(km.name.clone(), c);
@@ -492,6 +538,15 @@ mod tests {
             .describe_shared(h100)
             .unwrap()
             .contains("2 CTA(s) of 128 threads per SM instead of 3"));
+        // Rings cut to keep the 3: 4 units × 64 slots (2048 + 16 stamp bytes
+        // and a trash ring) fit beside 73728 bytes, 256 slots did not.
+        let hold = RegisterHold::new(h100, "k", [128, 1, 1], (128, 128), (73728, 84128))
+            .with_rings(kperf_dialects::abi::Layout {
+                units: 4,
+                slots: 256,
+            });
+        let opts = InstrumentOptions::default();
+        assert_eq!(hold.slots_keeping_occupancy(h100, &opts), Some(64));
         // Without shared memory, the register case is as before.
         let hold = RegisterHold::new(h100, "k", [256, 1, 1], (128, 156), (0, 10400));
         assert_eq!(hold.cap, Some(128));

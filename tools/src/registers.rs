@@ -22,15 +22,44 @@ pub fn hold_occupancy(
         return Ok(());
     }
     let allow_spills = policy == Registers::OccupancySpill;
-    match kperf_instrument::registers::hold_occupancy(kctx, input, file, opts, triton, allow_spills)
-    {
+    let sm = match &opts.target {
+        kperf_instrument::options::Target::Nvptx { chip, .. } => {
+            kperf_instrument::registers::SmLimits::of(chip)
+        }
+        _ => return Ok(()),
+    };
+    let mut result =
+        kperf_instrument::registers::hold_occupancy(kctx, input, file, opts, triton, allow_spills);
+    // Rings sized by default (--buffer auto, no --slots) that cost CTAs per
+    // SM are cut to what keeps them, and the hold measured again: a Triton
+    // kernel at 73728 bytes of shared memory ran 2 CTAs per SM instead of 3
+    // with its 10400-byte rings.
+    if let Ok(holds) = &result {
+        let keep = holds
+            .iter()
+            .filter_map(|h| h.slots_keeping_occupancy(sm, opts).map(|s| (s, h)))
+            .min_by_key(|(s, _)| *s);
+        if let (Some((slots, h)), true, None) = (keep, opts.buffer_auto, opts.slots) {
+            eprintln!(
+                "kperf: rings of {slots} slots per unit (not {}) keep `{}` at its {} CTA(s) per \
+                 SM (--slots sets them; --buffer global leaves its shared memory alone)",
+                h.slots,
+                crate::shown(&h.kernel),
+                h.plain_ctas_per_sm
+            );
+            opts.slots = Some(slots);
+            result = kperf_instrument::registers::hold_occupancy(
+                kctx,
+                input,
+                file,
+                opts,
+                triton,
+                allow_spills,
+            );
+        }
+    }
+    match result {
         Ok(holds) => {
-            let sm = match &opts.target {
-                kperf_instrument::options::Target::Nvptx { chip, .. } => {
-                    kperf_instrument::registers::SmLimits::of(chip)
-                }
-                _ => return Ok(()),
-            };
             for h in &holds {
                 for line in [h.describe(), h.describe_shared(sm)].into_iter().flatten() {
                     eprintln!("kperf: {line}");
