@@ -369,6 +369,10 @@ mod tests {
                 "record_cost_ticks = 1e7",
             ),
             (
+                Box::new(|i| i.clock_domain = ClockDomain::Nanoseconds),
+                "clock_domain Nanoseconds disagrees with counter clock64",
+            ),
+            (
                 Box::new(|i| i.record_cost_back_to_back_ticks = Some(-1.0)),
                 "record_cost_back_to_back_ticks",
             ),

@@ -63,6 +63,32 @@ impl RunInfo {
                     format!("{name} = {c:e}: a record costs 0 to {MAX_RECORD_COST_TICKS:e} ticks")
                 })
         };
+        // The header's counter, clock domain, granularity and strategy
+        // are the metadata's (RunInfo::for_kernel): a clock64 run said to
+        // count nanoseconds halved every duration, with no caveat.
+        if self.clock_domain != self.counter.clock_domain() {
+            return Some(format!(
+                "clock_domain {:?} disagrees with counter {} (which counts {:?})",
+                self.clock_domain,
+                self.counter.name(),
+                self.counter.clock_domain()
+            ));
+        }
+        if !self.meta.kernels.is_empty()
+            && (self.meta.counter != self.counter
+                || self.meta.granularity != self.granularity
+                || self.meta.strategy != self.strategy)
+        {
+            return Some(format!(
+                "counter/granularity/strategy {}/{}/{} disagree with the metadata's {}/{}/{}",
+                self.counter.name(),
+                self.granularity.name(),
+                self.strategy.name(),
+                self.meta.counter.name(),
+                self.meta.granularity.name(),
+                self.meta.strategy.name()
+            ));
+        }
         if let Some(e) = cost("record_cost_ticks", self.record_cost_ticks).or_else(|| {
             cost(
                 "record_cost_back_to_back_ticks",

@@ -466,7 +466,7 @@ impl Cta {
                 let id = *self.id.lock().unwrap_or_else(|e| e.into_inner());
                 let _ = writeln!(
                     std::io::stderr(),
-                    "kperf: note: SIMT: CTA ({}, {}, {}): {} of {} live threads have waited {:.0} s (one at {what}) for threads that still run (a long loop, or a spin that never ends; the run goes on)",
+                    "kperf: note: SIMT: CTA ({}, {}, {}): {} of {} live threads have waited {:.0} s (one at {what}) for threads that still run (a long loop, or a spin that never ends: a wait on another CTA never ends here, where CTAs run one after another; the run goes on)",
                     id[0],
                     id[1],
                     id[2],
