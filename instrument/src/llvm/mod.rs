@@ -904,7 +904,7 @@ fn instrument_llvm_with(
     if plain || !opts.markers {
         strip_markers(&module, &opts.target, file)?;
     } else {
-        refuse_markers_outside_kernels(&module, &opts.target, file)?;
+        refuse_markers_outside_kernels(&module, &opts.target, file, opts.block_kernel.as_deref())?;
     }
     if plain {
         // A launch's block the kernel refuses (more threads than its
@@ -1450,13 +1450,47 @@ fn marker_calls_outside_kernels(module: &Module, target: &Target) -> Vec<(LLVMVa
 /// Refuse region markers placed in a device function (a `noinline`
 /// helper): the PTX kept the calls, which ptxas cannot resolve, while
 /// kperf said it wrote the kernel with one region less.
-fn refuse_markers_outside_kernels(module: &Module, target: &Target, file: &str) -> Result<()> {
-    let mut functions: Vec<String> = marker_calls_outside_kernels(module, target)
+///
+/// Only functions a recorded kernel reaches count: the launched one under
+/// `kperf run` (`launched`), else every kernel. Markers in a function none
+/// of them calls are dropped, as the plain build drops them (a sibling
+/// kernel's helper with markers refused `kperf run` of another kernel).
+fn refuse_markers_outside_kernels(
+    module: &Module,
+    target: &Target,
+    file: &str,
+    launched: Option<&str>,
+) -> Result<()> {
+    let roots: Vec<LLVMValueRef> = match launched.and_then(|k| module.get_function(k)) {
+        Some(k) => vec![k.as_value_ref()],
+        None => find_kernels(module, target)
+            .iter()
+            .map(|k| k.as_value_ref())
+            .collect(),
+    };
+    let reach: std::collections::HashSet<LLVMValueRef> = roots
         .into_iter()
-        .map(|(_, f)| f)
+        .flat_map(ir::reachable_functions)
         .collect();
+    let mut functions: Vec<String> = Vec::new();
+    for (call, holder) in marker_calls_outside_kernels(module, target) {
+        let holder_fn = module.get_function(&holder).map(|f| f.as_value_ref());
+        if holder_fn.is_some_and(|f| reach.contains(&f)) {
+            functions.push(holder);
+        } else {
+            // SAFETY: a marker (a void call, or inline asm without
+            // results) in a function no recorded kernel reaches, erased
+            // once; the list was collected before any erasure.
+            unsafe {
+                if sys::LLVMGetFirstUse(call).is_null() {
+                    sys::LLVMInstructionEraseFromParent(call);
+                }
+            }
+        }
+    }
     functions.dedup();
     if functions.is_empty() {
+        remove_unused_markers(module);
         return Ok(());
     }
     Err(InstrumentError::At {
