@@ -58,6 +58,9 @@ pub struct BenchSpec {
     pub work: Option<WorkSpec>,
     #[serde(default)]
     pub settings: SettingsSpec,
+    /// The spec's text, to tell a `--set` parameter it uses from a typo.
+    #[serde(skip)]
+    pub text: String,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -259,8 +262,9 @@ impl BenchSpec {
 
     /// A spec from its text; `path` names it in errors.
     pub fn parse(text: &str, path: &Path) -> Result<BenchSpec> {
-        let spec: BenchSpec = toml::from_str(text)
+        let mut spec: BenchSpec = toml::from_str(text)
             .with_context(|| format!("{}: not a valid bench spec", path.display()))?;
+        spec.text = text.to_string();
         if spec.impls.is_empty() {
             bail!(
                 "{}: no [[impl]]: name at least one kernel source",
@@ -379,6 +383,21 @@ impl BenchSpec {
         }
         for (k, v) in overrides {
             if !self.sweep.contains_key(k) {
+                // A parameter no expression names is a typo (`--set N=4096`
+                // for the axis `n`): it silently changed nothing but the
+                // results' labels.
+                if !self.text.is_empty() && !mentions(&self.text, k) {
+                    let axes: Vec<&str> = self.sweep.keys().map(String::as_str).collect();
+                    bail!(
+                        "--set {k}: the spec has no sweep axis `{k}` and no expression or \
+                         `{{{k}}}` uses it (axes: {})",
+                        if axes.is_empty() {
+                            "none".to_string()
+                        } else {
+                            axes.join(", ")
+                        }
+                    );
+                }
                 axes.push((k.clone(), vec![v.clone()]));
             }
         }
@@ -561,6 +580,16 @@ fn eval(n: &Num, vars: &BTreeMap<String, f64>) -> Result<f64> {
 }
 
 /// Replace `{key}` with the sweep's value of `key`.
+/// Does `text` name `key` as a whole identifier (not inside a longer one)?
+fn mentions(text: &str, key: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(key).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + key.len()..].chars().next();
+        !before.is_some_and(ident) && !after.is_some_and(ident)
+    })
+}
+
 pub fn substitute(s: &str, params: &BTreeMap<String, Param>) -> Result<String> {
     let mut out = String::new();
     let mut rest = s;
