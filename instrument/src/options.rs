@@ -102,6 +102,9 @@ impl Target {
                 "--target {s}: the {kind} target takes no chip (`--target {kind}`)"
             ))),
             "host" => Ok(Target::Host),
+            "nvptx" | "cuda" | "amdgpu" | "rocm" if s.ends_with(':') => Err(InstrumentError::Option(
+                format!("--target {s}: name the chip after the colon, or leave the colon out for the default"),
+            )),
             "nvptx" | "cuda" => {
                 let chip = if chip.is_empty() { "sm_90a" } else { chip };
                 if !NVPTX_CHIPS.iter().any(|(c, _)| *c == chip) {

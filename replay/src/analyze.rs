@@ -2037,11 +2037,13 @@ impl Accumulator {
                     info.grid
                 ));
             }
-            let repeated: Vec<u32> = ids
+            let mut repeated: Vec<u32> = ids
                 .windows(2)
                 .filter(|w| w[0] == w[1])
                 .map(|w| w[0])
                 .collect();
+            // One id in three blocks is one repeated id.
+            repeated.dedup();
             if let Some(first) = repeated.first() {
                 caveats.push(format!(
                     "{} CTA id(s) appear in more than one block (first: CTA {first}): their \

@@ -212,6 +212,9 @@ impl ProfileScan {
     /// A scan that also gathers the kernel region's spans of `info`'s
     /// kernel, for fitting the record cost to `info.check`.
     pub fn for_run(info: &RunInfo) -> ProfileScan {
+        // As the replayer will see it (Replayer::new says what it drops).
+        let (info, _) = info.plausible_figures();
+        let info = &info;
         let region = RegionTable::kernel_meta(info).and_then(|k| {
             k.regions
                 .iter()
@@ -454,7 +457,8 @@ impl Replayer {
         for &id in &scan.regions.order {
             table.ensure(id);
         }
-        let mut info = info.clone();
+        let (mut info, dropped) = info.plausible_figures();
+        table.notes.extend(dropped);
         if let Some(rate) = info
             .ticks_per_ns
             .filter(|r| !crate::time::plausible_rate(*r))

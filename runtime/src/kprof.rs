@@ -156,7 +156,7 @@ pub fn parse_header(bytes: &[u8], path: &Path) -> Result<KprofHeader, RuntimeErr
         source,
     })?;
 
-    if let Some(detail) = info.implausible_field() {
+    if let Some(detail) = info.inconsistent_field() {
         return Err(RuntimeError::Invalid {
             path: path.to_path_buf(),
             offset: JSON_OFFSET as u64,
@@ -357,11 +357,21 @@ mod tests {
     /// Figures no run writes, in the header's own JSON: used as given, a
     /// record cost of 1e7 made every duration 0 and a wall time of 2^64 - 1
     /// read as +27154719533812464% (found by an adversarial pass,
-    /// 2026-11-27). Refused at the JSON's offset, naming the field.
+    /// 2026-11-27). The header still parses (its records are readable);
+    /// `plausible_figures` drops each, naming it. A clock domain that
+    /// contradicts the counter is refused at the JSON's offset.
     #[test]
-    fn implausible_header_figures_are_refused_by_name() {
+    fn implausible_header_figures_are_dropped_by_name() {
         let stride = Layout { units: 1, slots: 2 }.cta_stride();
         let p = Path::new("f.kprof");
+        let check = |mean: f64, profiled: Option<u64>| crate::profile::UninstrumentedRun {
+            ctas: 1,
+            cta_mean_ticks: Some(mean),
+            cta_median_ticks: None,
+            wall_ns: 1000,
+            profiled_wall_ns: profiled,
+            method: "test".into(),
+        };
         type Edit = Box<dyn Fn(&mut RunInfo)>;
         let cases: Vec<(Edit, &str)> = vec![
             (
@@ -369,37 +379,15 @@ mod tests {
                 "record_cost_ticks = 1e7",
             ),
             (
-                Box::new(|i| i.clock_domain = ClockDomain::Nanoseconds),
-                "clock_domain Nanoseconds disagrees with counter clock64",
-            ),
-            (
                 Box::new(|i| i.record_cost_back_to_back_ticks = Some(-1.0)),
                 "record_cost_back_to_back_ticks",
             ),
             (
-                Box::new(|i| {
-                    i.check = Some(crate::profile::UninstrumentedRun {
-                        ctas: 1,
-                        cta_mean_ticks: Some(1e-300),
-                        cta_median_ticks: None,
-                        wall_ns: 1000,
-                        profiled_wall_ns: None,
-                        method: "test".into(),
-                    })
-                }),
+                Box::new(move |i| i.check = Some(check(1e-300, None))),
                 "check.cta_mean_ticks",
             ),
             (
-                Box::new(|i| {
-                    i.check = Some(crate::profile::UninstrumentedRun {
-                        ctas: 1,
-                        cta_mean_ticks: Some(100.0),
-                        cta_median_ticks: None,
-                        wall_ns: 1000,
-                        profiled_wall_ns: Some(u64::MAX),
-                        method: "test".into(),
-                    })
-                }),
+                Box::new(move |i| i.check = Some(check(100.0, Some(u64::MAX)))),
                 "check.profiled_wall_ns",
             ),
         ];
@@ -407,17 +395,31 @@ mod tests {
             let mut i = info();
             edit(&mut i);
             let file = encode_kprof(&i, stride, &vec![0u8; stride]).unwrap();
-            let e = parse_header(&file, p).unwrap_err();
+            let h = parse_header(&file, p).unwrap();
+            let (clean, notes) = h.info.plausible_figures();
             assert!(
-                matches!(e, RuntimeError::Invalid { offset: 12, .. })
-                    && e.to_string().contains(field),
-                "{field}: {e}"
+                notes.iter().any(|n| n.contains(field)),
+                "{field}: {notes:?}"
             );
+            assert!(clean.record_cost_ticks.is_none_or(|c| c < 1e6));
+            assert!(clean
+                .record_cost_back_to_back_ticks
+                .is_none_or(|c| c >= 0.0));
+            assert!(clean.check.is_none(), "{field}");
         }
         let mut ok = info();
         ok.record_cost_ticks = Some(36.0);
-        let file = encode_kprof(&ok, stride, &vec![0u8; stride]).unwrap();
-        assert!(parse_header(&file, p).is_ok());
+        assert!(ok.plausible_figures().1.is_empty());
+        let mut bad = info();
+        bad.clock_domain = ClockDomain::Nanoseconds;
+        let file = encode_kprof(&bad, stride, &vec![0u8; stride]).unwrap();
+        let e = parse_header(&file, p).unwrap_err();
+        assert!(
+            matches!(e, RuntimeError::Invalid { offset: 12, .. })
+                && e.to_string()
+                    .contains("clock_domain Nanoseconds disagrees with counter clock64"),
+            "{e}"
+        );
     }
 
     #[test]

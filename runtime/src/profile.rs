@@ -52,20 +52,12 @@ pub const MAX_RECORD_COST_TICKS: f64 = 1e6;
 const MAX_LAUNCH_NS: u64 = 86_400_000_000_000;
 
 impl RunInfo {
-    /// Figures of the header no run can have produced, named with the
-    /// field: used as given, a record cost of 1e7 ticks made every duration
-    /// 0, and a wall time of 2^64 - 1 ns read as +27154719533812464% of
-    /// overhead (a header edited or corrupted by hand).
-    pub fn implausible_field(&self) -> Option<String> {
-        let cost = |name: &str, v: Option<f64>| {
-            v.filter(|c| !(0.0..=MAX_RECORD_COST_TICKS).contains(c))
-                .map(|c| {
-                    format!("{name} = {c:e}: a record costs 0 to {MAX_RECORD_COST_TICKS:e} ticks")
-                })
-        };
-        // The header's counter, clock domain, granularity and strategy
-        // are the metadata's (RunInfo::for_kernel): a clock64 run said to
-        // count nanoseconds halved every duration, with no caveat.
+    /// Fields of the header that contradict each other, named: the
+    /// counter, clock domain, granularity and strategy are the metadata's
+    /// whenever kperf writes a profile (a clock64 run said to count
+    /// nanoseconds replayed every duration at the wrong rate, with no
+    /// caveat). Such a header is refused.
+    pub fn inconsistent_field(&self) -> Option<String> {
         if self.clock_domain != self.counter.clock_domain() {
             return Some(format!(
                 "clock_domain {:?} disagrees with counter {} (which counts {:?})",
@@ -89,34 +81,57 @@ impl RunInfo {
                 self.meta.strategy.name()
             ));
         }
-        if let Some(e) = cost("record_cost_ticks", self.record_cost_ticks).or_else(|| {
-            cost(
-                "record_cost_back_to_back_ticks",
-                self.record_cost_back_to_back_ticks,
-            )
-        }) {
-            return Some(e);
-        }
-        let check = self.check.as_ref()?;
-        for (name, v) in [
-            ("check.cta_mean_ticks", check.cta_mean_ticks),
-            ("check.cta_median_ticks", check.cta_median_ticks),
-        ] {
-            if let Some(t) = v.filter(|t| !(t.is_finite() && *t >= 1.0 && *t < 1e18)) {
-                return Some(format!(
-                    "{name} = {t:e}: an uninstrumented kernel region lasts at least a tick"
-                ));
-            }
-        }
-        for (name, v) in [
-            ("check.wall_ns", Some(check.wall_ns)),
-            ("check.profiled_wall_ns", check.profiled_wall_ns),
-        ] {
-            if let Some(t) = v.filter(|t| *t > MAX_LAUNCH_NS) {
-                return Some(format!("{name} = {t}: more than a day for one launch"));
-            }
-        }
         None
+    }
+
+    /// This header without the figures no run can have produced, and a
+    /// note naming each one dropped: used as given, a record cost of 1e7
+    /// ticks made every duration 0, and a wall time of 2^64 - 1 read as
+    /// +27154719533812464% of overhead (a header edited or corrupted by
+    /// hand). The records stay readable: replay goes on without them.
+    pub fn plausible_figures(&self) -> (RunInfo, Vec<String>) {
+        let mut info = self.clone();
+        let mut notes = Vec::new();
+        let cost_ok = |c: &f64| (0.0..=MAX_RECORD_COST_TICKS).contains(c);
+        for (name, v) in [
+            ("record_cost_ticks", &mut info.record_cost_ticks),
+            (
+                "record_cost_back_to_back_ticks",
+                &mut info.record_cost_back_to_back_ticks,
+            ),
+        ] {
+            if let Some(c) = v.filter(|c| !cost_ok(c)) {
+                notes.push(format!(
+                    "the profile's {name} = {c:e} is no record's cost (0 to \
+                     {MAX_RECORD_COST_TICKS:e} ticks): it is ignored"
+                ));
+                *v = None;
+            }
+        }
+        if let Some(check) = &info.check {
+            let bad_time =
+                |v: Option<f64>| v.filter(|t| !(t.is_finite() && *t >= 1.0 && *t < 1e18));
+            let bad_wall = |v: Option<u64>| v.filter(|t| *t > MAX_LAUNCH_NS);
+            let bad = bad_time(check.cta_mean_ticks)
+                .map(|t| format!("check.cta_mean_ticks = {t:e}"))
+                .or_else(|| {
+                    bad_time(check.cta_median_ticks)
+                        .map(|t| format!("check.cta_median_ticks = {t:e}"))
+                })
+                .or_else(|| bad_wall(Some(check.wall_ns)).map(|t| format!("check.wall_ns = {t}")))
+                .or_else(|| {
+                    bad_wall(check.profiled_wall_ns)
+                        .map(|t| format!("check.profiled_wall_ns = {t}"))
+                });
+            if let Some(what) = bad {
+                notes.push(format!(
+                    "the profile's uninstrumented check holds {what}, which no run measures: the \
+                     check is ignored"
+                ));
+                info.check = None;
+            }
+        }
+        (info, notes)
     }
 
     /// The header of a run of one instrumented kernel: counter, granularity

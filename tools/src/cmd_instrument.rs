@@ -155,8 +155,13 @@ impl LoweringArgs {
             // a block no GPU launches describe nothing.
             let threads: u64 = d.iter().map(|x| *x as u64).product();
             anyhow::ensure!(
-                threads <= 1024 && d[2] <= 64,
-                "--block {b} has {threads} threads: a CTA holds at most 1024, with z at most 64"
+                d[2] <= 64,
+                "--block {b}: z is {}, and a CTA's z is at most 64",
+                d[2]
+            );
+            anyhow::ensure!(
+                threads <= 1024,
+                "--block {b} has {threads} threads: a CTA holds at most 1024"
             );
             o.block = Some(d);
         }

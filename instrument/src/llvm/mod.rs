@@ -336,7 +336,10 @@ fn check_arch_specific(module: &Module, target: &Target, file: &str) -> Result<(
         } else if name.starts_with("llvm.nvvm.tcgen05.") {
             (!(specific && (100..=110).contains(&generation))).then_some("sm_100a")
         } else if name.starts_with("llvm.nvvm.setmaxnreg.") {
-            (!(chip.ends_with('a') && generation >= 90)).then_some("sm_90a or sm_100a")
+            // sm_90a, and from sm_100 on the family chips too (llc accepts
+            // sm_100f).
+            let ok = chip.ends_with('a') && generation >= 90 || specific && generation >= 100;
+            (!ok).then_some("sm_90a or sm_100a")
         } else {
             None
         };
@@ -1009,6 +1012,22 @@ fn instrument_llvm_with(
         } else {
             (cfg, found)
         };
+        // Finalize goes before a return: a kernel whose every path ends in
+        // `unreachable` (a trap) would record a START and copy nothing out,
+        // said to hold a region.
+        if !cfg
+            .blocks
+            .iter()
+            .any(|b| b.terminator().is_some_and(|t| t.is_return()))
+        {
+            return Err(InstrumentError::At {
+                location: format!("{file}: @{}", shown(&name)),
+                message: "the kernel never returns (every path ends in `unreachable` or a \
+                          trap): kperf copies a profile out at a return, so nothing would be \
+                          recorded"
+                    .into(),
+            });
+        }
         // Markers are the user's; automatic sites are balanced by construction
         // (an iteration may start on several edges, none dominating alone).
         let explicit: Vec<Site> = found
