@@ -128,6 +128,25 @@ impl Inst {
     pub fn has_uses(self) -> bool {
         has_uses(self.0)
     }
+    /// The instructions that use this one's value.
+    pub fn users(self) -> Vec<Inst> {
+        let mut out = Vec::new();
+        // SAFETY: walking the use list of a live instruction.
+        unsafe {
+            let mut u = LLVMGetFirstUse(self.0);
+            while !u.is_null() {
+                let user = LLVMGetUser(u);
+                if !LLVMIsAInstruction(user).is_null() {
+                    out.push(Inst(user));
+                }
+                u = LLVMGetNextUse(u);
+            }
+        }
+        out
+    }
+    pub fn is_terminator(self) -> bool {
+        !unsafe { LLVMIsATerminatorInst(self.0) }.is_null()
+    }
     pub fn erase(self) {
         unsafe { LLVMInstructionEraseFromParent(self.0) }
     }

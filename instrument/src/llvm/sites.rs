@@ -435,11 +435,20 @@ impl<'a> Collector<'a> {
                 // compare, the branch) is test-first even when a latch
                 // leaves too (`while (i < n) { ...; if (hit) break; }`).
                 use inkwell::llvm_sys::LLVMOpcode::*;
+                // Work: memory or calls, or a value that lives on (used
+                // outside the header, or carried to the next iteration by a
+                // phi): `s += x * k; if (s > 100) return;` in the header is
+                // the body, though it touches no memory (23 passes that
+                // left by the return were in no iteration).
                 let header_works = header.instructions().iter().any(|i| {
                     matches!(
                         i.opcode(),
                         LLVMLoad | LLVMStore | LLVMCall | LLVMAtomicRMW | LLVMAtomicCmpXchg
-                    )
+                    ) || (i.opcode() != LLVMPHI
+                        && !i.is_terminator()
+                        && i.users()
+                            .iter()
+                            .any(|u| u.block() != header || u.opcode() == LLVMPHI))
                 });
                 let latch_exits = exits.iter().any(|(u, _)| l.latches.contains(u));
                 let test_first = exits.iter().any(|(u, _)| *u == l.header)
