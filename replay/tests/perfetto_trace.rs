@@ -628,3 +628,28 @@ fn no_track_nests_deeper_than_perfetto_imports() {
         assert!(deepest <= 500, "{track}: {deepest} levels");
     }
 }
+
+/// One region nested in itself 2000 deep: a row per level (2000 tracks of
+/// one slice, and quadratic time to place them; found by a retest,
+/// 2026-11-27) until the same-name rule yields past 16 rows.
+#[test]
+fn a_region_nested_in_itself_takes_few_rows() {
+    let n = 2000u64;
+    let info = ns_info(&[reg(0, "r")]);
+    let mut recs: Vec<_> = (0..n).map(|i| s(0, i)).collect();
+    recs.extend((0..n).map(|i| e(0, 5000 + i)));
+    let ctas = vec![ns_cta(0, 0, 1000, vec![unit(0, recs)])];
+    let dir = tempfile::tempdir().unwrap();
+    let (_, path) = write_trace(
+        &info,
+        &ctas,
+        TraceGrouping::Sm,
+        TraceFormat::Perfetto,
+        dir.path(),
+    );
+    let d = decode(&std::fs::read(path).unwrap());
+    assert_eq!(d.slices.len(), n as usize);
+    let tracks: std::collections::BTreeSet<&str> =
+        d.slices.iter().map(|(t, ..)| t.as_str()).collect();
+    assert!(tracks.len() <= 24, "{} tracks", tracks.len());
+}
