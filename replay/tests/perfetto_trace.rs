@@ -601,16 +601,7 @@ fn no_track_nests_deeper_than_perfetto_imports() {
     let info = ns_info(&regs);
     let mut recs: Vec<_> = (0..n).map(|i| s(i, u64::from(i))).collect();
     recs.extend((0..n).rev().map(|i| e(i, 2000 - u64::from(i))));
-    let ctas = vec![ns_cta(0, 0, 1000, vec![unit(0, recs)])];
-    let dir = tempfile::tempdir().unwrap();
-    let (_, path) = write_trace(
-        &info,
-        &ctas,
-        TraceGrouping::Sm,
-        TraceFormat::Perfetto,
-        dir.path(),
-    );
-    let d = decode(&std::fs::read(path).unwrap());
+    let d = one_unit_perfetto(&info, recs);
     assert_eq!(d.slices.len(), n as usize);
     let mut by_track: BTreeMap<&str, Vec<(u64, u64)>> = BTreeMap::new();
     for (track, _, ts, dur, _) in &d.slices {
@@ -638,18 +629,23 @@ fn a_region_nested_in_itself_takes_few_rows() {
     let info = ns_info(&[reg(0, "r")]);
     let mut recs: Vec<_> = (0..n).map(|i| s(0, i)).collect();
     recs.extend((0..n).map(|i| e(0, 5000 + i)));
+    let d = one_unit_perfetto(&info, recs);
+    assert_eq!(d.slices.len(), n as usize);
+    let tracks: std::collections::BTreeSet<&str> =
+        d.slices.iter().map(|(t, ..)| t.as_str()).collect();
+    assert!(tracks.len() <= 24, "{} tracks", tracks.len());
+}
+
+/// The Perfetto trace of one CTA whose one unit wrote `recs`, decoded.
+fn one_unit_perfetto(info: &RunInfo, recs: Vec<kperf_runtime::profile::Record>) -> Decoded {
     let ctas = vec![ns_cta(0, 0, 1000, vec![unit(0, recs)])];
     let dir = tempfile::tempdir().unwrap();
     let (_, path) = write_trace(
-        &info,
+        info,
         &ctas,
         TraceGrouping::Sm,
         TraceFormat::Perfetto,
         dir.path(),
     );
-    let d = decode(&std::fs::read(path).unwrap());
-    assert_eq!(d.slices.len(), n as usize);
-    let tracks: std::collections::BTreeSet<&str> =
-        d.slices.iter().map(|(t, ..)| t.as_str()).collect();
-    assert!(tracks.len() <= 24, "{} tracks", tracks.len());
+    decode(&std::fs::read(path).unwrap())
 }
