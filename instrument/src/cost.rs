@@ -1896,6 +1896,14 @@ pub(crate) mod tests {
         assert_eq!(c.out_of_line(), 0);
     }
 
+    /// Kernel `k` of a `cuobjdump -sass` listing, without ptxas figures.
+    fn kernel_k(dump: &str) -> Compiled {
+        Compiled {
+            ptxas: PtxasInfo::default(),
+            sass: parse_sass(dump, Some("k")),
+        }
+    }
+
     #[test]
     fn code_after_the_last_exit_is_out_of_line() {
         let dump = r#"
@@ -1908,10 +1916,7 @@ pub(crate) mod tests {
         /*0050*/                   SHFL.DOWN P3, R9, R4, R14, R15 ;
         /*0060*/                   BRA 0x20 ;
 "#;
-        let c = Compiled {
-            ptxas: PtxasInfo::default(),
-            sass: parse_sass(dump, Some("k")),
-        };
+        let c = kernel_k(dump);
         assert_eq!(c.count(), 7);
         assert_eq!(c.out_of_line(), 3);
     }
@@ -1934,10 +1939,7 @@ pub(crate) mod tests {
         /*0070*/                   WARPSYNC.COLLECTIVE R11, 0x50 ;
         /*0080*/                   BRA 0x20 ;
 "#;
-        let c = Compiled {
-            ptxas: PtxasInfo::default(),
-            sass: parse_sass(dump, Some("k")),
-        };
+        let c = kernel_k(dump);
         let called: Vec<&str> = c.called().iter().map(|i| i.opcode.as_str()).collect();
         assert_eq!(called, ["FFMA", "BRA", "RET.REL.NODEC"]);
         assert_eq!(c.out_of_line(), 2);
