@@ -258,6 +258,22 @@ impl RegisterHold {
                 self.plain_ctas_per_sm
             ));
         }
+        if self.cap.is_none() && self.instrumented_ctas_per_sm > self.plain_ctas_per_sm {
+            // Occupancy the plain kernel does not have is a different
+            // kernel too: its timings are not the plain kernel's (a Triton
+            // split-K GEMM took 64 registers instrumented against 68 plain,
+            // 4 CTAs per SM against 3).
+            return Some(format!(
+                "warning: `{kernel}`: {} registers instrumented against {} plain runs {} CTA(s) \
+                 of {} threads per SM instead of {}: more than the plain kernel, so its timings \
+                 are of a kernel at higher occupancy than the one profiled for",
+                self.instrumented,
+                self.plain,
+                self.instrumented_ctas_per_sm,
+                self.threads,
+                self.plain_ctas_per_sm
+            ));
+        }
         let cap = self.cap?;
         let of = self.plain_instructions.map_or(String::new(), |n| {
             format!(" (counted per kind of work; the plain kernel has {n})")
@@ -547,6 +563,17 @@ mod tests {
             });
         let opts = InstrumentOptions::default();
         assert_eq!(hold.slots_keeping_occupancy(h100, &opts), Some(64));
+        // Fewer registers instrumented than plain, enough for a CTA more:
+        // said, not hidden.
+        let more = RegisterHold::new(h100, "k", [256, 1, 1], (136, 128), (0, 0));
+        assert_eq!(
+            (more.plain_ctas_per_sm, more.instrumented_ctas_per_sm),
+            (1, 2)
+        );
+        assert!(more
+            .describe()
+            .unwrap()
+            .contains("more than the plain kernel"));
         // Without shared memory, the register case is as before.
         let hold = RegisterHold::new(h100, "k", [256, 1, 1], (128, 156), (0, 10400));
         assert_eq!(hold.cap, Some(128));

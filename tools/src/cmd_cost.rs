@@ -170,7 +170,7 @@ fn reports(
             } else {
                 crate::cmd_instrument::InputKind::Mlir
             };
-            crate::cmd_instrument::report_modes_without_regions(opts, m, kind);
+            crate::cmd_instrument::report_modes_without_regions(opts, m, kind, None);
         });
     }
     let (kern_ptx, kmeta, _) = ptx_of(kctx, input, bytes, &kernel_only, false, triton)?;

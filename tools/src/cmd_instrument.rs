@@ -410,7 +410,7 @@ pub fn run(a: InstrumentArgs) -> Result<()> {
     }
     report_buffer(&opts, &out.meta);
     report_unrolled(&out.meta);
-    report_modes_without_regions(&opts, &out.meta, InputKind::Mlir);
+    report_modes_without_regions(&opts, &out.meta, InputKind::Mlir, None);
     write_with_meta(&path, &out.bytes, &out.meta)
 }
 
@@ -445,19 +445,27 @@ pub fn report_modes_without_regions(
     opts: &InstrumentOptions,
     meta: &InstrumentMeta,
     input: InputKind,
+    launched: Option<&str>,
 ) {
     use kperf_dialects::meta::RegionKind;
-    if meta.kernels.is_empty() {
+    // Under `kperf run`, the launched kernel only: the file's other kernels
+    // were named too ("found nothing in `a`, `b`, `c`, `d`").
+    let kernels: Vec<&kperf_dialects::meta::KernelMeta> = meta
+        .kernels
+        .iter()
+        .filter(|k| launched.is_none_or(|b| b == k.name))
+        .collect();
+    if kernels.is_empty() {
         return;
     }
     let has = |kinds: &[RegionKind]| {
-        meta.kernels
+        kernels
             .iter()
             .flat_map(|k| &k.regions)
             .any(|r| kinds.contains(&r.kind))
     };
     let has_op = |named: fn(&str) -> bool| {
-        meta.kernels
+        kernels
             .iter()
             .flat_map(|k| &k.regions)
             .any(|r| r.kind == RegionKind::Op && named(&r.name))
@@ -473,8 +481,7 @@ pub fn report_modes_without_regions(
              irreducible loop, is none: kperf records natural loops only)"
         }
     };
-    let names: Vec<String> = meta
-        .kernels
+    let names: Vec<String> = kernels
         .iter()
         .map(|k| format!("`{}`", crate::shown(&k.name)))
         .collect();
@@ -627,7 +634,7 @@ fn run_llvm(
     };
     report_buffer(opts, &meta);
     report_unrolled(&meta);
-    report_modes_without_regions(opts, &meta, InputKind::Llvm);
+    report_modes_without_regions(opts, &meta, InputKind::Llvm, None);
     write_with_meta(&path, &out.bytes, &meta)?;
     for k in meta.kernels.iter().filter(|k| k.profile_param.is_some()) {
         eprintln!(

@@ -176,7 +176,7 @@ pub fn run(a: RunArgs) -> Result<()> {
         } else {
             crate::cmd_instrument::InputKind::Mlir
         };
-        crate::cmd_instrument::report_modes_without_regions(&opts, &info.meta, input);
+        crate::cmd_instrument::report_modes_without_regions(&opts, &info.meta, input, None);
         kperf_runtime::write_kprof(&a.output, &info, job.cta_stride, &run.profile)?;
         eprintln!(
             "kperf: wrote {} ({} bytes of profile)",

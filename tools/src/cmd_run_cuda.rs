@@ -250,7 +250,7 @@ pub fn run_device(
         } else {
             crate::cmd_instrument::InputKind::Llvm
         };
-        crate::cmd_instrument::report_modes_without_regions(opts, meta, input);
+        crate::cmd_instrument::report_modes_without_regions(opts, meta, input, Some(&build.name));
     }
     // As on the host: a profiled run whose kernel has nothing to record
     // would exit 0 with no profile written, and a script's replay fail.
