@@ -80,6 +80,14 @@ pub const AMDGPU_CHIPS: &[&str] = &[
     "gfx1200", "gfx1201", "gfx1250", "gfx1251",
 ];
 
+/// The number of an NVPTX chip: 90 for `sm_90a`, 100 for `sm_100f`.
+pub fn sm_number(chip: &str) -> Option<u32> {
+    chip.strip_prefix("sm_")?
+        .trim_end_matches(|c: char| c.is_ascii_alphabetic())
+        .parse()
+        .ok()
+}
+
 /// The oldest PTX ISA version LLVM 22 accepts for NVPTX `chip` (8.0 for
 /// a chip it does not know; [`Target::parse`] refuses those).
 pub fn nvptx_min_ptx(chip: &str) -> u32 {
@@ -139,11 +147,7 @@ impl Target {
             return None;
         };
         let min = nvptx_min_ptx(chip);
-        let hopper = chip
-            .trim_start_matches("sm_")
-            .trim_end_matches(['a', 'f'])
-            .parse::<u32>()
-            .is_ok_and(|n| n >= 90);
+        let hopper = sm_number(chip).is_some_and(|n| n >= 90);
         Some(min.max(if hopper { 86 } else { 70 }))
     }
     pub fn name(&self) -> String {
@@ -179,14 +183,12 @@ impl Target {
             return given;
         }
         match self {
-            Target::Nvptx { chip, .. } => {
-                match chip.trim_start_matches("sm_").trim_end_matches(['a', 'f']) {
-                    "90" | "100" | "103" => 227 * 1024,
-                    "80" | "87" => 163 * 1024,
-                    "86" | "89" | "120" => 99 * 1024,
-                    _ => 48 * 1024,
-                }
-            }
+            Target::Nvptx { chip, .. } => match sm_number(chip) {
+                Some(90 | 100 | 103) => 227 * 1024,
+                Some(80 | 87) => 163 * 1024,
+                Some(86 | 89 | 120) => 99 * 1024,
+                _ => 48 * 1024,
+            },
             Target::Amdgpu { .. } => 64 * 1024,
             Target::Host => u32::MAX,
         }

@@ -32,11 +32,7 @@ impl SmLimits {
     /// Limits of an `sm_XY[a]` chip (the CUDA occupancy calculator's table;
     /// 64 K registers on every chip kperf targets).
     pub fn of(chip: &str) -> SmLimits {
-        let cc: u32 = chip
-            .trim_start_matches("sm_")
-            .trim_end_matches(|c: char| c.is_ascii_alphabetic())
-            .parse()
-            .unwrap_or(90);
+        let cc = crate::options::sm_number(chip).unwrap_or(90);
         let (max_warps, max_ctas) = match cc {
             86 | 87 => (48, 16),
             89 => (48, 24),

@@ -323,11 +323,7 @@ fn check_arch_specific(module: &Module, target: &Target, file: &str) -> Result<(
     let Target::Nvptx { chip, simt: false } = target else {
         return Ok(());
     };
-    let generation = chip
-        .trim_start_matches("sm_")
-        .trim_end_matches(['a', 'f'])
-        .parse::<u32>()
-        .unwrap_or(0);
+    let generation = crate::options::sm_number(chip).unwrap_or(0);
     let specific = chip.ends_with('a') || chip.ends_with('f');
     for f in module.get_functions() {
         let name = f.get_name().to_string_lossy();
@@ -1493,8 +1489,10 @@ fn refuse_markers_outside_kernels(
         .collect();
     let mut functions: Vec<String> = Vec::new();
     for (call, holder) in marker_calls_outside_kernels(module, target) {
-        let holder_fn = module.get_function(&holder).map(|f| f.as_value_ref());
-        if holder_fn.is_some_and(|f| reach.contains(&f)) {
+        // SAFETY: the function holding a live instruction.
+        let holder_fn =
+            unsafe { sys::LLVMGetBasicBlockParent(sys::LLVMGetInstructionParent(call)) };
+        if reach.contains(&holder_fn) {
             functions.push(holder);
         } else {
             // SAFETY: a marker (a void call, or inline asm without
