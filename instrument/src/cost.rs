@@ -716,9 +716,9 @@ impl Compiled {
     }
 }
 
-/// Assemble `ptx` for `arch` and disassemble the kernel `function`.
-/// The registers ptxas gives each entry function of `ptx` for `arch`.
-pub fn register_counts(ptx: &[u8], arch: &str) -> Result<BTreeMap<String, u32>> {
+/// What ptxas says of each entry function of `ptx` for `arch`: registers,
+/// spills and static shared memory, without disassembling.
+pub fn entry_usage(ptx: &[u8], arch: &str) -> Result<BTreeMap<String, PtxasInfo>> {
     let dir = scratch_dir()?;
     let (src, bin) = (dir.join("k.ptx"), dir.join("k.cubin"));
     let log = std::fs::write(&src, ptx)
@@ -746,8 +746,8 @@ pub fn register_counts(ptx: &[u8], arch: &str) -> Result<BTreeMap<String, u32>> 
     });
     Ok(names
         .map(|n| {
-            let regs = parse_ptxas(&log, Some(&n)).registers;
-            (n, regs)
+            let info = parse_ptxas(&log, Some(&n));
+            (n, info)
         })
         .collect())
 }

@@ -348,25 +348,28 @@ pub fn hold_occupancy(
     })?;
     let plain = mlir::pipeline::compile_plain(kctx, source, file, opts, Emit::Ptx)?;
     let inst = mlir::pipeline::instrument(kctx, source, file, opts, Emit::Ptx)?;
-    let plain_regs = cost::register_counts(&plain, &chip)?;
-    let inst_regs = cost::register_counts(&inst.bytes, &chip)?;
+    let plain_usage = cost::entry_usage(&plain, &chip)?;
+    let inst_usage = cost::entry_usage(&inst.bytes, &chip)?;
     let sm = SmLimits::of(&chip);
     let mut holds = Vec::new();
     for km in &inst.meta.kernels {
-        let (Some(&plain), Some(&instrumented)) =
-            (plain_regs.get(&km.name), inst_regs.get(&km.name))
+        let (Some(plain), Some(instrumented)) =
+            (plain_usage.get(&km.name), inst_usage.get(&km.name))
         else {
             continue;
         };
-        // ptxas's shared memory is not read on this path: the dynamic
-        // size only, alike on both sides.
+        // Static shared memory as ptxas counts it (the kernel's
+        // workgroup buffers and kperf's rings), plus the launch's dynamic.
         let dynamic = opts.dynamic_shared;
         let hold = RegisterHold::new(
             sm,
             &km.name,
             km.block,
-            (plain, instrumented),
-            (dynamic, dynamic),
+            (plain.registers, instrumented.registers),
+            (
+                plain.shared_bytes.saturating_add(dynamic),
+                instrumented.shared_bytes.saturating_add(dynamic),
+            ),
         )
         .with_rings(km.layout);
         if let Some(c) = hold.cap {
