@@ -26,6 +26,10 @@ pub enum Param {
     Scalar(DType),
     /// A raw pointer (`!llvm.ptr`, `!llvm.ptr<1>`): a buffer passed by address.
     Pointer,
+    /// An integer of 1, 8 or 16 bits (CUDA's `bool`, `char`, `short`):
+    /// the spec gives an `i32` value that fits, passed in the low bytes of
+    /// its word (the kernel loads its own width, little-endian).
+    NarrowInt(u32),
     /// memref with this many dimensions and element type; `dims` are the
     /// static extents (`None` for `?`), checked against the spec's shape.
     MemRef {
@@ -698,6 +702,53 @@ fn grid_ids(c: u64, grid: [u32; 3]) -> [u64; 6] {
     ]
 }
 
+/// The word of spec argument `a` (number `i`) for a `bits`-wide integer
+/// parameter: an integer value in range for the width, signed or not
+/// (`bool`: 0 or 1).
+fn narrow_int_word(
+    bits: u32,
+    a: &crate::spec::ArgSpec,
+    i: usize,
+    dt: DType,
+    spec: &LaunchSpec,
+) -> Result<u64, RuntimeError> {
+    let what = match bits {
+        1 => "a bool (i1)".to_string(),
+        b => format!("an i{b}"),
+    };
+    let v = a.value.ok_or_else(|| {
+        spec.error(format!(
+            "argument {i} ({}) is {what}; the spec gives a buffer",
+            a.name
+        ))
+    })?;
+    if dt != DType::I32 {
+        return Err(spec.error(format!(
+            "argument {i} ({}) is {what}: give it as dtype = \"i32\" (the spec says {})",
+            a.name, a.dtype
+        )));
+    }
+    let word = crate::spec::number_bits(DType::I32, v).map_err(|why| {
+        spec.error(format!(
+            "argument {i} ({}) is {what}: the spec's value {v} {why}",
+            a.name
+        ))
+    })?;
+    let value = word as i32 as i64;
+    let (lo, hi) = if bits == 1 {
+        (0, 1)
+    } else {
+        (-(1i64 << (bits - 1)), (1i64 << bits) - 1)
+    };
+    if value < lo || value > hi {
+        return Err(spec.error(format!(
+            "argument {i} ({}) is {what}: the spec's value {v} is out of its range ({lo} to {hi})",
+            a.name
+        )));
+    }
+    Ok(value as u64)
+}
+
 /// Allocate and fill the spec's buffers and encode its scalars, checking
 /// each against the kernel's parameters.
 pub fn prepare_args(
@@ -766,6 +817,9 @@ pub fn prepare_args(
                 }
                 buffers
                     .push(HostBuffer::from_spec(a, i, spec.placement).map_err(|m| spec.error(m))?);
+            }
+            Param::NarrowInt(bits) => {
+                scalars.push(narrow_int_word(*bits, a, i, dt, spec)?);
             }
             Param::Scalar(t) => {
                 let v = a.value.ok_or_else(|| {
@@ -891,7 +945,7 @@ pub fn pack_args(
                 words.push(addrs[bi]);
                 bi += 1;
             }
-            Param::Scalar(_) => {
+            Param::Scalar(_) | Param::NarrowInt(_) => {
                 words.push(scalars[si]);
                 si += 1;
             }

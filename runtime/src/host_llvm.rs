@@ -31,6 +31,9 @@ pub(crate) fn param_of(t: &BasicMetadataTypeEnum) -> Option<Param> {
         BasicMetadataTypeEnum::PointerType(_) => Param::Pointer,
         BasicMetadataTypeEnum::IntType(i) if i.get_bit_width() == 32 => Param::Scalar(DType::I32),
         BasicMetadataTypeEnum::IntType(i) if i.get_bit_width() == 64 => Param::Scalar(DType::I64),
+        BasicMetadataTypeEnum::IntType(i) if matches!(i.get_bit_width(), 1 | 8 | 16) => {
+            Param::NarrowInt(i.get_bit_width())
+        }
         BasicMetadataTypeEnum::FloatType(f) => {
             let ctx = f.get_context();
             if *f == ctx.f32_type() {

@@ -9,6 +9,7 @@
 //! one after another, the threads of a CTA as OS threads.
 
 pub mod printf;
+mod pure;
 pub mod rewrite;
 pub mod threads;
 
@@ -89,7 +90,7 @@ fn kernel_param(
     crate::host_llvm::param_of(t).ok_or_else(|| {
         format!(
             "{file}: kernel `{name}` parameter {i} has type {t}, which the SIMT runner cannot \
-             pass (pointers, i32, i64, float, double)"
+             pass (pointers, i1, i8, i16, i32, i64, float, double)"
         )
     })
 }

@@ -85,6 +85,9 @@ fn classify(name: &str) -> Option<Lowering> {
     match n {
         "bar.warp.sync" => return warp(WARP_SYNC, Some(0), None, None, None),
         "activemask" => return warp(ACTIVEMASK, None, None, None, None),
+        // 64-bit values meet twice, in `pure`.
+        "match.any.sync.i32" => return warp(MATCH_ANY, Some(0), Some(1), None, None),
+        "match.all.sync.i32p" => return warp(MATCH_ALL, Some(0), Some(1), None, None),
         _ => {}
     }
     if n.starts_with("membar.") || n.starts_with("fence.sc") || n.starts_with("fence.acq_rel") {
@@ -258,6 +261,7 @@ pub fn rewrite_for_host<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Rew
         .filter(|f| f.count_basic_blocks() == 0)
         .collect();
     let mut refused = Vec::new();
+    let mut defined_in_ir = Vec::new();
     for f in decls {
         let name = f.get_name().to_string_lossy().into_owned();
         // The runner's own entry points, declared above.
@@ -266,6 +270,8 @@ pub fn rewrite_for_host<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Rew
         }
         if let Some(l) = classify(&name) {
             define(ctx, module, f, &name, l, &entries)?;
+        } else if let Some(text) = ir_definition(f, &name) {
+            defined_in_ir.push((f, text));
         } else if name.starts_with("llvm.nvvm.") || name.starts_with("__nv_") {
             refused.push(refusal(&name));
         } else if !name.starts_with("llvm.") {
@@ -281,6 +287,9 @@ pub fn rewrite_for_host<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Rew
             "the SIMT target cannot run this kernel: {}",
             refused.join("; ")
         ));
+    }
+    for (f, text) in defined_in_ir {
+        link_definition(ctx, module, f, &text)?;
     }
     for f in module.get_functions() {
         // PTX_Kernel (71) and PTX_Device (72) are not host conventions.
@@ -505,6 +514,64 @@ fn define<'c>(
         Some(Linkage::Internal),
     );
     build_body(ctx, g, f, l, e, None)?;
+    f.replace_all_uses_with(g);
+    // SAFETY: `f` has no uses left and is a declaration.
+    unsafe { f.delete() };
+    Ok(())
+}
+
+/// The name an intrinsic's host definition gets.
+fn host_name(intrinsic: &str) -> String {
+    format!(
+        "__kperf_simt.{}",
+        intrinsic.trim_start_matches("llvm.nvvm.")
+    )
+}
+
+/// IR text defining intrinsic `f` (see [`super::pure`]), if it is one
+/// that is arithmetic or an atomic.
+fn ir_definition(f: FunctionValue<'_>, name: &str) -> Option<String> {
+    let short = name.strip_prefix("llvm.nvvm.")?;
+    let ret = f
+        .get_type()
+        .get_return_type()?
+        .print_to_string()
+        .to_string();
+    let params: Vec<String> = f
+        .get_params()
+        .iter()
+        .map(|p| p.get_type().print_to_string().to_string())
+        .collect();
+    super::pure::definition(short, &host_name(name), &ret, &params)
+}
+
+/// Link `text` (the definition of `f`) into `module` and call it where
+/// `f` was called.
+fn link_definition<'c>(
+    ctx: &'c Context,
+    module: &Module<'c>,
+    f: FunctionValue<'c>,
+    text: &str,
+) -> Result<(), String> {
+    let name = f.get_name().to_string_lossy().into_owned();
+    let buf = inkwell::memory_buffer::MemoryBuffer::create_from_memory_range_copy(
+        text.as_bytes(),
+        "kperf-simt-intrinsic",
+    );
+    let lib = ctx
+        .create_module_from_ir(buf)
+        .map_err(|e| format!("SIMT rewrite: the host definition of `{name}`: {e}"))?;
+    lib.set_triple(&module.get_triple());
+    lib.set_data_layout(&module.get_data_layout());
+    module
+        .link_in_module(lib)
+        .map_err(|e| format!("SIMT rewrite: linking the host definition of `{name}`: {e}"))?;
+    let g = module
+        .get_function(&host_name(&name))
+        .ok_or_else(|| format!("SIMT rewrite: the host definition of `{name}` is missing"))?;
+    // Defined external: the linker leaves out internal functions nothing
+    // calls yet.
+    g.set_linkage(Linkage::Internal);
     f.replace_all_uses_with(g);
     // SAFETY: `f` has no uses left and is a declaration.
     unsafe { f.delete() };

@@ -138,6 +138,11 @@ pub mod warp_op {
     pub const WARP_SYNC: u32 = 16;
     /// `activemask`; its `b` is the call site (the rewrite numbers them).
     pub const ACTIVEMASK: u32 = 17;
+    /// `match.any.sync`: the lanes whose value equals the caller's.
+    pub const MATCH_ANY: u32 = 18;
+    /// `match.all.sync`: the lanes present if all values are equal, else
+    /// 0; the flag says which.
+    pub const MATCH_ALL: u32 = 19;
 }
 
 const WARP: u32 = 32;
@@ -416,7 +421,9 @@ impl Cta {
                 noted: false,
             }),
             bar_cv: Condvar::new(),
-            warp_cv: (0..threads.div_ceil(WARP)).map(|_| Condvar::new()).collect(),
+            warp_cv: (0..threads.div_ceil(WARP))
+                .map(|_| Condvar::new())
+                .collect(),
             patience,
             id: Mutex::new([0; 3]),
         };
@@ -744,6 +751,16 @@ impl Cta {
                     .fold(0, |m, l| m | (1 << l)),
                 true,
             ),
+            MATCH_ANY => (
+                lanes()
+                    .filter(|l| vals[*l as usize] == value)
+                    .fold(0, |m, l| m | (1 << l)),
+                true,
+            ),
+            MATCH_ALL => {
+                let all = lanes().all(|l| vals[l as usize] == value);
+                (if all { in_mask } else { 0 }, all)
+            }
             REDUX_ADD..=REDUX_XOR => {
                 let it = lanes().map(|l| vals[l as usize]);
                 let r = match op {
