@@ -347,7 +347,17 @@ impl HostBuffer {
             DType::I64 | DType::Index => {
                 i64::from_le_bytes(e.try_into().unwrap_or_default()).into()
             }
-            DType::F32 | DType::F64 => serde_json::Value::from(self.get(i)),
+            DType::F32 | DType::F64 => {
+                // JSON has no infinities or NaN: serde_json wrote them all
+                // as null, so inf, -inf and NaN read alike.
+                let v = self.get(i);
+                match v {
+                    v if v.is_nan() => "nan".into(),
+                    v if v == f64::INFINITY => "inf".into(),
+                    v if v == f64::NEG_INFINITY => "-inf".into(),
+                    v => v.into(),
+                }
+            }
         }
     }
 

@@ -28,7 +28,8 @@ pub struct RunArgs {
     /// Device profile from `kperf calibrate` (record cost, tick rate) to store with the profile
     #[arg(long)]
     pub calibration: Option<PathBuf>,
-    /// Write the buffer arguments after the run as JSON (for checking results)
+    /// Write the buffer arguments after the run as JSON (for checking results; integers exact,
+    /// non-finite floats as the strings "inf", "-inf" and "nan")
     #[arg(long)]
     pub outputs: Option<PathBuf>,
     /// Do not time the same launch uninstrumented. By default `kperf run`

@@ -50,9 +50,14 @@ impl Args {
     }
 }
 
-/// Format `fmt` with arguments read by `next(size)`: the C conversions
-/// `d i u x X o c s p f F e E g G %` with flags, width and precision.
-/// `%s` reads a pointer and prints the string it points to.
+/// Format `fmt` with arguments read by `next(size)`. Each conversion is
+/// read here (flags, width and precision with `*`, length modifier) for
+/// how many bytes its argument takes, then formatted by the C library's
+/// `snprintf`, so every conversion C has prints as C prints it: `%a`, `#`
+/// on floats, `%hd` truncating, `%.0d` of 0 printing nothing. (A
+/// hand-written formatter missed those four, 2026-11-27.) `%n` is printed
+/// as written: it would write through a device pointer. `%s` reads a
+/// pointer and prints the string it points to.
 pub fn format(fmt: &[u8], mut next: impl FnMut(usize) -> u64) -> Vec<u8> {
     let mut out = Vec::new();
     let mut i = 0;
@@ -62,196 +67,120 @@ pub fn format(fmt: &[u8], mut next: impl FnMut(usize) -> u64) -> Vec<u8> {
             i += 1;
             continue;
         }
+        let start = i;
         i += 1;
-        let (mut left, mut plus, mut space, mut zero, mut alt) =
-            (false, false, false, false, false);
-        while i < fmt.len() {
-            match fmt[i] {
-                b'-' => left = true,
-                b'+' => plus = true,
-                b' ' => space = true,
-                b'0' => zero = true,
-                b'#' => alt = true,
-                _ => break,
-            }
+        while i < fmt.len() && matches!(fmt[i], b'-' | b'+' | b' ' | b'0' | b'#') {
             i += 1;
         }
-        let num = |i: &mut usize| {
-            let s = *i;
-            while *i < fmt.len() && fmt[*i].is_ascii_digit() {
+        let mut stars = Vec::new();
+        let mut digits = |i: &mut usize, stars: &mut Vec<i32>| {
+            if fmt.get(*i) == Some(&b'*') {
                 *i += 1;
-            }
-            std::str::from_utf8(&fmt[s..*i])
-                .ok()
-                .and_then(|t| t.parse::<usize>().ok())
-        };
-        let width = if fmt.get(i) == Some(&b'*') {
-            i += 1;
-            Some(next(4) as i32 as usize)
-        } else {
-            num(&mut i)
-        };
-        let prec = if fmt.get(i) == Some(&b'.') {
-            i += 1;
-            if fmt.get(i) == Some(&b'*') {
-                i += 1;
-                Some(next(4) as i32 as usize)
+                stars.push(next(4) as u32 as i32);
             } else {
-                Some(num(&mut i).unwrap_or(0))
+                while *i < fmt.len() && fmt[*i].is_ascii_digit() {
+                    *i += 1;
+                }
             }
-        } else {
-            None
         };
+        digits(&mut i, &mut stars);
+        if fmt.get(i) == Some(&b'.') {
+            i += 1;
+            digits(&mut i, &mut stars);
+        }
+        let number_end = i;
         let mut long = false;
+        let mut short = 0;
         while i < fmt.len() && matches!(fmt[i], b'l' | b'h' | b'z' | b'j' | b't' | b'L' | b'q') {
             long |= matches!(fmt[i], b'l' | b'z' | b'j' | b't' | b'q');
+            short += (fmt[i] == b'h') as usize;
             i += 1;
         }
-        let Some(&conv) = fmt.get(i) else { break };
+        let Some(&conv) = fmt.get(i) else {
+            out.extend_from_slice(&fmt[start..]);
+            break;
+        };
         i += 1;
-        let isz = if long { 8 } else { 4 };
-        let (body, numeric_sign): (String, Option<bool>) = match conv {
+        let arg = match conv {
             b'%' => {
                 out.push(b'%');
                 continue;
             }
-            b'd' | b'i' => {
-                let v = if long {
-                    next(8) as i64
-                } else {
-                    next(4) as u32 as i32 as i64
-                };
-                let mut s = v.unsigned_abs().to_string();
-                if let Some(p) = prec {
-                    s = format!("{s:0>p$}");
-                }
-                (s, Some(v < 0))
+            b'd' | b'i' if long => CArg::Long(next(8) as i64),
+            b'u' | b'x' | b'X' | b'o' if long => CArg::Long(next(8) as i64),
+            b'd' | b'i' | b'u' | b'x' | b'X' | b'o' | b'c' => CArg::Int(next(4) as u32 as i32),
+            b'p' | b's' => CArg::Ptr(next(8) as usize as *const std::ffi::c_void),
+            b'f' | b'F' | b'e' | b'E' | b'g' | b'G' | b'a' | b'A' => {
+                CArg::Double(f64::from_bits(next(8)))
             }
-            b'u' | b'x' | b'X' | b'o' => {
-                let v = next(isz);
-                let mut s = match conv {
-                    b'u' => v.to_string(),
-                    b'x' => format!("{v:x}"),
-                    b'X' => format!("{v:X}"),
-                    _ => format!("{v:o}"),
-                };
-                if let Some(p) = prec {
-                    s = format!("{s:0>p$}");
-                }
-                if alt && v != 0 && conv != b'u' {
-                    s = match conv {
-                        b'x' => format!("0x{s}"),
-                        b'X' => format!("0X{s}"),
-                        _ => format!("0{s}"),
-                    };
-                }
-                (s, None)
-            }
-            b'c' => (((next(4) as u8) as char).to_string(), None),
-            b'p' => (format!("0x{:x}", next(8)), None),
-            b's' => {
-                let p = next(8) as *const c_char;
-                let s = if p.is_null() {
-                    "(null)".to_string()
-                } else {
-                    // SAFETY: `%s` takes a NUL-terminated string.
-                    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
-                };
-                (
-                    match prec {
-                        Some(p) => s.chars().take(p).collect(),
-                        None => s,
-                    },
-                    None,
-                )
-            }
-            b'f' | b'F' | b'e' | b'E' | b'g' | b'G' => {
-                let v = f64::from_bits(next(8));
-                (
-                    float(v.abs(), conv, prec.unwrap_or(6), alt),
-                    Some(v.is_sign_negative() && !v.is_nan()),
-                )
-            }
-            other => {
-                // Unknown conversion: print it as written.
-                out.push(b'%');
-                out.push(other);
+            _ => {
+                // Unknown conversions and `%n`: print them as written.
+                out.extend_from_slice(&fmt[start..i]);
                 continue;
             }
         };
-        let int_conv = matches!(conv, b'd' | b'i' | b'u' | b'x' | b'X' | b'o');
-        let float_conv = matches!(conv, b'f' | b'F' | b'e' | b'E' | b'g' | b'G');
-        let sign = match numeric_sign {
-            Some(true) => "-",
-            Some(false) if plus => "+",
-            Some(false) if space => " ",
-            _ => "",
-        };
-        let len = sign.len() + body.chars().count();
-        let pad = width.unwrap_or(0).saturating_sub(len);
-        let field = if left {
-            format!("{sign}{body}{}", " ".repeat(pad))
-        } else if zero && (float_conv || int_conv && prec.is_none()) {
-            format!("{sign}{}{body}", "0".repeat(pad))
-        } else {
-            format!("{}{sign}{body}", " ".repeat(pad))
-        };
-        out.extend_from_slice(field.as_bytes());
+        // The conversion for C: flags, width and precision as written,
+        // the length modifier of the argument as read here.
+        let mut spec = fmt[start..number_end].to_vec();
+        match arg {
+            CArg::Long(_) => spec.extend_from_slice(b"ll"),
+            CArg::Int(_) if conv != b'c' => spec.extend(std::iter::repeat_n(b'h', short.min(2))),
+            _ => {}
+        }
+        spec.push(conv);
+        out.extend_from_slice(&c_format(&spec, &stars, arg));
     }
     out
 }
 
-/// A non-negative float in C's `%f`, `%e` or `%g` form.
-fn float(v: f64, conv: u8, prec: usize, alt: bool) -> String {
-    if !v.is_finite() {
-        let word = if v.is_nan() { "nan" } else { "inf" };
-        return if conv.is_ascii_uppercase() {
-            word.to_ascii_uppercase()
-        } else {
-            word.into()
-        };
-    }
-    let exp_form = |v: f64, p: usize| {
-        let s = format!("{v:.p$e}");
-        let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
-        let e: i32 = e.parse().unwrap_or(0);
-        format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
+/// One argument of a conversion, as C's varargs take it.
+#[derive(Clone, Copy)]
+enum CArg {
+    Int(i32),
+    Long(i64),
+    Double(f64),
+    Ptr(*const std::ffi::c_void),
+}
+
+/// The most bytes one conversion prints (`%1000000000d` asks for more).
+const MAX_CONVERSION: usize = 1 << 20;
+
+/// `spec` (one conversion, `%...c`) formatted by `snprintf` with the
+/// `*` values `stars` and `arg`.
+fn c_format(spec: &[u8], stars: &[i32], arg: CArg) -> Vec<u8> {
+    let Ok(spec) = std::ffi::CString::new(spec) else {
+        return Vec::new();
     };
-    let s = match conv.to_ascii_lowercase() {
-        b'f' => format!("{v:.prec$}"),
-        b'e' => exp_form(v, prec),
-        _ => {
-            let p = prec.max(1);
-            let e = if v == 0.0 {
-                0
-            } else {
-                v.log10().floor() as i32
-            };
-            let mut s = if e < -4 || e >= p as i32 {
-                exp_form(v, p - 1)
-            } else {
-                format!("{v:.*}", (p as i32 - 1 - e).max(0) as usize)
-            };
-            if !alt {
-                // %g drops trailing zeros of the fraction.
-                let (m, tail) = match s.find('e') {
-                    Some(k) => (s[..k].to_string(), s[k..].to_string()),
-                    None => (s.clone(), String::new()),
+    let mut buf = vec![0u8; 64];
+    loop {
+        let (p, n, f) = (buf.as_mut_ptr() as *mut c_char, buf.len(), spec.as_ptr());
+        // SAFETY: `buf` has `n` bytes; `spec` holds one conversion whose
+        // `*`s take `stars` and whose argument is `arg`'s C type.
+        let written = unsafe {
+            macro_rules! call {
+                ($v:expr) => {
+                    match *stars {
+                        [] => libc::snprintf(p, n, f, $v),
+                        [a] => libc::snprintf(p, n, f, a, $v),
+                        [a, b, ..] => libc::snprintf(p, n, f, a, b, $v),
+                    }
                 };
-                let m = if m.contains('.') {
-                    m.trim_end_matches('0').trim_end_matches('.').to_string()
-                } else {
-                    m
-                };
-                s = format!("{m}{tail}");
             }
-            s
+            match arg {
+                CArg::Int(v) => call!(v),
+                CArg::Long(v) => call!(v as libc::c_longlong),
+                CArg::Double(v) => call!(v),
+                CArg::Ptr(v) => call!(v),
+            }
+        };
+        let Ok(written) = usize::try_from(written) else {
+            return Vec::new();
+        };
+        if written < buf.len() || buf.len() > MAX_CONVERSION {
+            buf.truncate(written.min(buf.len().saturating_sub(1)));
+            return buf;
         }
-    };
-    if conv.is_ascii_uppercase() {
-        s.to_uppercase()
-    } else {
-        s
+        buf.resize((written + 1).min(MAX_CONVERSION + 1), 0);
     }
 }
 
@@ -315,6 +244,29 @@ mod tests {
                 ]
             ),
             "nan INF -inf"
+        );
+    }
+
+    #[test]
+    fn the_corners_a_hand_written_formatter_missed_print_as_c_does() {
+        // Against glibc printf of the same lines (adversarial test, 2026-11-27).
+        let three = (8, 3.0f64.to_bits());
+        assert_eq!(run("%#.0e|%#.0f", &[three, three]), "3.e+00|3.");
+        assert_eq!(run("%hd|%hhd", &[(4, 70000), (4, 300)]), "4464|44");
+        assert_eq!(run("[%.0d]", &[(4, 0)]), "[]");
+        assert_eq!(run("%a", &[(8, 1.0f64.to_bits())]), "0x1p+0");
+        assert_eq!(
+            run(
+                "%*d|%-*.*f",
+                &[(4, 5), (4, 42), (4, 7), (4, 1), (8, 2.25f64.to_bits())]
+            ),
+            "   42|2.2    "
+        );
+        // %n would write through the argument: printed as written.
+        assert_eq!(run("a%nb", &[]), "a%nb");
+        assert_eq!(
+            run("%lu %llx", &[(8, u64::MAX), (8, 255)]),
+            "18446744073709551615 ff"
         );
     }
 }
