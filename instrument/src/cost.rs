@@ -173,8 +173,10 @@ impl SassInst {
         if self.is_move() {
             return "MOV";
         }
-        if self.is_scaled_add() {
-            return "LEA";
+        match self.power_of_two_scale() {
+            Some(true) => return "LEA",
+            Some(false) => return "SHF",
+            None => {}
         }
         let f = self.family();
         match (f, self.opcode.split('.').nth(1)) {
@@ -225,18 +227,24 @@ impl SassInst {
     /// `IMAD Rd, Ra, 2^k, Rc` (k ≥ 1): Ra·2^k + Rc, which ptxas computes
     /// with a LEA or on the multiplier as the ports allow (Triton's add
     /// kernel: `LEA R0, R5, R0, 0xa` plain, `IMAD R0, R24, 0x400, R3`
-    /// beside kperf's init). Not `.WIDE`, `.HI` or `.X`, which differ.
-    fn is_scaled_add(&self) -> bool {
+    /// beside kperf's init): `Some(true)`. With `RZ` for Rc it is a shift,
+    /// `SHF.L.U32 Rd, Ra, k, RZ` (a bf16 upcast, `IMAD.U32 R, a, 0x10000,
+    /// RZ`, moved between the two in rms_norm and rope kernels beside
+    /// kperf's code): `Some(false)`. Not `.WIDE`, `.HI` or `.X`, which
+    /// differ.
+    fn power_of_two_scale(&self) -> Option<bool> {
         if !matches!(self.opcode.as_str(), "IMAD" | "IMAD.U32") {
-            return false;
+            return None;
         }
-        let args: Vec<&str> = self.operands().split(',').map(str::trim).collect();
-        args.len() == 4
-            && args[3] != "RZ"
+        let operands = self.operands();
+        let args: Vec<&str> = operands.split(',').map(str::trim).collect();
+        let scaled = args.len() == 4
+            && args[1] != "RZ"
             && args[2]
                 .strip_prefix("0x")
                 .and_then(|h| u64::from_str_radix(h, 16).ok())
-                .is_some_and(|m| m > 1 && m.is_power_of_two())
+                .is_some_and(|m| m > 1 && m.is_power_of_two());
+        scaled.then_some(args[3] != "RZ")
     }
 
     fn is_move(&self) -> bool {
@@ -1755,7 +1763,9 @@ pub(crate) mod tests {
             ("IMAD.U32 R0, R24, 0x8, R3", "LEA"),
             ("IMAD R0, R24, 0x3, R3", "IMAD"),
             ("IMAD R0, R24, 0x1, R3", "IMAD"),
-            ("IMAD R0, R24, 0x4, RZ", "IMAD"),
+            ("IMAD R0, R24, 0x4, RZ", "SHF"),
+            ("IMAD.U32 R56, R3, 0x10000, RZ", "SHF"),
+            ("IMAD R0, RZ, 0x4, R3", "IMAD"),
             ("IMAD R0, R24, R2, R3", "IMAD"),
             ("IMAD.WIDE R2, R0, 0x4, R2", "IMAD"),
             ("IMAD.SHL.U32 R9, R2, 0x4, RZ", "SHF"),

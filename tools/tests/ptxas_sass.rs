@@ -262,6 +262,28 @@ fn the_ring_counter_in_a_pipelined_loop_is_kperfs() {
 
 /// `kperf cost <tests/fixtures/fixture> --regions <mode> --json`: the
 /// first kernel's fidelity report.
+/// A shift is a shift on either unit (tests/fixtures/triton-rope): ptxas
+/// writes a bf16 upcast as `SHF.L.U32 R, a, 0x10, RZ` or `IMAD.U32 R, a,
+/// 0x10000, RZ` as its ports allow, and kperf's code beside it moved 7
+/// from one to the other (3.9% unexplained until 2026-11-27). Neither is
+/// left over, and the kernel is its plain self within 2%.
+#[test]
+fn a_shift_on_the_multiplier_is_a_shift() {
+    let fidelity = cost_fidelity("triton-rope/rope_fwd.llir", "kernel");
+    let families = fidelity["families"].as_array().expect("families");
+    for f in families {
+        if ["SHF", "IMAD"].contains(&f["family"].as_str().unwrap_or("")) {
+            // What is left beyond kperf's instructions ptxas shares with
+            // the kernel's (a shift both use).
+            let left = f["residual"].as_f64().expect("residual").abs()
+                - f["shared"].as_f64().expect("shared");
+            assert!(left <= 0.0, "{f}");
+        }
+    }
+    let share = fidelity["unexplained_share"].as_f64().expect("share");
+    assert!(share <= 0.02, "{share}: {fidelity}");
+}
+
 fn cost_fidelity(fixture: &str, mode: &str) -> serde_json::Value {
     let kernel = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../tests/fixtures")
