@@ -1143,6 +1143,14 @@ fn induced_reconvergence(sass: &[SassInst]) -> usize {
     induced
 }
 
+/// WARPSYNCs directly before a block barrier (`BAR`), NOPs aside.
+fn warpsyncs_before_barriers(sass: &[SassInst]) -> i64 {
+    let code: Vec<&SassInst> = sass.iter().filter(|i| i.family() != "NOP").collect();
+    code.windows(2)
+        .filter(|w| w[0].family() == "WARPSYNC" && w[1].family() == "BAR")
+        .count() as i64
+}
+
 /// `CS2R Rd, SRZ`: one instruction that zeroes a register pair. ptxas
 /// zeroes a pair this way only where it may schedule a CS2R freely; it
 /// keeps CS2R in program order with the clock reads, which are CS2R as
@@ -1250,6 +1258,33 @@ fn fidelity(v: &Variants, per_record: &BTreeMap<String, f64>, records: i64) -> (
                  alone (finalize's per-unit copy; END and finalize after the kernel's own \
                  branch, where the plain kernel's threads just exit)"
             ));
+        }
+        // The kernel's exits, one finalize: where the plain kernel exits in
+        // several places (`if (i >= n) return;`, or a return ptxas
+        // duplicated into each path), the instrumented one branches from
+        // each to kperf's END record and finalize, the only exit left.
+        // Each EXIT the kernel lost for a BRA it gained is that branch.
+        let lost_exits = -extra(&ours, "EXIT");
+        let merged = lost_exits.min(extra(&ours, "BRA"));
+        if merged > 0 {
+            *ours.entry("BRA".into()).or_default() += merged as f64;
+            *ours.entry("EXIT".into()).or_default() -= merged as f64;
+            induced.push(format!(
+                "{merged} BRA for EXIT: the kernel's exits branch to kperf's END record and \
+                 finalize, the one exit left, where the plain kernel exits in place"
+            ));
+            // A thread that branches ahead to finalize, where it exited
+            // before, leaves its warp diverged at the kernel's next
+            // barrier, which ptxas then precedes with a WARPSYNC.
+            let syncs =
+                warpsyncs_before_barriers(v.instrumented.in_line()).min(extra(&ours, "WARPSYNC"));
+            if syncs > 0 {
+                *ours.entry("WARPSYNC".into()).or_default() += syncs as f64;
+                induced.push(format!(
+                    "{syncs} WARPSYNC: threads that branch to finalize instead of exiting leave \
+                     the warp diverged at the kernel's barrier"
+                ));
+            }
         }
         // Pairs the plain kernel zeroes with one CS2R and the instrumented
         // one does not, explained only as far as the instrumented kernel

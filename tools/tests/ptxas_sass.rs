@@ -284,14 +284,49 @@ fn a_shift_on_the_multiplier_is_a_shift() {
     assert!(share <= 0.02, "{share}: {fidelity}");
 }
 
+/// The kernel's exits become branches to kperf's one finalize
+/// (tests/simt/early_returns_llvm: `if (tid >= n) return;` before a
+/// `__syncthreads`, and a return in each arm of an `if`): where the plain
+/// build exits in place, each lost EXIT is a BRA to END and finalize, and
+/// the thread that branches ahead leaves its warp diverged at the
+/// barrier, which ptxas precedes with a WARPSYNC. Both are kperf's: 2 of
+/// its 27 instructions (7.4%) read as the kernel's changes until
+/// 2026-11-27, none now.
+#[test]
+fn exits_merged_into_finalize_are_kperfs() {
+    let fidelity = cost_fidelity_of(
+        "simt/early_returns_llvm/kernel.ll",
+        "kernel",
+        &["--target", "nvptx:sm_90a", "--block", "128"],
+    );
+    let induced = fidelity["induced"].as_array().expect("induced");
+    for what in ["BRA for EXIT", "WARPSYNC"] {
+        assert!(
+            induced
+                .iter()
+                .any(|i| i.as_str().is_some_and(|s| s.contains(what))),
+            "{what}: {induced:?}"
+        );
+    }
+    let share = fidelity["unexplained_share"].as_f64().expect("share");
+    assert!(share <= 0.0, "{share}: {fidelity}");
+}
+
 fn cost_fidelity(fixture: &str, mode: &str) -> serde_json::Value {
+    cost_fidelity_of(&format!("fixtures/{fixture}"), mode, &[])
+}
+
+/// `kperf cost --json` of `tests/<kernel>` in `mode`: the first kernel's
+/// fidelity.
+fn cost_fidelity_of(kernel: &str, mode: &str, args: &[&str]) -> serde_json::Value {
     let kernel = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures")
-        .join(fixture);
+        .join("../tests")
+        .join(kernel);
     let out = Command::new(env!("CARGO_BIN_EXE_kperf"))
         .arg("cost")
         .arg(&kernel)
         .args(["--regions", mode, "--json"])
+        .args(args)
         .output()
         .expect("kperf");
     assert!(
