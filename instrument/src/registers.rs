@@ -115,6 +115,11 @@ pub struct RegisterHold {
     /// Spill bytes (stores + loads) beyond the plain build's that the cap
     /// keeping occupancy would have made ptxas add: why no cap was set.
     pub refused_for_spills: Option<u64>,
+    /// Spill bytes (stores + loads) the instrumented build has beyond the
+    /// plain one's where no cap was set: kperf's code took registers the
+    /// kernel needed (Triton's attention backward at 255 registers spilled
+    /// 8 to 16 bytes with two records).
+    pub added_spills: Option<u64>,
     /// Shared memory per CTA (static + dynamic), plain and instrumented.
     pub plain_shared: u32,
     pub instrumented_shared: u32,
@@ -159,6 +164,7 @@ impl RegisterHold {
             drift: None,
             plain_instructions: None,
             refused_for_spills: None,
+            added_spills: None,
             plain_shared,
             instrumented_shared,
             units: 0,
@@ -224,6 +230,21 @@ impl RegisterHold {
              global keeps the kernel's shared memory; fewer --slots or --sample-units shrink \
              the rings)",
             self.plain_shared, self.instrumented_shared, self.threads
+        ))
+    }
+
+    /// A warning when the instrumented build spills registers the plain
+    /// one keeps (with no cap set: a cap's spills are `describe`'s).
+    pub fn describe_spills(&self) -> Option<String> {
+        let extra = self.added_spills.filter(|_| self.cap.is_none())?;
+        let kernel = kperf_dialects::meta::displayable_name(&self.kernel, 256)
+            .unwrap_or_else(|| self.kernel.clone());
+        Some(format!(
+            "warning: `{kernel}`: with kperf's code ptxas spills {extra} bytes of registers to \
+             local memory that the plain kernel keeps ({} registers plain, {} instrumented): \
+             loads and stores the plain kernel never makes (kperf keeps each unit's ring \
+             address in a register from init to the last record; `kperf cost` counts them)",
+            self.plain, self.instrumented
         ))
     }
 
@@ -372,6 +393,12 @@ pub fn hold_occupancy(
             ),
         )
         .with_rings(km.layout);
+        let spills =
+            |i: &cost::PtxasInfo| u64::from(i.spill_store_bytes) + u64::from(i.spill_load_bytes);
+        let mut hold = hold;
+        hold.added_spills = spills(instrumented)
+            .checked_sub(spills(plain))
+            .filter(|&e| e > 0);
         if let Some(c) = hold.cap {
             opts.register_limits.insert(km.name.clone(), c);
         }
@@ -451,6 +478,8 @@ fn hold_llvm(
             ),
         )
         .with_rings(km.layout);
+        let mut hold = hold;
+        hold.added_spills = extra_spills(&p, &i);
         match hold.cap {
             Some(c) => {
                 opts.register_limits.insert(km.name.clone(), c);

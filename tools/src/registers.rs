@@ -61,7 +61,10 @@ pub fn hold_occupancy(
     match result {
         Ok(holds) => {
             for h in &holds {
-                for line in [h.describe(), h.describe_shared(sm)].into_iter().flatten() {
+                for line in [h.describe(), h.describe_shared(sm), h.describe_spills()]
+                    .into_iter()
+                    .flatten()
+                {
                     eprintln!("kperf: {line}");
                 }
             }
