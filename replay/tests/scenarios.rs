@@ -208,6 +208,32 @@ fn correction_info(cost: Option<f64>) -> kperf_runtime::profile::RunInfo {
     info
 }
 
+/// A region whose records are most of it is below resolution, though it
+/// is longer than two records: 34 records inside a 15.6 µs loop body made
+/// it read 0 ns with no caveat.
+#[test]
+fn a_region_made_mostly_of_its_records_is_below_resolution() {
+    // outer holds 10 empty inner regions; each record costs 10 ticks.
+    let mut records = vec![s(0, 0)];
+    for k in 0..10u64 {
+        records.push(s(1, 10 + 20 * k));
+        records.push(e(1, 20 + 20 * k));
+    }
+    records.push(e(0, 215));
+    let c = cta(0, 0, 0, 1000, 1.0, vec![unit(0, records)]);
+    let mut info = cycle_info(&[reg(0, "outer"), reg(1, "inner")]);
+    info.record_cost_ticks = Some(10.0);
+    let p = Profile::from_parts(info, vec![c]).unwrap();
+    let r = p.report();
+    let outer = r.regions.iter().find(|x| x.name == "outer").unwrap();
+    // 215 raw, 21 records charged 10 each: 5 left.
+    assert_eq!(outer.mean_corrected_ticks, 5.0);
+    assert!(
+        outer.mean_raw_ticks >= 2.0 * 10.0 && outer.below_resolution,
+        "{outer:?}"
+    );
+}
+
 #[test]
 fn cumulative_correction_arithmetic() {
     // Calibrated cost 3 ticks, 1 tick/ns (measured: 1000 ticks over 1000 ns).
