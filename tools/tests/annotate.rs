@@ -59,6 +59,9 @@ fn annotate_writes_counts_onto_the_loops_and_kernel() {
     );
     assert!(log.contains("5 region(s) annotated"), "{log}");
     let text = std::fs::read_to_string(&out).expect("annotated file");
+    // Figures in decimal: MLIR printed those six digits did not give back
+    // in hex (`mean_ns = 0x415BF51280000000`).
+    assert!(!text.contains("= 0x"), "a hex float figure:\n{text}");
     let kctx = KperfContext::new().expect("context");
     let module = kctx
         .parse(&text, "annotated.mlir")

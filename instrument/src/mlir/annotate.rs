@@ -83,7 +83,10 @@ fn fits(op: Op, r: &RegionFigures) -> bool {
 fn render(f: &Figure) -> Option<String> {
     Some(match f {
         Figure::Int(i) => format!("{i} : i64"),
-        Figure::Float(x) if x.is_finite() => format!("{x:.6e} : f64"),
+        // Six significant digits: MLIR prints a float attribute in
+        // decimal only where six digits give it back, else in hex
+        // (`mean_ns = 0x415BF51280000000` beside decimal figures).
+        Figure::Float(x) if x.is_finite() => format!("{x:.5e} : f64"),
         Figure::Float(_) => return None,
         Figure::Bool(b) => b.to_string(),
         Figure::Text(t) => format!("{t:?}"),
