@@ -334,7 +334,11 @@ pub struct UnitIdle {
     pub idle_fraction: f64,
     pub gaps: u64,
     pub max_gap_ns: f64,
+    /// CTA start → the unit's first record, summed over the CTAs whose
+    /// start is known (a usable header clock; `lead_ctas` of them).
     pub lead_ns: f64,
+    #[serde(default)]
+    pub lead_ctas: u64,
     pub tail_ns: f64,
 }
 
@@ -1183,6 +1187,7 @@ struct IdleAcc {
     gaps: u64,
     max_gap: f64,
     lead: f64,
+    lead_ctas: u64,
     tail: f64,
 }
 
@@ -1334,6 +1339,7 @@ impl Accumulator {
             i.gaps += o.gaps;
             i.max_gap = i.max_gap.max(o.max_gap);
             i.lead += o.lead;
+            i.lead_ctas += o.lead_ctas;
             i.tail += o.tail;
         }
         for (k, v) in overlap {
@@ -1593,7 +1599,12 @@ impl Accumulator {
                 ia.covered += covered;
                 ia.gaps += gaps;
                 ia.max_gap = ia.max_gap.max(max_gap);
-                ia.lead += u.first_ns.map_or(0.0, |f| f - c.start_ns);
+                // Aligned on its first record, a CTA without a usable
+                // header clock has no start to measure from.
+                if c.header_clock_used {
+                    ia.lead += u.first_ns.map_or(0.0, |f| f - c.start_ns);
+                    ia.lead_ctas += 1;
+                }
                 ia.tail += u.last_ns.map_or(0.0, |l| c.end_ns - l);
             }
         }
@@ -1891,6 +1902,7 @@ impl Accumulator {
                 gaps: a.gaps,
                 max_gap_ns: a.max_gap,
                 lead_ns: a.lead,
+                lead_ctas: a.lead_ctas,
                 tail_ns: a.tail,
             })
             .collect();

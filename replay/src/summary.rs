@@ -236,7 +236,11 @@ impl ReplayReport {
                     pct(i.idle_fraction),
                     i.gaps,
                     fmt_ns(i.max_gap_ns),
-                    fmt_ns(i.lead_ns),
+                    if i.lead_ctas > 0 {
+                        fmt_ns(i.lead_ns)
+                    } else {
+                        "unknown".to_string()
+                    },
                     fmt_ns(i.tail_ns)
                 );
             }

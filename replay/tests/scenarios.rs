@@ -538,11 +538,15 @@ fn clock_rate_conversion_at_1_5_ticks_per_ns() {
     let i = p.instances(RegionId(0)).next().unwrap();
     assert_eq!((i.start_ns, i.end_ns), (0.0, 200.0));
     assert_eq!(p.report().ctas[0].rate_source, RateSource::Nominal);
-    assert!(p
-        .report()
+    let r = p.report();
+    assert!(r
         .caveats
         .iter()
         .any(|c| c.contains("no usable header clock")));
+    // The time before the first record is unknown there, not a number (it
+    // was printed beside the caveat saying so).
+    assert_eq!(r.idle[0].lead_ctas, 0, "{:?}", r.idle);
+    assert!(r.render_summary().contains("before first record unknown"));
 
     // Nothing known: 1 tick = 1 ns, and the report says so.
     let p = Profile::from_parts_with(info, vec![c2], &raw()).unwrap();
