@@ -140,6 +140,35 @@ pub fn check_host_job(
     threads: usize,
     llvm: bool,
 ) -> Result<UninstrumentedRun> {
+    // The profiled launch's buffer, as the host plan sizes it: a grid too
+    // big for it is refused before the check spends a minute timing it
+    // (67M CTAs: 88 s and 3.9 GB, then the 517 GiB buffer refused).
+    if let Ok(plan) = kperf_instrument::plan::plan_segments(opts, "", [1, 1, 1], 0, &[]) {
+        let layout = kperf_dialects::abi::Layout {
+            units: plan.units,
+            slots: plan.global_slots,
+        };
+        let profile_bytes = layout
+            .checked_cta_stride()
+            .map_or(u64::MAX, |s| s as u64)
+            .saturating_mul(opts.sample_ctas.blocks(spec.grid_ctas()));
+        kperf_runtime::guard::check_memory(profile_bytes, "the profile buffer")
+            .map_err(anyhow::Error::msg)?;
+    }
+    // Each launch keeps one timing per CTA, sent from the child as JSON
+    // (up to 20 digits and a comma) and parsed here: counted against the
+    // memory limit before anything runs. (Unchecked, 67M CTAs took 3.9 GB
+    // before the profile buffer was refused; 4G CTAs were killed at 23.5 GB.)
+    let per_cta = (CHECK_LAUNCHES as u64) * (8 + 21 + 8);
+    kperf_runtime::guard::check_memory(
+        spec.grid_ctas().saturating_mul(per_cta),
+        &format!(
+            "timing the launch uninstrumented ({} CTAs, {CHECK_LAUNCHES} launches; --no-check \
+             skips it)",
+            spec.grid_ctas()
+        ),
+    )
+    .map_err(anyhow::Error::msg)?;
     // The buffers against their lower guards: the profiled launch
     // catches over-runs, these launches under-runs (kperf_runtime::guard).
     let spec = &LaunchSpec {
