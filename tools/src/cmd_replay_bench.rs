@@ -61,8 +61,12 @@ fn write_profile(path: &Path, ctas: u32) -> Result<()> {
     let layout = info.meta.kernels[0].layout;
     let stride = layout.cta_stride();
     let header = kperf_runtime::kprof::encode_header(&info, u64::from(ctas), stride as u64)?;
-    let file =
-        std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    // A new file only: never through a link, never over the user's.
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .with_context(|| format!("cannot create {}", path.display()))?;
     let mut w = BufWriter::with_capacity(1 << 20, file);
     w.write_all(&header)?;
     for cta in 0..ctas {
@@ -176,6 +180,25 @@ pub fn run(a: ReplayBenchArgs) -> Result<()> {
             tmp.path().to_path_buf()
         }
     };
+    // What this run writes in --dir and removes again: the user's files of
+    // those names were overwritten (through a link too) and then deleted.
+    if a.dir.is_some() {
+        let per_cta = u64::from(UNITS * RECORDS_PER_UNIT);
+        let mut names: Vec<String> = sizes
+            .iter()
+            .map(|n| format!("bench-{}.kprof", n.div_ceil(per_cta) * per_cta))
+            .collect();
+        names.extend(["trace.json".to_string(), "trace.pftrace".to_string()]);
+        for name in names {
+            let p = dir.join(&name);
+            anyhow::ensure!(
+                std::fs::symlink_metadata(&p).is_err(),
+                "{} exists: replay-bench writes and removes {name} in --dir; give a directory \
+                 without it",
+                p.display()
+            );
+        }
+    }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!("kperf replay-bench: {cores} cores; profiles of {UNITS} warps x {RECORDS_PER_UNIT} records per CTA on {SMS} SMs");
     println!(
