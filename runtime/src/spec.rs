@@ -466,10 +466,23 @@ impl HostBuffer {
                 }
             }
             f if f.starts_with("value:") => {
-                let v: f64 = f[6..]
-                    .parse()
-                    .map_err(|_| format!("{who}: bad fill `{f}`"))?;
-                (0..n as usize).for_each(|i| put(&mut b, i, v));
+                // Checked as `values` are: 3.7, NaN or 2^53+1 for an
+                // integer buffer were converted silently (to 3, 0, 2^53).
+                let text = f[6..].trim();
+                let v = match text.parse::<i64>() {
+                    Ok(i) => Number::Int(i),
+                    Err(_) => Number::Float(
+                        text.parse::<f64>()
+                            .map_err(|_| format!("{who}: bad fill `{f}`: not a number"))?,
+                    ),
+                };
+                let bits = number_bits(dtype, v)
+                    .map_err(|why| format!("{who}: fill `{f}`: {text} {why} for {}", a.dtype))?;
+                let s = dtype.size();
+                let word = &bits.to_le_bytes()[..s];
+                for i in 0..n as usize {
+                    b.bytes_mut()[i * s..(i + 1) * s].copy_from_slice(word);
+                }
             }
             f if f.starts_with("file:") => {
                 let need = n as usize * dtype.size();
