@@ -2,6 +2,7 @@
 computes from the same files (the CLI is the reference: same Rust code,
 independent entry point)."""
 
+import os
 import json
 import shutil
 import subprocess
@@ -203,3 +204,18 @@ def test_a_region_without_instances_has_no_durations(fixtures, tmp_path):
     path.write_text(json.dumps(doc))
     lost = kperf.read_feedback(path).region(r["name"])
     assert lost.count == 0 and lost.mean_ns is None and lost.p95_ns is None
+
+
+def test_a_named_pipe_or_device_is_refused_not_waited_on(tmp_path):
+    # Opening a FIFO waited for a writer forever; /dev/zero never ended
+    # (read_feedback reached 15 GB in 10 s). The CLI refused both.
+    fifo = tmp_path / "p.kprof"
+    os.mkfifo(fifo)
+    with pytest.raises(kperf.KperfError, match="a named pipe"):
+        kperf.load_profile(fifo)
+    with pytest.raises(kperf.KperfError, match="a named pipe"):
+        kperf.read_feedback(fifo)
+    with pytest.raises(kperf.KperfError, match="not a regular file"):
+        kperf.read_feedback("/dev/zero")
+    with pytest.raises(kperf.KperfError, match="a directory"):
+        kperf.load_profile(tmp_path)
