@@ -139,10 +139,28 @@ where
     // SAFETY: the read end is ours; File closes it on drop.
     let mut pipe = unsafe { std::fs::File::from_raw_fd(read_end) };
     let mut bytes = Vec::new();
-    let read = pipe.read_to_end(&mut bytes);
+    // At most the memory limit: a kernel writing to the pipe made kperf
+    // read 2.6 GB into 5.2 GB of its own memory. Past it the child is
+    // stopped (it would block on a full pipe) and the launch refused.
+    let limit = crate::guard::memory_limit().unwrap_or(u64::MAX);
+    let read = (&mut pipe)
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes);
+    let flooded = bytes.len() as u64 > limit;
+    if flooded {
+        // SAFETY: `pid` is our child, not yet waited for.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
     let status = wait(pid).map_err(|e| {
         LaunchError::Launch(format!("{what}: cannot wait for the kernel's process: {e}"))
     })?;
+    if flooded {
+        return Err(LaunchError::Launch(format!(
+            "{what}: the kernel's process sent more than {limit} bytes back (the memory limit; \
+             set KPERF_MEMORY_LIMIT to change it): a kernel writing to kperf's result pipe? \
+             It was stopped"
+        )));
+    }
     let ended = if libc::WIFSIGNALED(status) {
         format!(
             "ended by {} (kperf itself is unharmed; nothing was written)",
