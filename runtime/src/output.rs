@@ -106,10 +106,31 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// A path's directory resolved (symlinks, `..`) and its file name.
+/// A path's directory resolved (symlinks, `..`) and its file name, a
+/// final symbolic link followed even where its target does not exist yet
+/// (`b.json -> a.json` with neither written: the two outputs are one).
 fn resolved(p: &Path) -> Option<PathBuf> {
-    let dir = std::fs::canonicalize(parent_dir(p)).ok()?;
+    let p = follow_links(p);
+    let dir = std::fs::canonicalize(parent_dir(&p)).ok()?;
     Some(dir.join(p.file_name()?))
+}
+
+/// `p` with a final symbolic link followed, hop by hop (at most 40, as the
+/// kernel allows), whether or not its target exists: the file an output
+/// through the link lands in.
+fn follow_links(p: &Path) -> PathBuf {
+    let mut p = p.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => match std::fs::read_link(&p) {
+                Ok(target) if target.is_absolute() => p = target,
+                Ok(target) => p = parent_dir(&p).join(target),
+                Err(_) => break,
+            },
+            _ => break,
+        }
+    }
+    p
 }
 
 fn parent_dir(path: &Path) -> &Path {
@@ -132,13 +153,10 @@ static COUNTER: AtomicU64 = AtomicU64::new(0);
 
 impl TempPath {
     pub fn beside(dest: &Path) -> Result<TempPath, OutputError> {
-        // A symbolic link is followed (the file it names is the output).
-        let dest = match std::fs::symlink_metadata(dest) {
-            Ok(m) if m.file_type().is_symlink() => {
-                std::fs::canonicalize(dest).unwrap_or_else(|_| dest.to_path_buf())
-            }
-            _ => dest.to_path_buf(),
-        };
+        // A symbolic link is followed (the file it names is the output),
+        // also one whose target does not exist yet: it was replaced by a
+        // regular file.
+        let dest = follow_links(dest);
         if std::fs::metadata(&dest).is_ok_and(|m| m.is_dir()) {
             return Err(OutputError::Unwritable {
                 path: dest,
@@ -640,6 +658,23 @@ mod tests {
         let dash = check_output(Path::new("-"), &[]).expect_err("`-` is refused");
         assert!(dash.to_string().contains("/dev/stdout"), "{dash}");
         assert!(check_output(&dir.path().join("missing/o"), &[]).is_err());
+    }
+
+    /// A link whose target does not exist yet: two outputs through it
+    /// are one file (the trace was silently lost to the feedback), and
+    /// writing through it creates the target, keeping the link.
+    #[test]
+    fn a_dangling_link_is_followed_to_the_file_it_names() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+        std::os::unix::fs::symlink("a.json", &b).expect("link");
+        assert!(same_file(&a, &b));
+        write_atomically(&b, b"through").expect("write");
+        assert!(std::fs::symlink_metadata(&b)
+            .expect("link")
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read(&a).expect("target"), b"through");
     }
 
     #[test]
