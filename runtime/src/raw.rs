@@ -167,12 +167,14 @@ pub fn open(
 ) -> Result<ProfileReader, RuntimeError> {
     let meta = read_meta(meta_path)?;
     let km = pick_kernel(&meta, meta_path, kernel)?;
-    let len = std::fs::metadata(buffer)
-        .map_err(|source| RuntimeError::Io {
-            path: buffer.to_path_buf(),
-            source,
-        })?
-        .len();
+    // A FIFO, directory or device named first, not as "0 bytes is not a
+    // whole number of CTA blocks".
+    let io = |source| RuntimeError::Io {
+        path: buffer.to_path_buf(),
+        source,
+    };
+    crate::input::check_regular(buffer).map_err(io)?;
+    let len = std::fs::metadata(buffer).map_err(io)?.len();
     let run = RawRun::describe(&meta, meta_path, km, grid, None, buffer, len)?;
     ProfileReader::open_raw(buffer, run.info, run.cta_stride)
 }
