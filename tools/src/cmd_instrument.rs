@@ -249,6 +249,17 @@ pub fn write_pair(a: &Path, a_bytes: &[u8], b: &Path, b_bytes: &[u8]) -> Result<
 /// Refuse, before any work, an output (or its metadata) that is the input.
 fn check_outputs(path: &Path, input: &Path) -> Result<()> {
     use kperf_runtime::output::check_output;
+    // The kernel and its metadata are a pair, the metadata beside the
+    // kernel: `-o /dev/null` created `/dev/null.kperf.json`.
+    if let Ok(m) = std::fs::metadata(path) {
+        anyhow::ensure!(
+            m.is_file(),
+            "-o {}: not a regular file; kperf instrument writes the kernel there and its \
+             metadata beside it as {} (name a file)",
+            path.display(),
+            meta_path(path).display()
+        );
+    }
     check_output(path, &[("the input", input)])?;
     check_output(&meta_path(path), &[("the input", input)])?;
     Ok(())
