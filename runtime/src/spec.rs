@@ -445,13 +445,25 @@ impl HostBuffer {
             // permutation of the same values.
             "iota" | "sequential" => (0..n as usize).for_each(|i| put(&mut b, i, i as f64)),
             "shuffled" => {
-                use rand::seq::SliceRandom;
-                use rand::SeedableRng;
+                // The values 0..n laid out, then shuffled in the buffer
+                // itself (a permutation held aside took 8 bytes an element
+                // outside the memory limit): the swaps of rand's
+                // `SliceRandom::shuffle`, so a seed gives the layout it gave.
+                use rand::{Rng, SeedableRng};
                 let mut rng = rand::rngs::StdRng::seed_from_u64(a.seed.unwrap_or(0));
-                let mut order: Vec<u64> = (0..n).collect();
-                order.shuffle(&mut rng);
-                for (i, v) in order.iter().enumerate() {
-                    put(&mut b, i, *v as f64);
+                (0..n as usize).for_each(|i| put(&mut b, i, i as f64));
+                let s = dtype.size();
+                let bytes = b.bytes_mut();
+                for i in (1..n as usize).rev() {
+                    let j = if i < u32::MAX as usize {
+                        rng.gen_range(0..(i + 1) as u32) as usize
+                    } else {
+                        rng.gen_range(0..i + 1)
+                    };
+                    if i != j {
+                        let (lo, hi) = bytes.split_at_mut(i * s);
+                        lo[j * s..(j + 1) * s].swap_with_slice(&mut hi[..s]);
+                    }
                 }
             }
             "random" => {
@@ -539,3 +551,33 @@ fn read_at_most(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
 }
 
 pub use crate::short_number;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `shuffled` lays out the permutation rand's `SliceRandom::shuffle`
+    /// gives, shuffled in the buffer (no permutation held aside).
+    #[test]
+    fn shuffled_is_the_seeded_permutation_without_a_copy() {
+        use rand::seq::SliceRandom;
+        use rand::SeedableRng;
+        for (n, seed) in [(1u64, 0u64), (2, 3), (37, 7), (1000, 0)] {
+            let a = ArgSpec {
+                name: "p".into(),
+                dtype: "i64".into(),
+                shape: Some(vec![n]),
+                fill: Some("shuffled".into()),
+                seed: Some(seed),
+                values: None,
+                value: None,
+            };
+            let b = HostBuffer::from_spec(&a, 0, crate::guard::Placement::AgainstEnd).unwrap();
+            let got: Vec<i64> = (0..n as usize).map(|i| b.get(i) as i64).collect();
+            let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+            let mut want: Vec<i64> = (0..n as i64).collect();
+            want.shuffle(&mut rng);
+            assert_eq!(got, want, "n = {n}, seed = {seed}");
+        }
+    }
+}
