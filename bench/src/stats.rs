@@ -248,6 +248,9 @@ pub fn median(samples: &[f64]) -> f64 {
     percentile(&v, 0.5)
 }
 
+/// The longest a point may be timed or time out after, in seconds.
+pub const MAX_POINT_SECONDS: f64 = 86_400.0;
+
 /// When to stop sampling, as in nvbench. Times are seconds so the rule reads
 /// naturally in the results JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -344,6 +347,20 @@ impl StoppingRule {
                 self.timeout_s,
                 "must be finite and > 0",
             ));
+        }
+        // 1e300 s is finite, and a point whose noise never settles then
+        // samples for ever.
+        for (name, v) in [
+            ("timeout_s", self.timeout_s),
+            ("min_time_s", self.min_time_s),
+        ] {
+            if v > MAX_POINT_SECONDS {
+                return Err(BenchError::setting(
+                    name,
+                    format!("{v:e}"),
+                    "must be at most 86400 (a day per point)",
+                ));
+            }
         }
         Ok(())
     }

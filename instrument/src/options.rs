@@ -634,6 +634,17 @@ pub fn parse_cta_sampling(s: &str) -> Result<CtaSampling> {
             "CTA sampling `{s}` names no CTA (all, every:<k>, or a list of ids)"
         )));
     }
+    if let Some(dup) = ids
+        .iter()
+        .enumerate()
+        .find(|(i, id)| ids[..*i].contains(id))
+    {
+        // As --sample-units: a CTA named twice is a typo, not a weight.
+        return Err(InstrumentError::Option(format!(
+            "CTA sampling `{s}` names CTA {} twice: list each CTA once",
+            dup.1
+        )));
+    }
     Ok(CtaSampling::List(ids))
 }
 
