@@ -1082,10 +1082,27 @@ fn instrument_llvm_with(
                 }
                 (ProfileParam::Auto, Some(i)) => (f, i, Some(i)),
                 (ProfileParam::Index(i), _) => {
-                    if i >= f.count_params() {
+                    // The host's last six parameters are the block and
+                    // grid sizes the launcher passes, not the kernel's.
+                    let own = if opts.target.is_host() {
+                        f.count_params().saturating_sub(HOST_GRID_ARGS as u32)
+                    } else {
+                        f.count_params()
+                    };
+                    if i >= own {
                         return Err(InstrumentError::Option(format!(
-                            "--profile-param {i}: kernel `{name}` has {} parameters",
-                            f.count_params()
+                            "--profile-param {i}: kernel `{name}` has {own} parameters"
+                        )));
+                    }
+                    // A pointer only: an i64 failed LLVM's verifier
+                    // ("Both operands to ICmp instruction are not of the
+                    // same type!") instead of this.
+                    let ty = f.get_type().get_param_types()[i as usize];
+                    if !ty.is_pointer_type() {
+                        return Err(InstrumentError::Option(format!(
+                            "--profile-param {i}: parameter {i} of kernel `{name}` is {}, not a \
+                             pointer: the profile buffer is passed as a pointer",
+                            ty.print_to_string().to_string().trim_matches('"')
                         )));
                     }
                     (f, i, Some(i))
