@@ -220,6 +220,9 @@ impl DType {
 /// Most threads one CTA may have on the GPUs kperf targets.
 const MAX_BLOCK_THREADS: u64 = 1024;
 
+/// The longest kernel or argument name a launch spec may give, in bytes.
+pub const MAX_NAME_BYTES: usize = 64 * 1024;
+
 impl LaunchSpec {
     pub fn load(path: &Path) -> Result<LaunchSpec, RuntimeError> {
         let text = crate::input::read_to_string(path).map_err(|e| RuntimeError::Io {
@@ -269,6 +272,27 @@ impl LaunchSpec {
                 "grid {:?} has more CTAs than a 64-bit count holds",
                 self.grid
             ));
+        }
+        // A name is echoed in errors and tables: a 50 MB one was printed
+        // whole. Mangled C++ kernel names (CUTLASS) reach a few KB.
+        let names = self
+            .kernel
+            .iter()
+            .map(|k| ("the kernel name".to_string(), k))
+            .chain(
+                self.args
+                    .iter()
+                    .enumerate()
+                    .map(|(i, a)| (format!("argument {i}: name"), &a.name)),
+            );
+        for (what, name) in names {
+            if name.len() > MAX_NAME_BYTES {
+                return Err(format!(
+                    "{what} is {} bytes, more than the {MAX_NAME_BYTES} a name may have (`{}`)",
+                    name.len(),
+                    kperf_dialects::meta::displayable_name(name, 64).unwrap_or_default()
+                ));
+            }
         }
         for (i, a) in self.args.iter().enumerate() {
             kperf_dialects::meta::refuse_unsafe_name(&format!("argument {i}: name"), &a.name)?;
@@ -555,6 +579,24 @@ pub use crate::short_number;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A kernel or argument name past 64 KiB is refused, and the message
+    /// holds its length, not the name (a 50 MB name was echoed whole).
+    #[test]
+    fn a_name_past_64_kib_is_refused_not_echoed() {
+        for (kernel, arg) in [
+            ("A".repeat(70_000), "a".to_string()),
+            ("k".into(), "B".repeat(70_000)),
+        ] {
+            let text = format!(
+                "kernel = \"{kernel}\"\ngrid = [1]\n[[args]]\nname = \"{arg}\"\ndtype = \"f32\"\nvalue = 2.0\n"
+            );
+            let spec: LaunchSpec = toml::from_str(&text).expect("parses");
+            let why = spec.validate().expect_err("refused");
+            assert!(why.contains("70000 bytes, more than the 65536"), "{why}");
+            assert!(why.len() < 300, "{} bytes", why.len());
+        }
+    }
 
     /// `shuffled` lays out the permutation rand's `SliceRandom::shuffle`
     /// gives, shuffled in the buffer (no permutation held aside).
