@@ -119,6 +119,13 @@ impl RunInfo {
                         .map(|t| format!("check.cta_median_ticks = {t:e}"))
                 })
                 .or_else(|| bad_wall(Some(check.wall_ns)).map(|t| format!("check.wall_ns = {t}")))
+                // A per-CTA mean over no CTA: a cost was fitted to it
+                // ("+200% off"). A check of the launch's wall time alone
+                // (CUDA, SIMT) has no CTAs and no mean.
+                .or_else(|| {
+                    (check.ctas == 0 && check.cta_mean_ticks.is_some())
+                        .then(|| "check.ctas = 0 beside a per-CTA mean".to_string())
+                })
                 .or_else(|| {
                     bad_wall(check.profiled_wall_ns)
                         .map(|t| format!("check.profiled_wall_ns = {t}"))
