@@ -72,23 +72,35 @@ pub fn format(fmt: &[u8], mut next: impl FnMut(usize) -> u64) -> Vec<u8> {
         while i < fmt.len() && matches!(fmt[i], b'-' | b'+' | b' ' | b'0' | b'#') {
             i += 1;
         }
-        let mut stars = Vec::new();
-        let mut digits = |i: &mut usize, stars: &mut Vec<i32>| {
+        let flags_end = i;
+        // Width and precision, each as written or from a `*` argument,
+        // clamped to MAX_FIELD: glibc allocates about 5 bytes a digit of
+        // precision, and `%.*e` of 2e9 took 9.8 GB in one thread.
+        let mut field = |i: &mut usize| -> Option<Field> {
             if fmt.get(*i) == Some(&b'*') {
                 *i += 1;
-                stars.push(next(4) as u32 as i32);
-            } else {
-                while *i < fmt.len() && fmt[*i].is_ascii_digit() {
-                    *i += 1;
-                }
+                return Some(Field::Star(next(4) as u32 as i32));
             }
+            let s = *i;
+            while *i < fmt.len() && fmt[*i].is_ascii_digit() {
+                *i += 1;
+            }
+            (*i > s).then(|| {
+                Field::Digits(
+                    std::str::from_utf8(&fmt[s..*i])
+                        .ok()
+                        .and_then(|t| t.parse::<u64>().ok())
+                        .unwrap_or(u64::MAX),
+                )
+            })
         };
-        digits(&mut i, &mut stars);
-        if fmt.get(i) == Some(&b'.') {
+        let width = field(&mut i);
+        let precision = if fmt.get(i) == Some(&b'.') {
             i += 1;
-            digits(&mut i, &mut stars);
-        }
-        let number_end = i;
+            Some(field(&mut i).unwrap_or(Field::Digits(0)))
+        } else {
+            None
+        };
         let mut long = false;
         let mut short = 0;
         while i < fmt.len() && matches!(fmt[i], b'l' | b'h' | b'z' | b'j' | b't' | b'L' | b'q') {
@@ -119,9 +131,25 @@ pub fn format(fmt: &[u8], mut next: impl FnMut(usize) -> u64) -> Vec<u8> {
                 continue;
             }
         };
-        // The conversion for C: flags, width and precision as written,
-        // the length modifier of the argument as read here.
-        let mut spec = fmt[start..number_end].to_vec();
+        // The conversion for C: flags as written, width and precision
+        // clamped, the length modifier of the argument as read here.
+        let mut spec = fmt[start..flags_end].to_vec();
+        let mut stars = Vec::new();
+        for (k, f) in [width, precision].into_iter().enumerate() {
+            if k == 1 && f.is_some() {
+                spec.push(b'.');
+            }
+            match f {
+                Some(Field::Digits(n)) => spec.extend(n.min(MAX_FIELD as u64).to_string().bytes()),
+                Some(Field::Star(v)) => {
+                    spec.push(b'*');
+                    // A negative width is a `-` flag, a negative precision
+                    // none at all: both stay what they mean.
+                    stars.push(v.clamp(-MAX_FIELD, MAX_FIELD));
+                }
+                None => {}
+            }
+        }
         match arg {
             CArg::Long(_) => spec.extend_from_slice(b"ll"),
             CArg::Int(_) if conv != b'c' => spec.extend(std::iter::repeat_n(b'h', short.min(2))),
@@ -132,6 +160,17 @@ pub fn format(fmt: &[u8], mut next: impl FnMut(usize) -> u64) -> Vec<u8> {
     }
     out
 }
+
+/// A width or precision: digits as written, or a `*` argument's value.
+#[derive(Clone, Copy)]
+enum Field {
+    Digits(u64),
+    Star(i32),
+}
+
+/// The widest field and the longest precision a conversion prints (C
+/// allows more; a GPU's printf buffer holds far less).
+const MAX_FIELD: i32 = 4096;
 
 /// One argument of a conversion, as C's varargs take it.
 #[derive(Clone, Copy)]
@@ -268,5 +307,24 @@ mod tests {
             run("%lu %llx", &[(8, u64::MAX), (8, 255)]),
             "18446744073709551615 ff"
         );
+    }
+
+    /// Widths and precisions are clamped to 4096: `%.*e` of 2e9 made
+    /// glibc allocate 9.8 GB for one thread's conversion.
+    #[test]
+    fn huge_widths_and_precisions_are_clamped() {
+        let one = (8, 1.0f64.to_bits());
+        let e = run("%.*e", &[(4, 2_000_000_000), one]);
+        assert_eq!(e.len(), "1.".len() + 4096 + "e+00".len(), "{}", &e[..20]);
+        assert_eq!(run("%1000000000d", &[(4, 7)]).len(), 4096);
+        let left = run("%*d|", &[(4, (-1_000_000_000i32) as u32 as u64), (4, 7)]);
+        assert!(
+            left.starts_with("7 ") && left.len() == 4097,
+            "{}",
+            left.len()
+        );
+        // A negative precision from `*` is no precision at all.
+        let neg = (4, (-1i32) as u32 as u64);
+        assert_eq!(run("%.*f", &[neg, (8, 2.5f64.to_bits())]), "2.500000");
     }
 }
