@@ -545,7 +545,10 @@ impl<'jit> GridLauncher<'jit> {
         self.in_child(|g| g.launch_timed_here())
     }
 
-    fn launch_timed_here(&mut self) -> (u64, Vec<u64>) {
+    /// [`GridLauncher::launch_timed`] in this process: for code already in
+    /// a child (the check times its launches there and sends back only a
+    /// summary, where each launch's per-CTA times crossed a pipe as JSON).
+    pub fn launch_timed_here(&mut self) -> (u64, Vec<u64>) {
         let _running = KernelRunning::start();
         let start = Instant::now();
         let ticks = run_grid(self.f, &self.template, self.grid, self.threads, |call| {

@@ -39,6 +39,9 @@ pub fn kernel_label(name: &str) -> String {
     format!("kernel `{}`", shown.as_deref().unwrap_or(name))
 }
 
+/// The most bytes a launch's child may send back.
+const MAX_RESULT_BYTES: u64 = 256 << 20;
+
 /// The child's exit status when `body` panicked (Rust's default hook has
 /// printed the message).
 const PANICKED: i32 = 101;
@@ -139,10 +142,14 @@ where
     // SAFETY: the read end is ours; File closes it on drop.
     let mut pipe = unsafe { std::fs::File::from_raw_fd(read_end) };
     let mut bytes = Vec::new();
-    // At most the memory limit: a kernel writing to the pipe made kperf
-    // read 2.6 GB into 5.2 GB of its own memory. Past it the child is
-    // stopped (it would block on a full pipe) and the launch refused.
-    let limit = crate::guard::memory_limit().unwrap_or(u64::MAX);
+    // At most 256 MiB (or the memory limit): a kernel writing to the pipe
+    // made kperf read 2.6 GB into 5.2 GB of its own memory; a launch's
+    // result is a few numbers (its per-CTA data lives in shared mappings).
+    // Past it the child is stopped (it would block on a full pipe) and
+    // the launch refused.
+    let limit = crate::guard::memory_limit()
+        .unwrap_or(u64::MAX)
+        .min(MAX_RESULT_BYTES);
     let read = (&mut pipe)
         .take(limit.saturating_add(1))
         .read_to_end(&mut bytes);
@@ -156,9 +163,8 @@ where
     })?;
     if flooded {
         return Err(LaunchError::Launch(format!(
-            "{what}: the kernel's process sent more than {limit} bytes back (the memory limit; \
-             set KPERF_MEMORY_LIMIT to change it): a kernel writing to kperf's result pipe? \
-             It was stopped"
+            "{what}: the kernel's process sent more than {limit} bytes back (a result is a few \
+             numbers): a kernel writing to kperf's result pipe? It was stopped"
         )));
     }
     let ended = if libc::WIFSIGNALED(status) {

@@ -155,11 +155,12 @@ pub fn check_host_job(
         kperf_runtime::guard::check_memory(profile_bytes, "the profile buffer")
             .map_err(anyhow::Error::msg)?;
     }
-    // Each launch keeps one timing per CTA, sent from the child as JSON
-    // (up to 20 digits and a comma) and parsed here: counted against the
-    // memory limit before anything runs. (Unchecked, 67M CTAs took 3.9 GB
-    // before the profile buffer was refused; 4G CTAs were killed at 23.5 GB.)
-    let per_cta = (CHECK_LAUNCHES as u64) * (8 + 21 + 8);
+    // The child keeps one launch's timing per CTA at a time (8 bytes a
+    // CTA per worker thread's vector, grown by doubling) and sends back
+    // only its summary: counted against the memory limit before anything
+    // runs. (Each launch's per-CTA times crossed pipes as JSON: 67M CTAs
+    // took 3.9 GB; 4G CTAs were killed at 23.5 GB.)
+    let per_cta = 32;
     kperf_runtime::guard::check_memory(
         spec.grid_ctas().saturating_mul(per_cta),
         &format!(
@@ -181,18 +182,20 @@ pub fn check_host_job(
     // All launches in one child process (warm after the first, as they
     // were in-process), the median chosen here.
     let body = |mut grid: kperf_runtime::host::GridLauncher| {
-        let runs = grid.in_child(|g| {
-            (0..CHECK_LAUNCHES)
-                .map(|_| g.launch_timed().map_err(|e| e.to_string()))
-                .collect::<Result<Vec<(u64, Vec<u64>)>, String>>()
+        let summary = grid.in_child(|g| {
+            let mut runs = (0..CHECK_LAUNCHES)
+                .map(|_| {
+                    let (wall, ticks) = g.launch_timed_here();
+                    (wall, summarize(ticks))
+                })
+                .collect::<Vec<(u64, CtaTimes)>>();
+            runs.sort_by(|a, b| a.1.mean.total_cmp(&b.1.mean));
+            Ok::<_, String>(runs.swap_remove(CHECK_LAUNCHES / 2))
         })?;
-        let mut runs = runs.map_err(kperf_runtime::LaunchError::Launch)?;
-        let mean = |t: &[u64]| t.iter().map(|x| *x as f64).sum::<f64>() / t.len().max(1) as f64;
-        runs.sort_by(|a, b| mean(&a.1).total_cmp(&mean(&b.1)));
-        grid.check_bounds()
-            .map(|_| runs.swap_remove(CHECK_LAUNCHES / 2))
+        let summary = summary.map_err(kperf_runtime::LaunchError::Launch)?;
+        grid.check_bounds().map(|_| summary)
     };
-    let (wall_ns, mut ticks) = if llvm {
+    let (wall_ns, times) = if llvm {
         let ir = strip_to_plain_llvm(input, file, opts)?;
         kperf_runtime::host_llvm::with_host_llvm_kernel(
             &ir,
@@ -219,20 +222,34 @@ pub fn check_host_job(
         let params = parse_params(&hm.param_types, "the host runner")?;
         with_host_kernel(&hm.module, &hm.kernel, &params, None, spec, threads, body)??
     };
-    ticks.sort_unstable();
-    let n = ticks.len().max(1) as f64;
-    let mean = ticks.iter().map(|t| *t as f64).sum::<f64>() / n;
-    let median = ticks.get(ticks.len() / 2).map(|t| *t as f64);
     Ok(UninstrumentedRun {
-        ctas: ticks.len() as u64,
-        cta_mean_ticks: Some(mean),
-        cta_median_ticks: median,
+        ctas: times.ctas,
+        cta_mean_ticks: Some(times.mean),
+        cta_median_ticks: times.median,
         wall_ns,
         method: format!(
             "the same launch uninstrumented on {threads} thread(s), each CTA's call timed with the host counter (the launcher's two reads included), the median of {CHECK_LAUNCHES} launches"
         ),
         profiled_wall_ns: None,
     })
+}
+
+/// One launch's per-CTA times, summarized in the child that took them.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct CtaTimes {
+    ctas: u64,
+    mean: f64,
+    median: Option<f64>,
+}
+
+fn summarize(mut ticks: Vec<u64>) -> CtaTimes {
+    ticks.sort_unstable();
+    let n = ticks.len().max(1) as f64;
+    CtaTimes {
+        ctas: ticks.len() as u64,
+        mean: ticks.iter().map(|t| *t as f64).sum::<f64>() / n,
+        median: ticks.get(ticks.len() / 2).map(|t| *t as f64),
+    }
 }
 
 /// Host-ABI LLVM IR as the plain build compiles it (markers stripped).
