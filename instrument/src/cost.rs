@@ -1143,6 +1143,27 @@ fn induced_reconvergence(sass: &[SassInst]) -> usize {
     induced
 }
 
+/// The kernel's branches (line tags) that land on kperf's code: the first
+/// instruction at the target that is not control flow is kperf's (its END
+/// record, finalize). What the kernel's exits became.
+fn branches_into_kperf(sass: &[SassInst]) -> i64 {
+    let control = |i: &SassInst| {
+        matches!(
+            i.family(),
+            "BRA" | "NOP" | "BSSY" | "BSYNC" | "WARPSYNC" | "BMOV"
+        ) || i.source.is_none()
+    };
+    sass.iter()
+        .filter(|b| b.family() == "BRA" && !is_kperf(b))
+        .filter_map(|b| {
+            let target = b.branch_target()?;
+            let at = sass.iter().position(|i| i.addr == target)?;
+            sass[at..].iter().find(|i| !control(i))
+        })
+        .filter(|first| is_kperf(first))
+        .count() as i64
+}
+
 /// WARPSYNCs directly before a block barrier (`BAR`), NOPs aside.
 fn warpsyncs_before_barriers(sass: &[SassInst]) -> i64 {
     let code: Vec<&SassInst> = sass.iter().filter(|i| i.family() != "NOP").collect();
@@ -1265,7 +1286,9 @@ fn fidelity(v: &Variants, per_record: &BTreeMap<String, f64>, records: i64) -> (
         // each to kperf's END record and finalize, the only exit left.
         // Each EXIT the kernel lost for a BRA it gained is that branch.
         let lost_exits = -extra(&ours, "EXIT");
-        let merged = lost_exits.min(extra(&ours, "BRA"));
+        let merged = lost_exits
+            .min(extra(&ours, "BRA"))
+            .min(branches_into_kperf(v.instrumented.in_line()));
         if merged > 0 {
             *ours.entry("BRA".into()).or_default() += merged as f64;
             *ours.entry("EXIT".into()).or_default() -= merged as f64;
@@ -1276,8 +1299,9 @@ fn fidelity(v: &Variants, per_record: &BTreeMap<String, f64>, records: i64) -> (
             // A thread that branches ahead to finalize, where it exited
             // before, leaves its warp diverged at the kernel's next
             // barrier, which ptxas then precedes with a WARPSYNC.
-            let syncs =
-                warpsyncs_before_barriers(v.instrumented.in_line()).min(extra(&ours, "WARPSYNC"));
+            let syncs = (warpsyncs_before_barriers(v.instrumented.in_line())
+                - warpsyncs_before_barriers(v.plain.in_line()))
+            .min(extra(&ours, "WARPSYNC"));
             if syncs > 0 {
                 *ours.entry("WARPSYNC".into()).or_default() += syncs as f64;
                 induced.push(format!(
