@@ -157,6 +157,14 @@ impl TempPath {
         // also one whose target does not exist yet: it was replaced by a
         // regular file.
         let dest = follow_links(dest);
+        if std::fs::symlink_metadata(&dest).is_ok_and(|m| m.file_type().is_symlink()) {
+            // 40 hops and still a link: a loop (`a -> b -> a`), which was
+            // replaced by a regular file.
+            return Err(OutputError::Unwritable {
+                path: dest,
+                why: "its symbolic links loop (or chain past 40)".into(),
+            });
+        }
         if std::fs::metadata(&dest).is_ok_and(|m| m.is_dir()) {
             return Err(OutputError::Unwritable {
                 path: dest,
@@ -675,6 +683,15 @@ mod tests {
             .file_type()
             .is_symlink());
         assert_eq!(std::fs::read(&a).expect("target"), b"through");
+        // A loop is refused, the links left as they are.
+        let (x, y) = (dir.path().join("x"), dir.path().join("y"));
+        std::os::unix::fs::symlink("y", &x).expect("link");
+        std::os::unix::fs::symlink("x", &y).expect("link");
+        assert!(write_atomically(&x, b"no").is_err());
+        assert!(std::fs::symlink_metadata(&x)
+            .expect("link")
+            .file_type()
+            .is_symlink());
     }
 
     #[test]

@@ -194,7 +194,7 @@ pub fn run(a: ReplayBenchArgs) -> Result<()> {
             anyhow::ensure!(
                 std::fs::symlink_metadata(&p).is_err(),
                 "{} exists: replay-bench writes and removes {name} in --dir; give a directory \
-                 without it",
+                 without it (one an earlier run kept with --keep is yours to remove)",
                 p.display()
             );
         }
