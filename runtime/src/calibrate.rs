@@ -539,6 +539,26 @@ mod tests {
         }
     }
 
+    /// A CTA of one unit holding `records`, 25000 ticks over 10 µs.
+    fn one_unit_cta(records: Vec<Record>) -> CtaTrace {
+        CtaTrace {
+            block_index: 0,
+            cta_id: 0,
+            hw_id: 0,
+            start_time_ns: 1_000,
+            finalize_start_ns: 11_000,
+            finalize_end_ns: 11_100,
+            start_clock: 0,
+            finalize_clock: 25_000,
+            units: vec![UnitTrace {
+                unit_id: 0,
+                records_written: records.len() as u64,
+                records_lost: 0,
+                records,
+            }],
+        }
+    }
+
     fn rec(edge: Edge, clock: u64) -> Record {
         Record {
             region: RegionId(0),
@@ -559,23 +579,7 @@ mod tests {
             rec(Edge::End, 225),
             rec(Edge::Start, 9225),
         ];
-        let cta = CtaTrace {
-            block_index: 0,
-            cta_id: 0,
-            hw_id: 0,
-            start_time_ns: 1_000,
-            finalize_start_ns: 11_000,
-            finalize_end_ns: 11_100,
-            start_clock: 0,
-            finalize_clock: 25_000,
-            units: vec![UnitTrace {
-                unit_id: 0,
-                records_written: 7,
-                records_lost: 0,
-                records,
-            }],
-        };
-        let p = compute(&info(), &[cta]).expect("calibrates");
+        let p = compute(&info(), &[one_unit_cta(records)]).expect("calibrates");
         assert_eq!(p.record_cost_ticks, 25.0);
         assert_eq!(p.record_cost_min_ticks, 20.0);
         assert_eq!(p.samples, 5, "the 9000-tick interruption is dropped");
@@ -614,23 +618,7 @@ mod tests {
                 at(2, Edge::Start, 3_000),
                 at(2, Edge::End, 4_000 + extra),
             ];
-            let cta = CtaTrace {
-                block_index: 0,
-                cta_id: 0,
-                hw_id: 0,
-                start_time_ns: 1_000,
-                finalize_start_ns: 11_000,
-                finalize_end_ns: 11_100,
-                start_clock: 0,
-                finalize_clock: 25_000,
-                units: vec![UnitTrace {
-                    unit_id: 0,
-                    records_written: 7,
-                    records_lost: 0,
-                    records,
-                }],
-            };
-            compute(&info, &[cta]).expect("calibrates")
+            compute(&info, &[one_unit_cta(records)]).expect("calibrates")
         };
         let fine = with_loop_cost(10);
         assert_eq!(fine.record_cost_in_loop_ticks, Some(10.0));
