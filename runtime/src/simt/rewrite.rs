@@ -5,6 +5,9 @@
 //!   barriers, warp shuffles, votes and reductions, fences) gets a small
 //!   body calling one of the `kperf_simt_*` entry points of
 //!   [`super::threads`];
+//! - intrinsics that are arithmetic or scoped atomics (`mulhi`, `prmt`,
+//!   `f2i.rn`, `atomic.add.gen.i.cta`, ...) get LLVM IR definitions
+//!   written for their declared types ([`super::pure`]), linked in;
 //! - `vprintf` is the runner's (CUDA's argument buffer layout);
 //! - calling conventions become C, and the module is retargeted to the host.
 //!   Address spaces stay: on x86-64 every address space below 256 is a plain
