@@ -87,6 +87,11 @@ pub fn run(a: RunArgs) -> Result<()> {
         kperf_runtime::input::read(&a.input).with_context(|| format!("cannot read {file}"))?;
     let is_llvm = kperf_instrument::llvm::is_llvm_input(&file, &bytes);
     let threads = a.threads.unwrap_or_else(default_threads);
+    // 0 ran on a default silently; a million would spawn a million.
+    anyhow::ensure!(
+        (1..=MAX_THREADS).contains(&threads),
+        "--threads {threads}: give 1 to {MAX_THREADS} worker threads"
+    );
     // A module `kperf instrument` already lowered carries its metadata beside it.
     let meta_file = crate::cmd_instrument::meta_path(&a.input);
     let previous_meta = match kperf_runtime::input::read(&meta_file) {
@@ -212,6 +217,9 @@ fn print_buffers(buffers: &[HostBuffer]) {
         );
     }
 }
+
+/// The most worker threads `--threads` may ask for.
+const MAX_THREADS: usize = 4096;
 
 /// The buffer arguments after the run as JSON (`--outputs`): a list of
 /// `{"dtype", "name", "shape", "values"}`, streamed element by element (as
