@@ -239,7 +239,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
             let host = HostInfo::collect(Some(&timer));
             let flusher = settings.flush.then(CacheFlusher::for_this_machine);
             let device = DeviceInfo::host(host);
-            let threads = a.threads.or(spec.settings.threads).unwrap_or(1);
+            let threads = settings.host_threads.unwrap_or(1);
             (
                 Runner::Host {
                     timer,
@@ -433,6 +433,11 @@ fn settings(spec: &BenchSpec, a: &BenchArgs) -> Result<Settings> {
         timeout_s: a.timeout.or(s.timeout).unwrap_or(d.timeout_s),
     };
     stopping.validate()?;
+    let host_threads = a.threads.or(s.threads).unwrap_or(1);
+    anyhow::ensure!(
+        (1..=4096).contains(&host_threads),
+        "threads = {host_threads}: give 1 to 4096 worker threads"
+    );
     let flush = if a.flush {
         true
     } else if a.no_flush {
@@ -453,8 +458,7 @@ fn settings(spec: &BenchSpec, a: &BenchArgs) -> Result<Settings> {
         cooldown_s: a.cooldown.or(s.cooldown).unwrap_or(0.0),
         seed: spec.seed,
         timed: Some(spec.timed.clone()),
-        host_threads: (a.target == "host")
-            .then(|| a.threads.or(spec.settings.threads).unwrap_or(1)),
+        host_threads: (a.target == "host").then_some(host_threads),
         ..Settings::default()
     })
 }
