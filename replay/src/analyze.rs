@@ -2075,6 +2075,15 @@ impl Accumulator {
                     info.grid
                 ));
             }
+            // A grid of no CTA that recorded some: nothing above could say.
+            if grid_ctas.is_none() && !ids.is_empty() {
+                caveats.push(format!(
+                    "the profile's grid {:?} holds no CTA, yet {} CTA block(s) were recorded: its \
+                     header is corrupt",
+                    info.grid,
+                    ids.len()
+                ));
+            }
             let mut repeated: Vec<u32> = ids
                 .windows(2)
                 .filter(|w| w[0] == w[1])

@@ -1586,10 +1586,21 @@ fn cta_ids_outside_the_grid_or_repeated_get_a_caveat() {
             .any(|c| c.contains("1 CTA id(s) appear in more than one block (first: CTA 0)")),
         "{caveats:?}"
     );
-    let fine = Profile::from_parts_with(info, vec![mk(0), mk(1)], &raw()).unwrap();
+    let fine = Profile::from_parts_with(info.clone(), vec![mk(0), mk(1)], &raw()).unwrap();
     assert!(
         !fine.report().caveats.iter().any(|c| c.contains("CTA id")),
         "{:?}",
         fine.report().caveats
+    );
+    // A grid of no CTA that recorded two: said nothing before.
+    let mut empty = info;
+    empty.grid = [0, 0, 0];
+    let p = Profile::from_parts_with(empty, vec![mk(0), mk(1)], &raw()).unwrap();
+    let caveats = &p.report().caveats;
+    assert!(
+        caveats.iter().any(|c| c.contains(
+            "the profile's grid [0, 0, 0] holds no CTA, yet 2 CTA block(s) were recorded"
+        )),
+        "{caveats:?}"
     );
 }
