@@ -34,6 +34,13 @@ pub struct PtxasInfo {
     pub local_bytes: u32,
 }
 
+impl PtxasInfo {
+    /// Spill stores and loads together, in bytes.
+    pub fn spill_bytes(&self) -> u64 {
+        u64::from(self.spill_store_bytes) + u64::from(self.spill_load_bytes)
+    }
+}
+
 /// What an instruction is, for the cost breakdown.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -1665,7 +1672,7 @@ pub fn report(l: &Labels, v: &Variants) -> CostReport {
         .iter()
         .filter(|l| v.instrumented.clock_reads_in(l) > 0)
         .count();
-    let spills = |p: &PtxasInfo| (p.spill_store_bytes + p.spill_load_bytes) as i64;
+    let spills = |p: &PtxasInfo| p.spill_bytes() as i64;
     let per_record_by_family: BTreeMap<String, f64> = {
         let (a, b) = (probed_double.by_work(), probed.by_work());
         a.keys()

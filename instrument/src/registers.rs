@@ -382,7 +382,7 @@ pub fn hold_occupancy(
         // Static shared memory as ptxas counts it (the kernel's
         // workgroup buffers and kperf's rings), plus the launch's dynamic.
         let dynamic = opts.dynamic_shared;
-        let hold = RegisterHold::new(
+        let mut hold = RegisterHold::new(
             sm,
             &km.name,
             km.block,
@@ -393,12 +393,7 @@ pub fn hold_occupancy(
             ),
         )
         .with_rings(km.layout);
-        let spills =
-            |i: &cost::PtxasInfo| u64::from(i.spill_store_bytes) + u64::from(i.spill_load_bytes);
-        let mut hold = hold;
-        hold.added_spills = spills(instrumented)
-            .checked_sub(spills(plain))
-            .filter(|&e| e > 0);
+        hold.added_spills = extra_spill_bytes(plain, instrumented);
         if let Some(c) = hold.cap {
             opts.register_limits.insert(km.name.clone(), c);
         }
@@ -424,11 +419,14 @@ pub fn hold_occupancy(
 
 /// Spill bytes `capped` has beyond `plain`'s, if any.
 fn extra_spills(plain: &cost::Compiled, capped: &cost::Compiled) -> Option<u64> {
-    let spills = |k: &cost::Compiled| {
-        u64::from(k.ptxas.spill_store_bytes) + u64::from(k.ptxas.spill_load_bytes)
-    };
-    spills(capped)
-        .checked_sub(spills(plain))
+    extra_spill_bytes(&plain.ptxas, &capped.ptxas)
+}
+
+/// Spill bytes `other` has beyond `plain`'s, if any.
+fn extra_spill_bytes(plain: &cost::PtxasInfo, other: &cost::PtxasInfo) -> Option<u64> {
+    other
+        .spill_bytes()
+        .checked_sub(plain.spill_bytes())
         .filter(|&extra| extra > 0)
 }
 
@@ -467,7 +465,7 @@ fn hold_llvm(
             continue;
         };
         let dynamic = opts.dynamic_shared;
-        let hold = RegisterHold::new(
+        let mut hold = RegisterHold::new(
             sm,
             &km.name,
             km.block,
@@ -478,7 +476,6 @@ fn hold_llvm(
             ),
         )
         .with_rings(km.layout);
-        let mut hold = hold;
         hold.added_spills = extra_spills(&p, &i);
         match hold.cap {
             Some(c) => {
@@ -523,12 +520,11 @@ fn hold_llvm(
         let Ok(capped) = capped.kernel(&name) else {
             continue;
         };
-        let spills = |k: &cost::Compiled| k.ptxas.spill_store_bytes + k.ptxas.spill_load_bytes;
         let (drift_free, drift_capped) = (
             cost::kernel_drift(&p, &free),
             cost::kernel_drift(&p, &capped),
         );
-        if drift_capped < drift_free && spills(&capped) <= spills(&free) {
+        if drift_capped < drift_free && capped.ptxas.spill_bytes() <= free.ptxas.spill_bytes() {
             opts.register_limits.insert(name.clone(), c);
             if let Some(h) = holds.iter_mut().find(|h| h.kernel == name) {
                 h.cap = Some(c);

@@ -327,8 +327,8 @@ fn table(reports: &[CostReport], markdown: bool) -> String {
                 ),
                 format!(
                     "{} → {}",
-                    r.plain.spill_store_bytes + r.plain.spill_load_bytes,
-                    r.instrumented.spill_store_bytes + r.instrumented.spill_load_bytes
+                    r.plain.spill_bytes(),
+                    r.instrumented.spill_bytes()
                 ),
                 format!("{} → {}", r.plain.shared_bytes, r.instrumented.shared_bytes),
                 format!(
