@@ -705,9 +705,44 @@ fn grid_ids(c: u64, grid: [u32; 3]) -> [u64; 6] {
     ]
 }
 
-/// The word of spec argument `a` (number `i`) for a `bits`-wide integer
-/// parameter: an integer value in range for the width, signed or not
-/// (`bool`: 0 or 1).
+/// The word of spec argument `a` (number `i`) for a scalar parameter of
+/// type `t`: a value, of the spec's dtype `dt` matching `t`, that fits.
+fn scalar_word(
+    t: DType,
+    a: &crate::spec::ArgSpec,
+    i: usize,
+    dt: DType,
+    spec: &LaunchSpec,
+) -> Result<u64, RuntimeError> {
+    let v = a.value.ok_or_else(|| {
+        spec.error(format!(
+            "argument {i} ({}) is a scalar {}; the spec gives a buffer",
+            a.name,
+            t.mlir_name()
+        ))
+    })?;
+    // `index` and `i64` are the same word on the host, so one spec fits an
+    // MLIR kernel and its LLVM IR.
+    let word64 = |d: DType| matches!(d, DType::I64 | DType::Index);
+    if dt != t && !(word64(dt) && word64(t)) {
+        return Err(spec.error(format!(
+            "argument {i} ({}) is {}, the spec says {}",
+            a.name,
+            t.mlir_name(),
+            a.dtype
+        )));
+    }
+    crate::spec::number_bits(t, v).map_err(|why| {
+        spec.error(format!(
+            "argument {i} ({}) is {}: the spec's value {v} {why}",
+            a.name,
+            t.mlir_name()
+        ))
+    })
+}
+
+/// The word for a `bits`-wide integer parameter (`bool`: 1): an `i32`
+/// scalar's, in range for the width, signed or not.
 fn narrow_int_word(
     bits: u32,
     a: &crate::spec::ArgSpec,
@@ -715,37 +750,19 @@ fn narrow_int_word(
     dt: DType,
     spec: &LaunchSpec,
 ) -> Result<u64, RuntimeError> {
-    let what = match bits {
-        1 => "a bool (i1)".to_string(),
-        b => format!("an i{b}"),
-    };
-    let v = a.value.ok_or_else(|| {
-        spec.error(format!(
-            "argument {i} ({}) is {what}; the spec gives a buffer",
-            a.name
-        ))
-    })?;
-    if dt != DType::I32 {
-        return Err(spec.error(format!(
-            "argument {i} ({}) is {what}: give it as dtype = \"i32\" (the spec says {})",
-            a.name, a.dtype
-        )));
-    }
-    let word = crate::spec::number_bits(DType::I32, v).map_err(|why| {
-        spec.error(format!(
-            "argument {i} ({}) is {what}: the spec's value {v} {why}",
-            a.name
-        ))
-    })?;
-    let value = word as i32 as i64;
+    let value = scalar_word(DType::I32, a, i, dt, spec)? as i32 as i64;
     let (lo, hi) = if bits == 1 {
         (0, 1)
     } else {
         (-(1i64 << (bits - 1)), (1i64 << bits) - 1)
     };
     if value < lo || value > hi {
+        let what = match bits {
+            1 => "a bool (i1)".to_string(),
+            b => format!("an i{b}"),
+        };
         return Err(spec.error(format!(
-            "argument {i} ({}) is {what}: the spec's value {v} is out of its range ({lo} to {hi})",
+            "argument {i} ({}) is {what}: the spec's value {value} is out of its range ({lo} to {hi})",
             a.name
         )));
     }
@@ -824,33 +841,7 @@ pub fn prepare_args(
             Param::NarrowInt(bits) => {
                 scalars.push(narrow_int_word(*bits, a, i, dt, spec)?);
             }
-            Param::Scalar(t) => {
-                let v = a.value.ok_or_else(|| {
-                    spec.error(format!(
-                        "argument {i} ({}) is a scalar {}; the spec gives a buffer",
-                        a.name,
-                        t.mlir_name()
-                    ))
-                })?;
-                // `index` and `i64` are the same word on the host, so one
-                // spec fits an MLIR kernel and its LLVM IR.
-                let word64 = |d: DType| matches!(d, DType::I64 | DType::Index);
-                if dt != *t && !(word64(dt) && word64(*t)) {
-                    return Err(spec.error(format!(
-                        "argument {i} ({}) is {}, the spec says {}",
-                        a.name,
-                        t.mlir_name(),
-                        a.dtype
-                    )));
-                }
-                scalars.push(crate::spec::number_bits(*t, v).map_err(|why| {
-                    spec.error(format!(
-                        "argument {i} ({}) is {}: the spec's value {v} {why}",
-                        a.name,
-                        t.mlir_name()
-                    ))
-                })?);
-            }
+            Param::Scalar(t) => scalars.push(scalar_word(*t, a, i, dt, spec)?),
         }
     }
 
