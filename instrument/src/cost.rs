@@ -1108,12 +1108,7 @@ fn induced_proxy_fences(sass: &[SassInst]) -> usize {
 /// instructions themselves are nobody's: ptxas tags them as it likes.
 /// Only a line-tagged build tells whose an instruction is.
 fn induced_reconvergence(sass: &[SassInst]) -> usize {
-    let neutral = |i: &SassInst| {
-        matches!(
-            i.family(),
-            "BRA" | "EXIT" | "NOP" | "BSSY" | "BSYNC" | "WARPSYNC" | "BMOV"
-        ) || i.source.is_none()
-    };
+    let neutral = |i: &SassInst| i.family() == "EXIT" || nobodys_control(i);
     let all_kperf = |part: &[SassInst]| {
         let mut owned = part.iter().filter(|i| !neutral(i)).peekable();
         owned.peek().is_some() && owned.all(is_kperf)
@@ -1150,22 +1145,25 @@ fn induced_reconvergence(sass: &[SassInst]) -> usize {
     induced
 }
 
+/// Control flow ptxas tags as it likes (branches, reconvergence, NOPs), or
+/// an instruction without a line: nobody's in particular.
+fn nobodys_control(i: &SassInst) -> bool {
+    matches!(
+        i.family(),
+        "BRA" | "NOP" | "BSSY" | "BSYNC" | "WARPSYNC" | "BMOV"
+    ) || i.source.is_none()
+}
+
 /// The kernel's branches (line tags) that land on kperf's code: the first
 /// instruction at the target that is not control flow is kperf's (its END
 /// record, finalize). What the kernel's exits became.
 fn branches_into_kperf(sass: &[SassInst]) -> i64 {
-    let control = |i: &SassInst| {
-        matches!(
-            i.family(),
-            "BRA" | "NOP" | "BSSY" | "BSYNC" | "WARPSYNC" | "BMOV"
-        ) || i.source.is_none()
-    };
     sass.iter()
         .filter(|b| b.family() == "BRA" && !is_kperf(b))
         .filter_map(|b| {
             let target = b.branch_target()?;
             let at = sass.iter().position(|i| i.addr == target)?;
-            sass[at..].iter().find(|i| !control(i))
+            sass[at..].iter().find(|i| !nobodys_control(i))
         })
         .filter(|first| is_kperf(first))
         .count() as i64
