@@ -128,6 +128,19 @@ impl Inst {
     pub fn has_uses(self) -> bool {
         has_uses(self.0)
     }
+    /// A marker intrinsic that compiles to nothing (lifetimes, debug
+    /// values, scope declarations).
+    pub fn emits_no_code(self) -> bool {
+        self.callee_name().is_some_and(|n| {
+            [
+                "llvm.lifetime.",
+                "llvm.dbg.",
+                "llvm.experimental.noalias.scope.decl",
+            ]
+            .iter()
+            .any(|p| n.starts_with(p))
+        })
+    }
     /// The instructions that use this one's value.
     pub fn users(self) -> Vec<Inst> {
         let mut out = Vec::new();
@@ -414,6 +427,105 @@ pub fn unify_returns(f: LLVMValueRef) -> bool {
         }
         LLVMDisposeBuilder(b);
         true
+    }
+}
+
+/// Make each loop latch that leaves for a return through kperf's code
+/// alone branch back on its condition's negation, so that the exit is the
+/// branch's false successor; the number of latches changed.
+///
+/// Why: the NVPTX back end cannot reverse a branch, so a latch whose true
+/// successor is the exit is written `@p bra exit; bra.uni header`. Where
+/// that exit is a bare `ret` (the plain build), ptxas makes it a predicated
+/// EXIT inside the loop and keeps the loop rolled; where it holds kperf's
+/// END record and finalize, ptxas peels an iteration instead (a CUDA
+/// SGEMM's epilogue: LDG 12 → 14, LDL 40 → 44). A latch whose exit is its
+/// false successor is written `@!p bra header` and falls through to the
+/// exit, and ptxas keeps it rolled. Only such latches change: any other
+/// branch keeps the form the plain build has.
+pub fn latches_fall_through_to_exits(f: LLVMValueRef, is_kperf: impl Fn(Inst) -> bool) -> usize {
+    let entry = unsafe { LLVMGetEntryBasicBlock(f) };
+    let cfg = super::cfg::Cfg::new(Block(entry));
+    let mut changed = 0;
+    for (p, block) in cfg.blocks.iter().enumerate() {
+        let Some(term) = block.terminator() else {
+            continue;
+        };
+        if term.opcode() != LLVMOpcode::LLVMBr || unsafe { LLVMIsConditional(term.0) } == 0 {
+            continue;
+        }
+        let (exit, header) = unsafe {
+            (
+                Block(LLVMGetSuccessor(term.0, 0)),
+                Block(LLVMGetSuccessor(term.0, 1)),
+            )
+        };
+        let back_edge = cfg.index.get(&header).is_some_and(|&h| cfg.dominates(h, p));
+        if exit == header || !back_edge || !returns_through(exit, &is_kperf) {
+            continue;
+        }
+        unsafe { branch_on_negation(term) };
+        changed += 1;
+    }
+    changed
+}
+
+/// Does `b` reach a return through instructions `is_kperf` accepts and
+/// unconditional branches alone?
+fn returns_through(mut b: Block, is_kperf: &impl Fn(Inst) -> bool) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    while seen.insert(b) {
+        let insts = b.instructions();
+        let Some((term, body)) = insts.split_last() else {
+            return false;
+        };
+        if !body.iter().all(|i| is_kperf(*i) || i.emits_no_code()) {
+            return false;
+        }
+        if term.is_return() {
+            return true;
+        }
+        let unconditional =
+            term.opcode() == LLVMOpcode::LLVMBr && unsafe { LLVMIsConditional(term.0) } == 0;
+        if !unconditional {
+            return false;
+        }
+        b = Block(unsafe { LLVMGetSuccessor(term.0, 0) });
+    }
+    false
+}
+
+/// `br c, T, F` becomes `br !c, F, T`, its branch weights swapped with it.
+unsafe fn branch_on_negation(term: Inst) {
+    let ctx = LLVMGetTypeContext(LLVMTypeOf(term.0));
+    let b = LLVMCreateBuilderInContext(ctx);
+    LLVMPositionBuilderBefore(b, term.0);
+    let not = LLVMBuildNot(b, LLVMGetCondition(term.0), c"kperf.stay".as_ptr());
+    LLVMDisposeBuilder(b);
+    let loc = LLVMInstructionGetDebugLoc(term.0);
+    if !loc.is_null() && !LLVMIsAInstruction(not).is_null() {
+        inkwell::llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(not, loc);
+    }
+    LLVMSetCondition(term.0, not);
+    let (t, f) = (LLVMGetSuccessor(term.0, 0), LLVMGetSuccessor(term.0, 1));
+    LLVMSetSuccessor(term.0, 0, f);
+    LLVMSetSuccessor(term.0, 1, t);
+    let kind = LLVMGetMDKindIDInContext(ctx, c"prof".as_ptr(), 4);
+    let prof = LLVMGetMetadata(term.0, kind);
+    if prof.is_null() {
+        return;
+    }
+    // !{!"branch_weights", [!"expected",] i32 T, i32 F}: the last two.
+    let n = LLVMGetMDNodeNumOperands(prof) as usize;
+    let mut ops = vec![std::ptr::null_mut(); n];
+    LLVMGetMDNodeOperands(prof, ops.as_mut_ptr());
+    if n >= 3 {
+        ops.swap(n - 2, n - 1);
+        let mut mds: Vec<LLVMMetadataRef> = ops.iter().map(|v| LLVMValueAsMetadata(*v)).collect();
+        let swapped = LLVMMDNodeInContext2(ctx, mds.as_mut_ptr(), n);
+        LLVMSetMetadata(term.0, kind, LLVMMetadataAsValue(ctx, swapped));
+    } else {
+        LLVMSetMetadata(term.0, kind, std::ptr::null_mut());
     }
 }
 

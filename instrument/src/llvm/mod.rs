@@ -1182,6 +1182,13 @@ fn instrument_llvm_with(
                 m.call.erase();
             }
         }
+        if opts.target.inline_ptx() {
+            let own: std::collections::HashSet<&str> =
+                snippet_fns.iter().map(String::as_str).collect();
+            ir::latches_fall_through_to_exits(f.as_value_ref(), |i| {
+                i.callee_name().is_some_and(|n| own.contains(n.as_str()))
+            });
+        }
         let mut km = plan.meta;
         km.original_arg_count = if profile_param.is_some() {
             f.count_params()
