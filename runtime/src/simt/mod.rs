@@ -8,6 +8,7 @@
 //! [`threads`]; this module JITs it with MCJIT and runs the grid: the CTAs
 //! one after another, the threads of a CTA as OS threads.
 
+mod gpu_results;
 pub mod printf;
 mod pure;
 pub mod rewrite;

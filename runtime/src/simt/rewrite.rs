@@ -9,6 +9,8 @@
 //!   `f2i.rn`, `atomic.add.gen.i.cta`, ...) get LLVM IR definitions
 //!   written for their declared types ([`super::pure`]), linked in;
 //! - `vprintf` is the runner's (CUDA's argument buffer layout);
+//! - conversions, shifts and divisions give the GPU's results where LLVM
+//!   IR leaves them open ([`super::gpu_results`]);
 //! - calling conventions become C, and the module is retargeted to the host.
 //!   Address spaces stay: on x86-64 every address space below 256 is a plain
 //!   pointer, `addrspace(3)` globals are ordinary globals (one CTA at a time
@@ -25,8 +27,8 @@ use inkwell::context::Context;
 use inkwell::module::{Linkage, Module};
 use inkwell::types::BasicTypeEnum;
 use inkwell::values::{
-    AnyValue, AnyValueEnum, BasicValue, BasicValueEnum, CallSiteValue, FunctionValue,
-    InstructionOpcode, InstructionValue, IntValue,
+    AnyValue, BasicValue, BasicValueEnum, CallSiteValue, FunctionValue, InstructionOpcode,
+    InstructionValue, IntValue,
 };
 use inkwell::AddressSpace;
 
@@ -291,6 +293,8 @@ pub fn rewrite_for_host<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Rew
             refused.join("; ")
         ));
     }
+    // The kernel's own code, before the runner's definitions join it.
+    super::gpu_results::use_gpu_results(module.as_mut_ptr());
     for (f, text) in defined_in_ir {
         link_definition(ctx, module, f, &text)?;
     }
@@ -481,26 +485,24 @@ fn define<'c>(
         }
     ) {
         // `activemask` gathers the lanes at one call site: each call gets
-        // its own definition, which passes the site's number.
-        let mut site = 0u64;
-        let mut use_ = f.as_global_value().as_pointer_value().get_first_use();
-        while let Some(u) = use_ {
-            use_ = u.get_next_use();
-            let user = u.get_user();
-            let Some(call) =
-                instruction_of(user).filter(|i| i.get_opcode() == InstructionOpcode::Call)
-            else {
-                continue;
-            };
+        // its own definition, which passes the site's number, numbered in
+        // the module's order (the runner closes the first of several
+        // gatherings first; a use list's order is the reverse of creation).
+        let target = f.as_global_value().as_pointer_value();
+        let calls: Vec<InstructionValue> = module
+            .get_functions()
+            .flat_map(|func| func.get_basic_block_iter())
+            .flat_map(|bb| bb.get_instructions())
+            .filter(|i| {
+                i.get_opcode() == InstructionOpcode::Call
+                    && matches!(
+                        i.get_operand(i.get_num_operands() - 1),
+                        Some(inkwell::values::Operand::Value(v)) if v == target
+                    )
+            })
+            .collect();
+        for (site, call) in (0u64..).zip(calls) {
             let callee = call.get_num_operands() - 1;
-            let calls_f = matches!(
-                call.get_operand(callee),
-                Some(inkwell::values::Operand::Value(v))
-                    if v == f.as_global_value().as_pointer_value()
-            );
-            if !calls_f {
-                continue;
-            }
             let g = module.add_function(
                 &format!("__kperf_simt.{short}.{site}"),
                 f.get_type(),
@@ -508,7 +510,6 @@ fn define<'c>(
             );
             build_body(ctx, g, f, l, e, Some(site))?;
             call.set_operand(callee, g.as_global_value().as_pointer_value());
-            site += 1;
         }
     }
     let g = module.add_function(
@@ -579,21 +580,6 @@ fn link_definition<'c>(
     // SAFETY: `f` has no uses left and is a declaration.
     unsafe { f.delete() };
     Ok(())
-}
-
-/// The instruction a value in a use list is, if it is one.
-fn instruction_of(v: AnyValueEnum<'_>) -> Option<InstructionValue<'_>> {
-    match v {
-        AnyValueEnum::InstructionValue(i) => Some(i),
-        AnyValueEnum::IntValue(x) => x.as_instruction(),
-        AnyValueEnum::FloatValue(x) => x.as_instruction(),
-        AnyValueEnum::PointerValue(x) => x.as_instruction(),
-        AnyValueEnum::StructValue(x) => x.as_instruction(),
-        AnyValueEnum::VectorValue(x) => x.as_instruction(),
-        AnyValueEnum::ArrayValue(x) => x.as_instruction(),
-        AnyValueEnum::PhiValue(p) => Some(p.as_instruction()),
-        _ => None,
-    }
 }
 
 /// The body of `g`, the definition of intrinsic `f`; `site` numbers an

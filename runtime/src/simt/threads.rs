@@ -18,7 +18,9 @@
 //! - `activemask`: the lanes at the same call site, gathered until every
 //!   other live lane of the warp waits elsewhere (at a barrier or a warp
 //!   operation) or has exited, so lanes a branch sent elsewhere are not in
-//!   it, as on a GPU; lanes that keep running (a spin on a flag) are taken
+//!   it, as on a GPU; when several gatherings could close, the first in
+//!   program order closes alone, and its lanes may join a later one (the
+//!   reconvergence after an if/else); lanes that keep running (a spin on a flag) are taken
 //!   to be elsewhere once no lane has come for [`ACTIVEMASK_PATIENCE`]. Lanes reaching the site
 //!   in different iterations of a divergent loop can gather together,
 //!   where a GPU that reconverges after the branch keeps them apart.
@@ -223,10 +225,18 @@ impl Warp {
         let mut any = self.complete_where(mask_ready);
         let waiting = self.at_barrier | self.in_meetings();
         let gathered = |o: &Open| match o.key {
-            Key::Active(_) => live & !o.arrived & !waiting == 0,
-            Key::Mask(_) => false,
+            Key::Active(site) => (live & !o.arrived & !waiting == 0).then_some(site),
+            Key::Mask(_) => None,
         };
-        any |= self.complete_where(gathered);
+        // One gathering at a time, the first in program order: the lanes
+        // it releases run on and may come to a later one. (All at once,
+        // lanes of three if/else arms, each at its own `activemask`, and
+        // those at the one after the join closed four gatherings together:
+        // the join's read two arms' lanes, the other arm's lanes, never the
+        // whole warp the GPU reconverges there.)
+        if let Some(first) = self.open.iter().filter_map(gathered).min() {
+            any |= self.complete_where(|o| o.key == Key::Active(first));
+        }
         any
     }
 

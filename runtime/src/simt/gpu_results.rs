@@ -1,0 +1,167 @@
+//! The GPU's results where LLVM IR leaves them open and the host's differ.
+//!
+//! The NVPTX back end lowers `fptosi`/`fptoui` to `cvt.rzi`, which
+//! saturates and turns NaN into 0; a shift to `shl`/`shr`, which clamp the
+//! amount to the register width; a division to a sequence that never
+//! traps. LLVM IR calls all of these poison (or undefined behaviour), and
+//! x86-64 gives `0x80000000` for an out-of-range conversion, takes a shift
+//! amount modulo the width and traps (SIGFPE) on a division by zero. The
+//! kernel's code is rewritten to ask for the PTX result explicitly, so a
+//! CUDA kernel that converts 3e9 to `int` reads 2147483647 here as on the
+//! GPU, and `1 << 33` reads 0.
+//!
+//! Division by zero is unspecified in PTX; here a quotient is all ones (-1)
+//! and a remainder the dividend, and `INT_MIN / -1` wraps to `INT_MIN` with
+//! remainder 0, instead of ending the run.
+
+use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::prelude::*;
+use inkwell::llvm_sys::{LLVMIntPredicate, LLVMOpcode, LLVMTypeKind};
+
+/// Rewrite every function defined in `module` (the kernel's own code,
+/// before the runner's definitions are linked in). Returns how many
+/// instructions changed.
+pub fn use_gpu_results(module: LLVMModuleRef) -> usize {
+    let mut targets = Vec::new();
+    // SAFETY: walking a live module's functions, blocks and instructions.
+    unsafe {
+        let mut f = LLVMGetFirstFunction(module);
+        while !f.is_null() {
+            let mut bb = LLVMGetFirstBasicBlock(f);
+            while !bb.is_null() {
+                let mut i = LLVMGetFirstInstruction(bb);
+                while !i.is_null() {
+                    if needs_rewrite(i) {
+                        targets.push(i);
+                    }
+                    i = LLVMGetNextInstruction(i);
+                }
+                bb = LLVMGetNextBasicBlock(bb);
+            }
+            f = LLVMGetNextFunction(f);
+        }
+        for &i in &targets {
+            rewrite(module, i);
+        }
+    }
+    targets.len()
+}
+
+unsafe fn is_scalar_int(v: LLVMValueRef) -> bool {
+    LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMTypeKind::LLVMIntegerTypeKind
+}
+
+unsafe fn needs_rewrite(i: LLVMValueRef) -> bool {
+    use LLVMOpcode::*;
+    match LLVMGetInstructionOpcode(i) {
+        LLVMFPToSI | LLVMFPToUI => true,
+        // A constant amount or divisor is checked by the optimizer already
+        // (an out-of-range constant shift is folded as the IR says).
+        LLVMShl | LLVMLShr | LLVMAShr | LLVMSDiv | LLVMUDiv | LLVMSRem | LLVMURem => {
+            is_scalar_int(i) && LLVMIsAConstant(LLVMGetOperand(i, 1)).is_null()
+        }
+        _ => false,
+    }
+}
+
+unsafe fn rewrite(module: LLVMModuleRef, i: LLVMValueRef) {
+    use LLVMOpcode::*;
+    let ctx = LLVMGetModuleContext(module);
+    let b = LLVMCreateBuilderInContext(ctx);
+    let op = LLVMGetInstructionOpcode(i);
+    let (x, y) = (LLVMGetOperand(i, 0), LLVMGetOperand(i, 1));
+    let ty = LLVMTypeOf(i);
+    let replacement = match op {
+        LLVMFPToSI | LLVMFPToUI => {
+            LLVMPositionBuilderBefore(b, i);
+            let name = match op {
+                LLVMFPToSI => "llvm.fptosi.sat",
+                _ => "llvm.fptoui.sat",
+            };
+            let id = LLVMLookupIntrinsicID(name.as_ptr().cast(), name.len());
+            let mut tys = [ty, LLVMTypeOf(x)];
+            let decl = LLVMGetIntrinsicDeclaration(module, id, tys.as_mut_ptr(), 2);
+            let fty = LLVMIntrinsicGetType(ctx, id, tys.as_mut_ptr(), 2);
+            let mut args = [x];
+            LLVMBuildCall2(b, fty, decl, args.as_mut_ptr(), 1, c"".as_ptr())
+        }
+        LLVMShl | LLVMLShr | LLVMAShr => {
+            // After the shift: `select (amount >= width), clamped, shift`.
+            LLVMPositionBuilderBefore(b, LLVMGetNextInstruction(i));
+            let width = LLVMConstInt(ty, LLVMGetIntTypeWidth(ty) as u64, 0);
+            let over = LLVMBuildICmp(b, LLVMIntPredicate::LLVMIntUGE, y, width, c"".as_ptr());
+            let clamped = match op {
+                LLVMAShr => {
+                    let top = LLVMConstInt(ty, LLVMGetIntTypeWidth(ty) as u64 - 1, 0);
+                    LLVMBuildAShr(b, x, top, c"".as_ptr())
+                }
+                _ => LLVMConstNull(ty),
+            };
+            LLVMBuildSelect(b, over, clamped, i, c"".as_ptr())
+        }
+        _ => {
+            // Divide by a divisor that cannot trap, then pick the result
+            // for the cases that would have.
+            LLVMPositionBuilderBefore(b, i);
+            let zero = LLVMConstNull(ty);
+            let by_zero = LLVMBuildICmp(b, LLVMIntPredicate::LLVMIntEQ, y, zero, c"".as_ptr());
+            let signed = matches!(op, LLVMSDiv | LLVMSRem);
+            let overflow = signed.then(|| {
+                let width = LLVMGetIntTypeWidth(ty);
+                let min = LLVMConstInt(ty, 1u64 << (width - 1).min(63), 0);
+                let min = if width > 64 { LLVMConstNull(ty) } else { min };
+                let all_ones = LLVMConstAllOnes(ty);
+                let is_min = LLVMBuildICmp(b, LLVMIntPredicate::LLVMIntEQ, x, min, c"".as_ptr());
+                let by_minus_one =
+                    LLVMBuildICmp(b, LLVMIntPredicate::LLVMIntEQ, y, all_ones, c"".as_ptr());
+                LLVMBuildAnd(b, is_min, by_minus_one, c"".as_ptr())
+            });
+            let unsafe_divisor = match overflow {
+                Some(o) => LLVMBuildOr(b, by_zero, o, c"".as_ptr()),
+                None => by_zero,
+            };
+            let one = LLVMConstInt(ty, 1, 0);
+            let divisor = LLVMBuildSelect(b, unsafe_divisor, one, y, c"".as_ptr());
+            LLVMSetOperand(i, 1, divisor);
+            LLVMPositionBuilderBefore(b, LLVMGetNextInstruction(i));
+            let on_zero = match op {
+                LLVMSDiv | LLVMUDiv => LLVMConstAllOnes(ty),
+                _ => x,
+            };
+            // x / 1 is x (INT_MIN, as the GPU wraps); x % 1 is 0.
+            let on_overflow = i;
+            let r = LLVMBuildSelect(b, by_zero, on_zero, on_overflow, c"".as_ptr());
+            LLVMDisposeBuilder(b);
+            replace_uses_except(i, r);
+            return;
+        }
+    };
+    LLVMDisposeBuilder(b);
+    replace_uses_except(i, replacement);
+    if matches!(op, LLVMFPToSI | LLVMFPToUI) {
+        LLVMInstructionEraseFromParent(i);
+    }
+}
+
+/// Every use of `old` becomes `new`, except inside `new` itself (the
+/// select that reads the original result).
+unsafe fn replace_uses_except(old: LLVMValueRef, new: LLVMValueRef) {
+    let mut u = LLVMGetFirstUse(old);
+    let mut uses = Vec::new();
+    while !u.is_null() {
+        uses.push(u);
+        u = LLVMGetNextUse(u);
+    }
+    for u in uses {
+        let user = LLVMGetUser(u);
+        if user == new {
+            continue;
+        }
+        let n = LLVMGetNumOperands(user);
+        for k in 0..n {
+            if LLVMGetOperand(user, k as u32) == old {
+                LLVMSetOperand(user, k as u32, new);
+            }
+        }
+    }
+}
