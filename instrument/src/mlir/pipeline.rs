@@ -1115,6 +1115,42 @@ pub fn parse_input<'c>(
                 ),
             });
         }
+        // An `llvm.func` already lowered for one GPU cannot be built for
+        // the other: LLVM stopped with a bare "unsupported calling
+        // convention".
+        let (want, other) = match opts.target {
+            Target::Amdgpu { .. } => ("rocdl.kernel", "nvvm.kernel"),
+            _ => ("nvvm.kernel", "rocdl.kernel"),
+        };
+        if let Some(k) = kernels
+            .iter()
+            .find(|k| k.has_attr(other) && !k.has_attr(want))
+        {
+            return Err(InstrumentError::At {
+                location: k.loc_string(),
+                message: format!(
+                    "kernel `{}` is already lowered for {} (`{other}`), and --target {} \
+                     builds for the other vendor: give the file its own target's --target",
+                    regions::symbol_name(*k),
+                    if other == "nvvm.kernel" {
+                        "NVIDIA (NVVM)"
+                    } else {
+                        "AMD (ROCDL)"
+                    },
+                    opts.target.name()
+                ),
+            });
+        }
+        // A dump taken after `nvvm-attach-target` carries its target:
+        // attached again, the module had two, became two objects (two
+        // definitions of every kernel) and PTX for the first, another chip
+        // than `--target`'s (sm_50 from a bare `#nvvm.target`). The build
+        // is `--target`'s.
+        for m in module_op(&module).nested_ops() {
+            if m.name() == "gpu.module" && m.has_attr("targets") {
+                m.remove_attr("targets");
+            }
+        }
     }
     Ok(module)
 }
