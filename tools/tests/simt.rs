@@ -26,6 +26,8 @@ struct Case {
     profile: Vec<ProfileCase>,
     /// The plain run must fail: a kernel that hangs on a GPU too.
     fails: Option<Failure>,
+    /// What every run prints on stdout (the kernel's `printf`), exactly.
+    stdout: Option<String>,
     /// `KPERF_SIMT_TIMEOUT_S` for the runs (default 60): how long threads
     /// wait on a running thread before the runner notes it.
     patience_s: Option<f64>,
@@ -156,7 +158,21 @@ fn run(dir: &Path, case: &Case, args: &[String], out: &Path, tag: &str) -> serde
         );
         return serde_json::Value::Null;
     }
-    succeed(&mut o, &format!("{}: kperf run {args:?}", dir.display()));
+    let got = o.output().unwrap();
+    assert!(
+        got.status.success(),
+        "{}: kperf run {args:?} failed:\n{}",
+        dir.display(),
+        String::from_utf8_lossy(&got.stderr)
+    );
+    if let Some(want) = &case.stdout {
+        assert_eq!(
+            String::from_utf8_lossy(&got.stdout),
+            *want,
+            "{}: kperf run {args:?}: stdout",
+            dir.display()
+        );
+    }
     serde_json::from_slice(&std::fs::read(&outputs).unwrap()).unwrap()
 }
 

@@ -4,7 +4,6 @@
 //! which is how clang and MLIR's `gpu.printf` lowering pass them.
 
 use std::ffi::{c_char, CStr};
-use std::io::Write;
 
 /// # Safety
 /// `fmt` is a NUL-terminated string and `args` holds the arguments its
@@ -18,10 +17,9 @@ pub unsafe extern "C" fn kperf_simt_vprintf(fmt: *const c_char, args: *const u8)
     let mut reader = Args { base: args, off: 0 };
     // SAFETY: the caller's contract.
     let out = format(fmt, |size| unsafe { reader.next(size) });
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(&out);
-    let _ = stdout.flush();
-    out.len() as i32
+    let n = out.len() as i32;
+    super::threads::print(out);
+    n
 }
 
 struct Args {

@@ -312,6 +312,7 @@ pub fn rewrite_for_host<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Rew
         }
     }
     poll_after_shared_reads(ctx, module)?;
+    zero_printf_arguments(ctx, module)?;
     Ok(Rewritten {
         kernels,
         dynamic_shared_align,
@@ -348,6 +349,63 @@ fn poll_after_shared_reads<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<
                 }
             }
         }
+    }
+    Ok(())
+}
+
+/// Each `vprintf` argument buffer on the stack starts zeroed. CUDA's
+/// `vprintf` reads an integer conversion as 4 bytes at least; C promotes a
+/// `char` or `short` argument to `int`, but MLIR's `gpu.printf` lowering
+/// packs an `i8` or `i16` as it is, so `%d` of an `i8` reads 3 bytes of
+/// padding. A GPU's fresh local memory holds zeros there in practice
+/// (upstream's printf test expects `2`); the host's stack held garbage
+/// (`-1165630718`, a new value each run).
+fn zero_printf_arguments<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<(), String> {
+    let Some(vprintf) = module.get_function(ENTRY_VPRINTF) else {
+        return Ok(());
+    };
+    let target = vprintf.as_global_value().as_pointer_value();
+    let b = ctx.create_builder();
+    let mut zeroed = std::collections::HashSet::new();
+    let calls: Vec<InstructionValue> = module
+        .get_functions()
+        .flat_map(|f| f.get_basic_block_iter())
+        .flat_map(|bb| bb.get_instructions())
+        .filter(|i| {
+            i.get_opcode() == InstructionOpcode::Call
+                && matches!(
+                    i.get_operand(i.get_num_operands() - 1),
+                    Some(inkwell::values::Operand::Value(v)) if v == target
+                )
+        })
+        .collect();
+    for call in calls {
+        let Some(inkwell::values::Operand::Value(BasicValueEnum::PointerValue(args))) =
+            call.get_operand(1)
+        else {
+            continue;
+        };
+        let Some(alloca) = args
+            .as_instruction()
+            .filter(|i| i.get_opcode() == InstructionOpcode::Alloca)
+        else {
+            continue;
+        };
+        let Some(ty) = alloca.get_allocated_type().ok() else {
+            continue;
+        };
+        if !zeroed.insert(alloca) {
+            continue;
+        }
+        let Some(size) = inkwell::types::BasicType::size_of(&ty) else {
+            continue;
+        };
+        let Some(after) = alloca.get_next_instruction() else {
+            continue;
+        };
+        b.position_before(&after);
+        b.build_memset(args, 1, ctx.i8_type().const_zero(), size)
+            .map_err(err)?;
     }
     Ok(())
 }

@@ -412,7 +412,26 @@ pub struct Cta {
     patience: Duration,
     /// (x, y, z) of the CTA now running, for reports.
     pub id: Mutex<[u32; 3]>,
+    /// The CTA's `printf` lines not yet written.
+    printed: Mutex<Printed>,
 }
+
+/// `printf` output held until the CTA ends, then written in the order a
+/// GPU's printf buffer holds it when each warp prints together: by each
+/// thread's n-th call, then by thread. The threads are OS threads, so
+/// written as they came, upstream's printf test (threads 0 and 1 print one
+/// line each; it expects 0 then 1) passed or failed by scheduling.
+#[derive(Default)]
+struct Printed {
+    /// (the thread's call number, thread, text).
+    lines: Vec<(u32, u32, Vec<u8>)>,
+    bytes: usize,
+    calls: Vec<u32>,
+}
+
+/// Buffered `printf` bytes beyond which the lines so far are written (a
+/// GPU's printf buffer is 1 MB by default).
+const PRINTED_LIMIT: usize = 1 << 20;
 
 impl Cta {
     pub fn new(threads: u32) -> Cta {
@@ -436,13 +455,38 @@ impl Cta {
                 .collect(),
             patience,
             id: Mutex::new([0; 3]),
+            printed: Mutex::new(Printed::default()),
         };
         cta.reset();
         cta
     }
 
+    /// Hold thread `linear`'s `printf` output for the CTA's end.
+    pub fn print(&self, linear: u32, text: Vec<u8>) {
+        let mut p = self.printed.lock().unwrap_or_else(|e| e.into_inner());
+        if p.calls.len() <= linear as usize {
+            p.calls.resize(self.threads.max(linear + 1) as usize, 0);
+        }
+        let n = p.calls[linear as usize];
+        p.calls[linear as usize] = n.saturating_add(1);
+        p.bytes += text.len();
+        p.lines.push((n, linear, text));
+        if p.bytes > PRINTED_LIMIT {
+            write_printed(&mut p);
+        }
+    }
+
+    /// Write the `printf` lines held so far, in the GPU's order.
+    pub fn flush_printed(&self) {
+        write_printed(&mut self.printed.lock().unwrap_or_else(|e| e.into_inner()));
+    }
+
     /// Every thread alive again, for the next CTA.
     pub fn reset(&self) {
+        self.flush_printed();
+        if let Ok(mut p) = self.printed.lock() {
+            p.calls.clear();
+        }
         let mut s = self.lock();
         s.live = self.threads;
         s.noted = false;
@@ -495,6 +539,8 @@ impl Cta {
                 since = Instant::now();
             } else if !s.noted && since.elapsed() > self.patience {
                 s.noted = true;
+                // What the CTA printed so far shows where it is.
+                self.flush_printed();
                 let id = *self.id.lock().unwrap_or_else(|e| e.into_inner());
                 let _ = writeln!(
                     std::io::stderr(),
@@ -536,6 +582,7 @@ impl Cta {
             },
             in_warps,
         );
+        self.flush_printed();
         // SAFETY: flushing C streams (the kernel's printf) and ending the
         // kernel's process, whose parent reports the deadlock.
         unsafe {
@@ -621,6 +668,7 @@ impl Cta {
             id[1],
             id[2]
         );
+        self.flush_printed();
         // SAFETY: as in `deadlock`.
         unsafe {
             libc::fflush(std::ptr::null_mut());
@@ -859,6 +907,28 @@ fn me() -> Me {
                 "kperf: internal error: a SIMT primitive called outside a SIMT thread"
             );
             std::process::abort();
+        }
+    }
+}
+
+fn write_printed(p: &mut Printed) {
+    p.lines.sort_by_key(|(n, t, _)| (*n, *t));
+    let mut out = std::io::stdout().lock();
+    for (_, _, text) in p.lines.drain(..) {
+        let _ = out.write_all(&text);
+    }
+    let _ = out.flush();
+    p.bytes = 0;
+}
+
+/// `printf` output of the calling GPU thread (written at once outside one).
+pub fn print(text: Vec<u8>) {
+    match ME.with(|m| m.get()) {
+        Some(m) => cta(&m).print(m.linear, text),
+        None => {
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(&text);
+            let _ = out.flush();
         }
     }
 }
