@@ -253,11 +253,29 @@ def _points(results: Union[Mapping[str, Any], Iterable[Mapping[str, Any]]]) -> L
     return list(results)
 
 
+def _device_identity(device) -> Any:
+    """What names a device, without what it reads as its state at each
+    call (the CPU clock, the timer's calibration, the GPU's clocks and
+    temperature): on a host with frequency scaling those differ between
+    any two results of one machine, and `save` refused them as results of
+    different devices."""
+    if not isinstance(device, Mapping):
+        return device
+    host = device.get("host")
+    return {
+        "name": device.get("name"),
+        "kind": device.get("kind"),
+        "host": None
+        if not isinstance(host, Mapping)
+        else {k: host.get(k) for k in ("cpu_model", "logical_cpus", "llc")},
+    }
+
+
 def _results_json(results, name: Optional[str] = None, baseline: Optional[str] = None) -> str:
     items = _points(results)
     if not items:
         raise KperfError("no benchmark results to save")
-    devices = {json.dumps(r.get("device"), sort_keys=True) for r in items}
+    devices = {json.dumps(_device_identity(r.get("device")), sort_keys=True) for r in items}
     if len(devices) > 1:
         names = sorted({str((r.get("device") or {}).get("name")) for r in items})
         raise KperfError(f"results from different devices ({', '.join(names)}): save them to separate files")

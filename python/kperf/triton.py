@@ -177,7 +177,10 @@ class KperfHook:
         self.out = Path(self.out)
         self._instrument = self.kperf if callable(self.kperf) else _kperf_cli(self.kperf)
         self._pending: Optional[Launch] = None
-        self._counts: Dict[str, int] = collections.Counter()
+        # Launch numbers continue across the hooks of one process writing
+        # to one directory: a second `profile()` block with the same `out`
+        # overwrote the first's `<kernel>.0.kprof`.
+        self._counts = _LAUNCH_NUMBERS.setdefault(os.path.abspath(self.out), collections.Counter())
         self._summarized = False
 
     # -- cache key and the llir stage -----------------------------------------
@@ -341,9 +344,12 @@ class KperfHook:
         """Save what is kept and, once, print the summary of every profile
         this hook wrote."""
         self.save()
-        if summary and not self._summarized and self.written:
+        if not self._summarized and self.written:
+            # Decided once: `profile(summary=False)` is not summarized by
+            # the exit handler's later call either.
             self._summarized = True
-            summarize(self.written)
+            if summary:
+                summarize(self.written)
         return self.written
 
 
@@ -354,6 +360,8 @@ def _host_bytes(buf) -> bytes:
 
 
 _installed: Optional[KperfHook] = None
+# Launches numbered so far per output directory (absolute) and kernel.
+_LAUNCH_NUMBERS: Dict[str, Dict[str, int]] = {}
 _previous_allocator = None
 # The grid of the launch this thread is making (set by the launcher wrapper
 # around the profile allocator's call).

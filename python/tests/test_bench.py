@@ -179,6 +179,21 @@ def test_results_of_different_devices_are_not_saved_together(tmp_path):
         kb.save([a, b], tmp_path / "x.json")
 
 
+def test_one_machine_at_two_clock_readings_is_one_device(tmp_path):
+    # A host with frequency scaling reads another clock (and calibrates its
+    # timer anew) for each result; save refused a sweep of one machine as
+    # "results from different devices (AMD EPYC)" (adversarial test,
+    # 2026-11-27).
+    a = kb.benchmark(spin, 1e-4, name="a", **FAST)
+    host = dict(a["device"]["host"], frequency={"mhz": 3187.5, "source": "cpufreq", "note": None})
+    host["timer"] = dict(host["timer"] or {}, ticks_per_ns=3.1)
+    b = dict(a, device=dict(a["device"], host=host), point=dict(a["point"], implementation="b"))
+    kb.save([a, b], tmp_path / "x.json")
+    other = dict(b, device=dict(a["device"], host=dict(host, cpu_model="Other CPU")))
+    with pytest.raises(kperf.KperfError, match="different devices"):
+        kb.save([a, other], tmp_path / "y.json")
+
+
 def test_numpy_function():
     np = pytest.importorskip("numpy")
     a = np.random.default_rng(0).random(1 << 14)

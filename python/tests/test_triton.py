@@ -141,6 +141,29 @@ def test_launches_become_kprof_files_and_old_ones_are_dropped(tmp_path):
     assert any("none of the 3 CTA block(s) was written" in c for c in p.caveats), p.caveats
 
 
+def test_a_second_hook_on_one_directory_numbers_on(tmp_path, capsys):
+    # Two `profile()` blocks with one `out` both wrote scale_rows.0.kprof,
+    # and `summary=False` was summarized anyway by the exit handler's later
+    # `finish()` (adversarial test, 2026-11-27).
+    names, compiled = [], {}
+    for ctas in (3, 5):
+        hook = kt.install("kernel", tmp_path / "prof", profile_allocator=False)
+        compile_scale_rows()
+        hook.instrumented.update(compiled)  # the second block finds it compiled
+        compiled = dict(hook.instrumented)
+        fake_device(hook)
+        per_cta = hook.instrumented["scale_rows"].bytes_per_cta
+        hook.allocate(ctas * per_cta, 128, None)
+        hook.on_launch({"name": "scale_rows"})
+        kt.uninstall()
+        hook.finish(summary=False)
+        hook.finish()  # as the exit handler calls it
+        names += [p.name for p in hook.written]
+    assert names == ["scale_rows.0.kprof", "scale_rows.1.kprof"]
+    assert [kperf.load_profile(tmp_path / "prof" / n).grid[0] for n in names] == [3, 5]
+    assert "kperf:" not in capsys.readouterr().err
+
+
 def launch(hook, function, name, ctas, per_cta):
     hook.allocate(ctas * per_cta, 128, None)
     hook.on_launch({"name": name, "function": function})
