@@ -279,6 +279,12 @@ pub fn rewrite_for_host<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Rew
             defined_in_ir.push((f, text));
         } else if name.starts_with("llvm.nvvm.") || name.starts_with("__nv_") {
             refused.push(refusal(&name));
+        } else if name == "__assertfail" {
+            refused.push(
+                "`__assertfail` (a device-side assertion: CUDA's `assert()`, MLIR's `cf.assert`) \
+                 is not modelled: run the kernel with its assertions compiled out"
+                    .into(),
+            );
         } else if !name.starts_with("llvm.") {
             // On a GPU this fails to link; JITted, the call would jump to
             // whatever (or nothing) the host has under that name.
