@@ -205,6 +205,23 @@ def _params(params: Mapping[str, Any]) -> Dict[str, Any]:
     return out
 
 
+def _axes(grid: Mapping[str, Sequence[Any]]) -> Dict[str, tuple]:
+    """Each axis as a tuple of its values, read once: a generator axis was
+    consumed by the duplicate check and measured nothing, and a string axis
+    ("float32") ran one point per letter."""
+    axes = {}
+    for name, values in grid.items():
+        if isinstance(values, (str, bytes)):
+            raise ValueError(f"grid `{name}` is the string {values!r}: give a list of values ([{values!r}])")
+        try:
+            axes[name] = tuple(values)
+        except TypeError:
+            raise ValueError(f"grid `{name}` is {values!r}, not a list of values") from None
+        if not axes[name]:
+            raise ValueError(f"grid `{name}` lists no values: the sweep would measure nothing")
+    return axes
+
+
 def _check_grid(grid: Mapping[str, Sequence[Any]]) -> None:
     """Refuse a grid axis listing one value twice (4, 4.0 and np.int64(4)
     name the same point) before anything is measured: the sweep's results
@@ -415,6 +432,7 @@ def parametrize(grid: Mapping[str, Sequence[Any]], *, flops: Optional[Callable[.
     parameters. Every combination of the grid's values is measured with
     `benchmark(..., **bench_kw)`. Returns a `Sweep`; `out` also saves it.
     """
+    grid = _axes(grid)
     names = list(grid)
     _check_grid(grid)
 

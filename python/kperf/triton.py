@@ -494,27 +494,38 @@ def install(regions: str = "kernel,loops", out: Union[str, os.PathLike] = "kperf
     if kperf is None:
         kperf_binary()  # fail now, not inside Triton's compiler
     calibration = calibration or os.environ.get("KPERF_CALIBRATION") or None
+    if calibration is not None and not Path(calibration).is_file():
+        # Found only at the end, the program's every profile was lost.
+        raise KperfError(f"calibration {os.fspath(calibration)}: no such file (a `kperf calibrate` device "
+                         f"profile, given or from $KPERF_CALIBRATION)")
     hook = KperfHook(kperf=kperf, regions=regions, out=Path(out), kernels=set(kernels) if kernels else None,
                      extra_args=list(extra_args), keep_last=keep_last,
                      calibration=None if calibration is None else Path(calibration),
                      opts_in_shared=profile_allocator)
     if _installed is not None:
         uninstall()
+    _attach(hook)
+    if profile_allocator and save_at_exit:
+        # Launches nobody saved are written (and summarized) at exit.
+        atexit.register(hook.finish)
+    return hook
+
+
+def _attach(hook: KperfHook) -> None:
+    """Make `hook` Triton's: the compile hook, the cache key and, with its
+    profile allocator, the allocator and the launch and load hooks."""
+    global _installed, _previous_allocator
+    from triton import knobs
     knobs.runtime.add_stages_inspection_hook = hook
     _fold_cache_key(hook)
-    if profile_allocator:
+    if hook.opts_in_shared:
         from triton.runtime import _allocation
-        global _previous_allocator
         _previous_allocator = _allocation._profile_allocator.get()
         _allocation.set_profile_allocator(hook.allocate)
         knobs.runtime.launch_enter_hook.add(hook.on_launch)
         knobs.runtime.kernel_load_end_hook.add(hook.on_load)
         wrap_launchers()
-        if save_at_exit:
-            # Launches nobody saved are written (and summarized) at exit.
-            atexit.register(hook.finish)
     _installed = hook
-    return hook
 
 
 def uninstall() -> None:
@@ -567,12 +578,17 @@ def profile(regions: str = "kernel,loops", out: Union[str, os.PathLike] = "kperf
     """Profile the Triton kernels compiled and launched inside the block;
     on exit their profiles are written (see `install` for the options) and,
     with `summary`, summarized on stderr."""
+    outer = _installed
     hook = install(regions, out, **kw)
     try:
         yield hook
     finally:
         uninstall()
         hook.finish(summary)
+        # A block inside another (or inside `python -m kperf.triton`) gives
+        # the outer hook back: the outer block went on uninstrumented.
+        if outer is not None and _installed is None:
+            _attach(outer)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -606,4 +622,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # `python -m kperf.triton` runs this file as `__main__`, a second module
+    # beside the `kperf.triton` a program imports: its hook looked foreign
+    # to the program's ("another add_stages_inspection_hook is installed
+    # (Proton?)"). The imported module runs it, so there is one state.
+    import kperf.triton
+    sys.exit(kperf.triton.main())

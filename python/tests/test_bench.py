@@ -83,6 +83,18 @@ def test_a_grid_naming_one_point_twice_is_refused_before_measuring():
         kb.parametrize({"n": [4, np.int64(4)]}, show=False)(lambda n: (lambda: None))
 
 
+def test_grid_axes_are_lists_of_values():
+    # A string axis ran one point per letter; a generator axis was consumed
+    # by the duplicate check and measured nothing (adversarial test,
+    # 2026-11-27).
+    with pytest.raises(ValueError, match="is the string 'float32'"):
+        kb.parametrize({"dtype": "float32"}, show=False)
+    with pytest.raises(ValueError, match="lists no values"):
+        kb.parametrize({"n": []}, show=False)
+    sweep = kb.parametrize({"n": (n for n in (1, 2))}, show=False, **FAST)(lambda n: (lambda: None))()
+    assert len(sweep.results) == 2
+
+
 def test_a_baseline_from_elsewhere_warns(tmp_path):
     # No point in common: the CLI warns; Python said nothing and passed.
     a = kb.benchmark(spin, 0.0, name="a", **FAST)

@@ -293,6 +293,44 @@ def test_python_m_kperf_triton_profiles_an_unmodified_program(tmp_path):
     assert list((tmp_path / "prof/build").glob("scale_rows.*.llir.instrumented.kperf.json"))
 
 
+def test_a_program_that_profiles_itself_runs_under_python_m_kperf_triton(tmp_path):
+    # `python -m kperf.triton` ran the module as `__main__`, so the
+    # program's own `kperf.triton` saw kperf's hook as foreign ("another
+    # add_stages_inspection_hook is installed (Proton?)"); adversarial
+    # test, 2026-11-27.
+    script = tmp_path / "prog.py"
+    script.write_text(textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {os.path.dirname(__file__)!r})
+        import kperf.triton as kt
+        from test_triton import compile_scale_rows
+        with kt.profile("kernel", {str(tmp_path / "inner")!r}, summary=False):
+            compile_scale_rows()
+        print("inner block ran")
+    """))
+    out = subprocess.run([sys.executable, "-m", "kperf.triton", "--regions", "kernel", "--out", tmp_path / "prof",
+                          script], capture_output=True, text=True,
+                         env={**os.environ, "TRITON_CACHE_DIR": str(tmp_path / "cache")})
+    assert out.returncode == 0, out.stderr
+    assert "inner block ran" in out.stdout
+
+
+def test_a_profile_block_inside_another_gives_the_outer_hook_back(tmp_path):
+    # The inner block's end left the outer block uninstrumented, silently
+    # (adversarial test, 2026-11-27).
+    from triton import knobs
+    with kt.profile("kernel", tmp_path / "outer", summary=False, profile_allocator=False) as outer:
+        with kt.profile("kernel", tmp_path / "inner", summary=False, profile_allocator=False) as inner:
+            assert knobs.runtime.add_stages_inspection_hook is inner
+        assert knobs.runtime.add_stages_inspection_hook is outer
+    assert knobs.runtime.add_stages_inspection_hook is None
+
+
+def test_a_missing_calibration_is_reported_at_install(tmp_path):
+    with pytest.raises(kperf.KperfError, match="no such file"):
+        kt.install("kernel", tmp_path, calibration=tmp_path / "typo.json")
+
+
 def test_missing_kperf_binary_is_reported_before_compiling(tmp_path, monkeypatch):
     monkeypatch.setenv("KPERF_BIN", str(tmp_path / "nope"))
     with pytest.raises(kperf.KperfError, match="KPERF_BIN"):
