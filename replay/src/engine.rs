@@ -663,13 +663,19 @@ impl Replayer {
                         && !self.correction.kernel_below_resolution() =>
                 {
                     report.caveats.push(format!(
-                    "the corrected `{}` region is {:+.1}% off the same launch run uninstrumented \
+                        "the {} `{}` region is {:+.1}% off the same launch run uninstrumented \
                          ({:.0} vs {:.0} ticks per instance): its figures are off by about as much",
-                    c.region,
-                    100.0 * c.error,
-                    c.measured_ticks,
-                    c.truth_ticks
-                ))
+                        // --no-correction: the figure is the raw one.
+                        if self.correction.source == crate::correct::CostSource::Disabled {
+                            "uncorrected"
+                        } else {
+                            "corrected"
+                        },
+                        c.region,
+                        100.0 * c.error,
+                        c.measured_ticks,
+                        c.truth_ticks
+                    ))
                 }
                 Some(_) => {}
                 // A device check of a profile whose only region is the

@@ -1604,3 +1604,49 @@ fn cta_ids_outside_the_grid_or_repeated_get_a_caveat() {
         "{caveats:?}"
     );
 }
+
+#[test]
+fn sampled_ctas_are_said_to_be_a_sample() {
+    // `--sample-ctas every:7` over 100000 CTAs: the totals of the 14286
+    // that recorded read as the grid's, with no word (adversarial test,
+    // 2026-11-27).
+    let mut info = ns_info(&[reg(0, "a")]);
+    info.grid = [14, 1, 1];
+    info.meta.kernels[0].cta_sampling = kperf_dialects::meta::CtaSampling::Every(7);
+    let ctas = vec![
+        ns_cta(0, 0, 0, vec![unit(0, vec![s(0, 0), e(0, 10)])]),
+        ns_cta(1, 0, 0, vec![unit(0, vec![s(0, 0), e(0, 10)])]),
+    ];
+    let p = Profile::from_parts_with(info.clone(), ctas.clone(), &raw()).unwrap();
+    assert!(
+        p.report()
+            .caveats
+            .iter()
+            .any(|c| c.contains("every 7th of the grid's 14")),
+        "{:?}",
+        p.report().caveats
+    );
+    info.meta.kernels[0].cta_sampling = Default::default();
+    let p = Profile::from_parts_with(info, ctas, &raw()).unwrap();
+    assert!(!p.report().caveats.iter().any(|c| c.contains("sampled")));
+}
+
+#[test]
+fn an_uncorrected_kernel_region_off_its_check_is_not_called_corrected() {
+    // --no-correction: the kernel region's figure is the raw one, and the
+    // caveat comparing it with the uninstrumented run said "corrected".
+    let (info, ctas) = kernel_with_check(4.0);
+    let p = Profile::from_parts_with(info, ctas, &raw()).unwrap();
+    let off: Vec<&String> = p
+        .report()
+        .caveats
+        .iter()
+        .filter(|c| c.contains("off the same launch run uninstrumented"))
+        .collect();
+    assert!(!off.is_empty(), "{:?}", p.report().caveats);
+    assert!(
+        off.iter()
+            .all(|c| c.contains("the uncorrected `kernel` region")),
+        "{off:?}"
+    );
+}
