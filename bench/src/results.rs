@@ -608,7 +608,15 @@ pub fn table(results: &Results) -> String {
             reason @ (StopReason::Timeout { noise, .. } | StopReason::MaxSamples { noise }),
         ) = &p.stop_reason
         {
-            if *noise <= target {
+            if s.count < 2 {
+                // A timeout after one sample read as 0% noise, within any
+                // target (adversarial test, 2026-11-27).
+                notes.push(format!(
+                    "! {} / {}: {reason} after one sample: its noise cannot be measured",
+                    p.label(),
+                    p.implementation
+                ));
+            } else if *noise <= target {
                 // Stopped by the cap or the clock, but within the target.
             } else {
                 notes.push(format!(
@@ -660,7 +668,12 @@ pub fn table(results: &Results) -> String {
             center,
             format_ns(s.median),
             format_ns(s.mean),
-            format!("{}%", rate(100.0 * s.rel_noise, 2)),
+            // One sample has no spread to measure: not 0%.
+            if s.count < 2 {
+                dash()
+            } else {
+                format!("{}%", rate(100.0 * s.rel_noise, 2))
+            },
             tflops,
             gbps,
             bound,

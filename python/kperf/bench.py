@@ -253,6 +253,10 @@ def _result(point: Dict[str, Any], settings: Dict[str, Any], device: Dict[str, A
         "samples": s["count"], "noise": s["rel_noise"], "robust_noise": s["robust_noise"],
         "center": s["center"], "stop_reason": point.get("stop_reason"),
     }
+    if s["count"] < 2:
+        # One sample (a timeout) has no spread to measure: NaN, not a
+        # confident 0% (the table prints "-" and a note).
+        r["std_ms"] = r["noise"] = r["robust_noise"] = float("nan")
     work = point.get("work")
     if work:
         # At the reported center (mean, or median for skewed samples), as

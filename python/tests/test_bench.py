@@ -55,6 +55,21 @@ def test_exceptions_from_the_function_propagate():
         kb.benchmark(boom, **FAST)
 
 
+def test_one_sample_has_no_noise_figure(tmp_path):
+    # A call longer than the timeout stops after one sample: its noise read
+    # 0.00% with std 0 and no note (adversarial test, 2026-11-27).
+    import math, time
+    r = kb.benchmark(time.sleep, 0.2, timeout=0.05, flush=False, warmup=0, warmup_time=0)
+    assert r["samples"] == 1
+    assert math.isnan(r["noise"]) and math.isnan(r["std_ms"])
+    table = _kperf_table(kb.save([r], tmp_path / "one.json", name="sleep"))
+    assert "after one sample: its noise cannot be measured" in table, table
+
+
+def _kperf_table(text):
+    return kperf._kperf.results_table(text)
+
+
 def test_bad_settings_are_refused():
     with pytest.raises(kperf.KperfError, match="min_samples"):
         kb.benchmark(spin, 0.0, min_samples=1)
