@@ -156,6 +156,14 @@ fn run(dir: &Path, case: &Case, args: &[String], out: &Path, tag: &str) -> serde
             dir.display(),
             f.message
         );
+        if let Some(want) = &case.stdout {
+            assert_eq!(
+                String::from_utf8_lossy(&got.stdout),
+                *want,
+                "{}: kperf run {args:?}: stdout",
+                dir.display()
+            );
+        }
         return serde_json::Value::Null;
     }
     let got = o.output().unwrap();

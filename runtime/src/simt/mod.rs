@@ -202,6 +202,14 @@ pub fn run_simt(
             rewrite::ENTRY_VPRINTF,
             printf::kperf_simt_vprintf as *const () as usize,
         ),
+        (
+            rewrite::ENTRY_SITE,
+            threads::kperf_simt_site as *const () as usize,
+        ),
+        (
+            rewrite::ENTRY_ASSERTFAIL,
+            threads::kperf_simt_assertfail as *const () as usize,
+        ),
     ];
     if let Some(b) = dynamic_shared.as_mut() {
         symbols.push((rewrite::DYNAMIC_SHARED, b.as_mut_ptr() as usize));
@@ -220,6 +228,7 @@ pub fn run_simt(
         )));
     }
     let (engine, packed) = jit_packed(&ctx, &module, f, &symbols)?;
+    threads::set_sites(rewritten.sites.clone());
     let argv = Argv(
         words
             .iter_mut()

@@ -26,6 +26,7 @@ use inkwell::builder::{Builder, BuilderError};
 use inkwell::context::Context;
 use inkwell::module::{Linkage, Module};
 use inkwell::types::BasicTypeEnum;
+use inkwell::values::AsValueRef;
 use inkwell::values::{
     AnyValue, BasicValue, BasicValueEnum, CallSiteValue, FunctionValue, InstructionOpcode,
     InstructionValue, IntValue,
@@ -38,6 +39,9 @@ pub const ENTRY_BARRIER: &str = "kperf_simt_barrier";
 pub const ENTRY_WARP: &str = "kperf_simt_warp";
 pub const ENTRY_FENCE: &str = "kperf_simt_fence";
 pub const ENTRY_NANOSLEEP: &str = "kperf_simt_nanosleep";
+pub const ENTRY_SITE: &str = "kperf_simt_site";
+/// CUDA's device-side assertion, the runner's own.
+pub const ENTRY_ASSERTFAIL: &str = "__assertfail";
 pub const ENTRY_POLL: &str = "kperf_simt_poll";
 pub const ENTRY_VPRINTF: &str = "vprintf";
 /// The global every dynamic shared-memory array becomes; the runner maps
@@ -226,6 +230,10 @@ pub struct Rewritten {
     /// The alignment the kernel's dynamic shared memory needs, when it
     /// has any (then [`DYNAMIC_SHARED`] is to be mapped).
     pub dynamic_shared_align: Option<u32>,
+    /// Each barrier and warp operation call site, as a deadlock report
+    /// names it (`bar.sync` at kernel.cu:12 in `k`), by the number the
+    /// rewritten module passes to [`ENTRY_SITE`] before the call.
+    pub sites: Vec<String>,
 }
 
 /// Rewrite `module` (NVPTX LLVM IR) for the host in place. Returns the
@@ -261,6 +269,7 @@ pub fn rewrite_for_host<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Rew
         fence,
         nanosleep,
     };
+    let sites = mark_sites(ctx, module)?;
     let decls: Vec<FunctionValue> = module
         .get_functions()
         .filter(|f| f.count_basic_blocks() == 0)
@@ -270,7 +279,7 @@ pub fn rewrite_for_host<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Rew
     for f in decls {
         let name = f.get_name().to_string_lossy().into_owned();
         // The runner's own entry points, declared above.
-        if name.starts_with("kperf_simt_") || name == ENTRY_VPRINTF {
+        if name.starts_with("kperf_simt_") || name == ENTRY_VPRINTF || name == ENTRY_ASSERTFAIL {
             continue;
         }
         if let Some(l) = classify(&name) {
@@ -279,12 +288,6 @@ pub fn rewrite_for_host<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Rew
             defined_in_ir.push((f, text));
         } else if name.starts_with("llvm.nvvm.") || name.starts_with("__nv_") {
             refused.push(refusal(&name));
-        } else if name == "__assertfail" {
-            refused.push(
-                "`__assertfail` (a device-side assertion: CUDA's `assert()`, MLIR's `cf.assert`) \
-                 is not modelled: run the kernel with its assertions compiled out"
-                    .into(),
-            );
         } else if !name.starts_with("llvm.") {
             // On a GPU this fails to link; JITted, the call would jump to
             // whatever (or nothing) the host has under that name.
@@ -322,7 +325,87 @@ pub fn rewrite_for_host<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Rew
     Ok(Rewritten {
         kernels,
         dynamic_shared_align,
+        sites,
     })
+}
+
+/// Before every call of a barrier or warp operation, a call telling the
+/// runner which site the thread is at (numbered in module order), so that
+/// a deadlock report says where its threads wait: "barrier 0" alone named
+/// no line, with line tables or without. Returns the sites' names.
+fn mark_sites<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Vec<String>, String> {
+    let site_fn = module.add_function(
+        ENTRY_SITE,
+        ctx.void_type().fn_type(&[ctx.i32_type().into()], false),
+        None,
+    );
+    let b = ctx.create_builder();
+    let mut sites = Vec::new();
+    for func in module.get_functions() {
+        let fname = func.get_name().to_string_lossy().into_owned();
+        for bb in func.get_basic_block_iter() {
+            for i in bb.get_instructions() {
+                if i.get_opcode() != InstructionOpcode::Call {
+                    continue;
+                }
+                let Ok(call) = CallSiteValue::try_from(i) else {
+                    continue;
+                };
+                let Some(callee) = call.get_called_fn_value() else {
+                    continue;
+                };
+                let name = callee.get_name().to_string_lossy().into_owned();
+                let waits = matches!(
+                    classify(&name),
+                    Some(Lowering::Barrier { .. } | Lowering::Warp { .. })
+                );
+                if !waits {
+                    continue;
+                }
+                let short = name.trim_start_matches("llvm.nvvm.");
+                let at = source_line(i)
+                    .map_or_else(|| format!("site {}", sites.len()), |l| format!("{l}"));
+                sites.push(format!("`{short}` at {at} in `{fname}`"));
+                b.position_before(&i);
+                let id = ctx.i32_type().const_int(sites.len() as u64 - 1, false);
+                b.build_call(site_fn, &[id.into()], "").map_err(err)?;
+            }
+        }
+    }
+    Ok(sites)
+}
+
+/// `file:line` of an instruction's debug location, when it has one.
+fn source_line(i: InstructionValue<'_>) -> Option<String> {
+    use inkwell::llvm_sys::debuginfo::*;
+    // SAFETY: reading a live instruction's debug location and its scope's
+    // file, all owned by the module.
+    unsafe {
+        let loc = LLVMInstructionGetDebugLoc(i.as_value_ref());
+        if loc.is_null() {
+            return None;
+        }
+        let line = LLVMDILocationGetLine(loc);
+        let scope = LLVMDILocationGetScope(loc);
+        let file = if scope.is_null() {
+            std::ptr::null_mut()
+        } else {
+            LLVMDIScopeGetFile(scope)
+        };
+        let name = if file.is_null() {
+            String::new()
+        } else {
+            let mut len = 0u32;
+            let p = LLVMDIFileGetFilename(file, &mut len);
+            if p.is_null() {
+                String::new()
+            } else {
+                String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len as usize))
+                    .into_owned()
+            }
+        };
+        Some(format!("{name}:{line}"))
+    }
 }
 
 /// A call to [`ENTRY_POLL`] after every volatile or atomic load and every

@@ -357,6 +357,9 @@ struct State {
     progress: u64,
     /// The note on a long wait was printed (once per CTA).
     noted: bool,
+    /// Threads stopped by a failed device-side assertion (`__assertfail`):
+    /// they wait for the CTA's other threads to stop too.
+    asserted: u32,
 }
 
 impl State {
@@ -369,7 +372,7 @@ impl State {
             .iter()
             .map(|w| w.in_meetings().count_ones())
             .sum();
-        at_bars + in_warps
+        at_bars + in_warps + self.asserted
     }
 
     /// Release barrier `k`: its round's results kept, its threads no
@@ -414,6 +417,18 @@ pub struct Cta {
     pub id: Mutex<[u32; 3]>,
     /// The CTA's `printf` lines not yet written.
     printed: Mutex<Printed>,
+    /// The barrier or warp-operation site each thread came to last
+    /// (`u32::MAX`: none yet), for deadlock reports.
+    site_of: Vec<std::sync::atomic::AtomicU32>,
+}
+
+/// The names of the kernel's barrier and warp-operation sites
+/// (`rewrite::Rewritten::sites`), for deadlock reports.
+static SITES: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Name the rewritten kernel's sites (before it runs).
+pub fn set_sites(sites: Vec<String>) {
+    *SITES.lock().unwrap_or_else(|e| e.into_inner()) = sites;
 }
 
 /// `printf` output held until the CTA ends, then written in the order a
@@ -448,6 +463,7 @@ impl Cta {
                 warps: Vec::new(),
                 progress: 0,
                 noted: false,
+                asserted: 0,
             }),
             bar_cv: Condvar::new(),
             warp_cv: (0..threads.div_ceil(WARP))
@@ -456,6 +472,9 @@ impl Cta {
             patience,
             id: Mutex::new([0; 3]),
             printed: Mutex::new(Printed::default()),
+            site_of: (0..threads)
+                .map(|_| std::sync::atomic::AtomicU32::new(u32::MAX))
+                .collect(),
         };
         cta.reset();
         cta
@@ -490,6 +509,7 @@ impl Cta {
         let mut s = self.lock();
         s.live = self.threads;
         s.noted = false;
+        s.asserted = 0;
         s.bars = std::array::from_fn(|_| Bar::default());
         s.warps = (0..self.threads.div_ceil(WARP))
             .map(|w| {
@@ -559,6 +579,9 @@ impl Cta {
 
     fn deadlock(&self, s: &State, what: &str) -> ! {
         let id = *self.id.lock().unwrap_or_else(|e| e.into_inner());
+        if s.asserted > 0 {
+            self.stop_asserted(s, id);
+        }
         let at_bars: Vec<String> = s
             .bars
             .iter()
@@ -567,9 +590,10 @@ impl Cta {
             .map(|(k, b)| format!("{} at barrier {k}", b.waiting))
             .collect();
         let in_warps: u32 = s.warps.iter().map(|w| w.in_meetings().count_ones()).sum();
+        let where_ = self.waiting_sites(s);
         let _ = writeln!(
                     std::io::stderr(),
-            "kperf: error: SIMT: CTA ({}, {}, {}) deadlocked: every live thread waits and none can release another (this one at {what}; {} of {} threads alive; {}{} in warp operations). On a GPU this kernel hangs too: barriers or warp masks that not every live thread reaches.",
+            "kperf: error: SIMT: CTA ({}, {}, {}) deadlocked: every live thread waits and none can release another (this one at {what}; {} of {} threads alive; {}{} in warp operations). On a GPU this kernel hangs too: barriers or warp masks that not every live thread reaches.{where_}",
             id[0],
             id[1],
             id[2],
@@ -588,6 +612,89 @@ impl Cta {
         unsafe {
             libc::fflush(std::ptr::null_mut());
             libc::_exit(DEADLOCK_EXIT)
+        }
+    }
+
+    /// Where the blocked threads wait, by site: " Waiting: 32 threads
+    /// (first 0) at `barrier0` at k.cu:12 in `k`; ...", or nothing when
+    /// the kernel's sites are unknown.
+    fn waiting_sites(&self, s: &State) -> String {
+        let names = SITES.lock().unwrap_or_else(|e| e.into_inner());
+        let mut by_site: std::collections::BTreeMap<u32, (u32, u32)> = Default::default();
+        for (wi, w) in s.warps.iter().enumerate() {
+            let blocked = w.at_barrier | w.in_meetings();
+            for lane in 0..WARP {
+                if blocked & (1 << lane) == 0 {
+                    continue;
+                }
+                let t = wi as u32 * WARP + lane;
+                let site = self.site_of[t as usize].load(std::sync::atomic::Ordering::Relaxed);
+                let e = by_site.entry(site).or_insert((0, t));
+                e.0 += 1;
+            }
+        }
+        let parts: Vec<String> = by_site
+            .iter()
+            .filter_map(|(site, (n, first))| {
+                let name = names.get(*site as usize)?;
+                Some(format!("{n} thread(s) (first {first}) at {name}"))
+            })
+            .collect();
+        if parts.is_empty() {
+            String::new()
+        } else {
+            format!(" Waiting: {}.", parts.join("; "))
+        }
+    }
+
+    /// Thread `linear` failed a device-side assertion (its message is
+    /// printed): on a GPU it traps and the launch fails. Here it waits
+    /// until no other thread of the CTA can run on (each stopped too, at an
+    /// assertion, a barrier or a warp operation, or gone), so that their
+    /// assertions print as a GPU's would, then the kernel's process ends.
+    pub fn assert_failed(&self) -> ! {
+        let mut s = self.lock();
+        s.asserted += 1;
+        s.progress += 1;
+        self.bar_cv.notify_all();
+        for cv in &self.warp_cv {
+            cv.notify_all();
+        }
+        loop {
+            if s.blocked() >= s.live {
+                let id = *self.id.lock().unwrap_or_else(|e| e.into_inner());
+                self.stop_asserted(&s, id);
+            }
+            let (g, _) = self
+                .bar_cv
+                .wait_timeout(s, Duration::from_millis(200))
+                .unwrap_or_else(|e| e.into_inner());
+            s = g;
+        }
+    }
+
+    fn stop_asserted(&self, s: &State, id: [u32; 3]) -> ! {
+        self.flush_printed();
+        let _ = writeln!(
+            std::io::stderr(),
+            "kperf: error: SIMT: CTA ({}, {}, {}): {} thread(s) failed a device-side assertion \
+             (printed above); on a GPU the launch fails",
+            id[0],
+            id[1],
+            id[2],
+            s.asserted
+        );
+        // SAFETY: as in `deadlock`.
+        unsafe {
+            libc::fflush(std::ptr::null_mut());
+            libc::_exit(DEADLOCK_EXIT)
+        }
+    }
+
+    /// Thread `linear` comes to site `site` (see [`kperf_simt_site`]).
+    pub fn at_site(&self, linear: u32, site: u32) {
+        if let Some(a) = self.site_of.get(linear as usize) {
+            a.store(site, std::sync::atomic::Ordering::Relaxed);
         }
     }
 
@@ -989,6 +1096,56 @@ pub unsafe extern "C" fn kperf_simt_warp(
         unsafe { *valid = ok as u32 };
     }
     r
+}
+
+/// `__assertfail(message, file, line, function, char size)`: CUDA's
+/// device-side assertion (`assert()`, MLIR's `cf.assert`). Prints what a
+/// GPU prints and stops the thread (see [`Cta::assert_failed`]).
+///
+/// # Safety
+/// The string arguments are null or NUL-terminated.
+pub unsafe extern "C" fn kperf_simt_assertfail(
+    message: *const std::ffi::c_char,
+    file: *const std::ffi::c_char,
+    line: u32,
+    function: *const std::ffi::c_char,
+    _char_size: usize,
+) {
+    let text = |p: *const std::ffi::c_char| {
+        if p.is_null() {
+            String::new()
+        } else {
+            // SAFETY: the caller's contract.
+            unsafe { std::ffi::CStr::from_ptr(p) }
+                .to_string_lossy()
+                .into_owned()
+        }
+    };
+    let m = me();
+    let (b, t) = (m.ctaid, m.tid);
+    print(
+        format!(
+            "{}:{line}: {}: block: [{},{},{}], thread: [{},{},{}] Assertion `{}` failed.\n",
+            text(file),
+            text(function),
+            b[0],
+            b[1],
+            b[2],
+            t[0],
+            t[1],
+            t[2],
+            text(message)
+        )
+        .into_bytes(),
+    );
+    cta(&m).assert_failed()
+}
+
+/// The calling thread is about to wait at barrier or warp-operation site
+/// `site` (numbered by the rewrite).
+pub extern "C" fn kperf_simt_site(site: u32) {
+    let m = me();
+    cta(&m).at_site(m.linear, site);
 }
 
 pub extern "C" fn kperf_simt_fence() {
