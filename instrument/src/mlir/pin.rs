@@ -129,10 +129,13 @@ fn pin_one(kctx: &KperfContext, target: &Target, start: Op, end: Op, inner: &[Op
             }
         }
     }
-    // Live-ins: scalars used inside, defined outside.
+    // Live-ins: scalars used inside, defined outside. Not an affine op's
+    // operands: a value through the asm is no longer a valid affine
+    // dimension or symbol (`affine.load %m[%i, %k - 1]` with `%i` of an
+    // outer loop: "operand cannot be used as a dimension id").
     let mut ins: Vec<Value> = Vec::new();
     let mut seen = HashSet::new();
-    for op in &all {
+    for op in all.iter().filter(|o| !is_affine(**o)) {
         for k in 0..op.num_operands() {
             let v = op.operand(k);
             let key = value_key(v);
@@ -162,7 +165,7 @@ fn pin_one(kctx: &KperfContext, target: &Target, start: Op, end: Op, inner: &[Op
         let pinned = splice(kctx, anchor, &pin_in_text(target, &ins), &ins)?;
         for (old, new) in ins.iter().zip(pinned) {
             for (owner, k) in operand_uses(*old) {
-                if inside(owner, &inner_set) {
+                if inside(owner, &inner_set) && !is_affine(owner) {
                     unsafe { mlirOperationSetOperand(owner.0, k, new.0) };
                 }
             }
@@ -172,6 +175,12 @@ fn pin_one(kctx: &KperfContext, target: &Target, start: Op, end: Op, inner: &[Op
         splice(kctx, end, &pin_out_text(target, &outs), &outs)?;
     }
     Ok(())
+}
+
+/// An op of the affine dialect, whose index operands must stay valid
+/// dimensions or symbols.
+fn is_affine(op: Op) -> bool {
+    op.name().starts_with("affine.")
 }
 
 /// The ops using `v`, once per use.

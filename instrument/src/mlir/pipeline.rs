@@ -133,11 +133,25 @@ pub fn instrument_module(
     }
     let top = module_op(module);
     unique_kernel_names(kctx, top);
-    let kernels: Vec<Op> = regions::find_kernels(top, &opts.target)
-        .into_iter()
+    let all = regions::find_kernels(top, &opts.target);
+    let kernels: Vec<Op> = all
+        .iter()
+        .copied()
         .filter(|k| !k.has_attr(INSTRUMENTED))
         .collect();
     if kernels.is_empty() {
+        // `kperf opt`'s output: "no kernel found" denied the kernel there.
+        if let Some(k) = all.first() {
+            return Err(InstrumentError::At {
+                location: k.loc_string(),
+                message: format!(
+                    "kernel `{}` is instrumented already (`{INSTRUMENTED}`: the output of \
+                     `kperf opt` or `kperf instrument --emit mlir`): instrument or run the \
+                     source it came from",
+                    regions::symbol_name(*k)
+                ),
+            });
+        }
         return Err(no_kernel(top, &opts.target, file));
     }
     if opts.target.is_host() {
@@ -647,34 +661,35 @@ fn unescape_mlir_string(attr: &str) -> Vec<u8> {
 /// `func.func` is a kernel unless another function calls it, a module whose
 /// public functions all call each other says so instead of "no kernel".
 fn no_kernel(module: Op, target: &Target, file: &str) -> InstrumentError {
+    // A GPU kernel given to the host target: say which target takes it
+    // (first: a `func.func` helper it calls read as "called by ``").
+    let device = target.is_host().then(|| {
+        regions::find_kernels(
+            module,
+            &Target::Nvptx {
+                chip: "sm_90".into(),
+                simt: false,
+            },
+        )
+    });
+    if let Some(k) = device.as_ref().and_then(|d| d.first()) {
+        return InstrumentError::At {
+            location: k.loc_string(),
+            message: format!(
+                "`{}` is a GPU kernel ({}), and the host target runs `func.func` kernels \
+                 with one thread per CTA: use --target simt to run it with its threads \
+                 on the CPU, or --target nvptx",
+                regions::symbol_name(*k),
+                k.name()
+            ),
+        };
+    }
     let called = if target.is_host() {
         regions::called_public_functions(module)
     } else {
         Vec::new()
     };
     if called.is_empty() {
-        // A GPU kernel given to the host target: say which target takes it.
-        let device = target.is_host().then(|| {
-            regions::find_kernels(
-                module,
-                &Target::Nvptx {
-                    chip: "sm_90".into(),
-                    simt: false,
-                },
-            )
-        });
-        if let Some(k) = device.as_ref().and_then(|d| d.first()) {
-            return InstrumentError::At {
-                location: k.loc_string(),
-                message: format!(
-                    "`{}` is a GPU kernel ({}), and the host target runs `func.func` kernels \
-                     with one thread per CTA: use --target simt to run it with its threads \
-                     on the CPU, or --target nvptx",
-                    regions::symbol_name(*k),
-                    k.name()
-                ),
-            };
-        }
         return InstrumentError::NoKernel(file.to_string());
     }
     let shown: Vec<String> = called
@@ -1005,6 +1020,23 @@ pub fn compile_plain(
     emit: Emit,
 ) -> Result<Vec<u8>> {
     let mut module = plain_module(kctx, source, file, opts)?;
+    // `--emit kperfgpu` output fed back: its records are lowered already
+    // and reached translation ("missing LLVMTranslationDialectInterface
+    // registration ... kperfgpu.local_alloc").
+    if let Some(op) = module_op(&module)
+        .nested_ops()
+        .into_iter()
+        .find(|o| o.name().starts_with("kperfgpu."))
+    {
+        return Err(InstrumentError::At {
+            location: op.loc_string(),
+            message: format!(
+                "the file holds kperf's lowered records (`{}`, as `--emit kperfgpu` writes \
+                 them): it has no plain build; give the kernel as it was before instrumenting",
+                op.name()
+            ),
+        });
+    }
     emit_module(kctx, &mut module, opts, emit)
 }
 
