@@ -176,7 +176,11 @@ class KperfHook:
             raise ValueError(f"keep_last = {self.keep_last}: keep at least one launch per kernel")
         self.out = Path(self.out)
         self._instrument = self.kperf if callable(self.kperf) else _kperf_cli(self.kperf)
-        self._pending: Optional[Launch] = None
+        # The buffer allocated for the launch this thread is making: one per
+        # thread, as Triton allocates and then calls the launch hook in the
+        # launching thread (one for the process swapped two threads'
+        # buffers, and dropped one).
+        self._pending_by_thread = threading.local()
         # Launch numbers continue across the hooks of one process writing
         # to one directory: a second `profile()` block with the same `out`
         # overwrote the first's `<kernel>.0.kprof`.
@@ -295,13 +299,14 @@ class KperfHook:
             buf.release()
             raise KperfError(f"the driver gave a profile scratch at {buf.data_ptr():#x}, "
                              f"not {alignment}-byte aligned as the kernel needs")
-        self._pending = Launch(size, buf, grid=getattr(_launching, "grid", None))
+        self._pending_by_thread.launch = Launch(size, buf, grid=getattr(_launching, "grid", None))
         return buf
 
     def on_launch(self, metadata) -> None:
         """launch_enter_hook: ties the buffer just allocated to the launched
         kernel's variant and keeps the last `keep_last` launches per kernel."""
-        launch, self._pending = self._pending, None
+        launch = getattr(self._pending_by_thread, "launch", None)
+        self._pending_by_thread.launch = None
         if launch is None:
             return  # a kernel without profile scratch
         # Triton passes a LazyDict: read its data without running the user's

@@ -253,6 +253,42 @@ def test_variants_of_one_kernel_keep_their_own_metadata(tmp_path):
     assert len(list(tmp_path.glob("build/scale_rows.*.llir.instrumented.kperf.json"))) == 2
 
 
+def test_two_threads_launching_keep_their_own_buffers(tmp_path):
+    # Triton allocates the profile scratch, then calls the launch hook, in
+    # the launching thread. One pending buffer for the process gave thread
+    # A's launch thread B's buffer and dropped B's (adversarial test,
+    # 2026-11-27); the interleaving is forced here.
+    import threading
+    hook = kt.install("kernel,loops", tmp_path, profile_allocator=False)
+    k4, k8 = compile_scale_rows(4), compile_scale_rows(8)
+    kt.uninstall()
+    fake_device(hook)
+    for fn, k in ((4, k4), (8, k8)):
+        hook.on_load(None, fn, "scale_rows", k.metadata_group, k.hash)
+    step = [threading.Event() for _ in range(3)]
+
+    def a():
+        hook.allocate(3 * k4.metadata.profile_scratch_size, 128, None)
+        step[0].set(); step[1].wait()
+        hook.on_launch({"name": "scale_rows", "function": 4})
+        step[2].set()
+
+    def b():
+        step[0].wait()
+        hook.allocate(5 * k8.metadata.profile_scratch_size, 128, None)
+        step[1].set(); step[2].wait()
+        hook.on_launch({"name": "scale_rows", "function": 8})
+
+    threads = [threading.Thread(target=a), threading.Thread(target=b)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    kept = [(l.variant.block, l.size // l.variant.bytes_per_cta) for l in hook.launches["scale_rows"]]
+    assert kept == [(128, 3), (256, 5)]
+    assert [kperf.load_profile(p).grid[0] for p in hook.save()] == [3, 5]
+
+
 def test_uninstrumented_launches_are_not_kept(tmp_path):
     hook = kt.install("kernel", tmp_path, profile_allocator=False)
     fake_device(hook)
