@@ -300,6 +300,15 @@ def _results_json(results, name: Optional[str] = None, baseline: Optional[str] =
     if len(devices) > 1:
         names = sorted({str((r.get("device") or {}).get("name")) for r in items})
         raise KperfError(f"results from different devices ({', '.join(names)}): save them to separate files")
+    # A results file has one `settings`: the first result's were written
+    # for every point, so a point run with flush=False and its own sync was
+    # filed as flushed and timed as "one call".
+    first = items[0].get("settings") or {}
+    differ = sorted({k for r in items[1:] for k in set(first) | set(r.get("settings") or {})
+                     if (r.get("settings") or {}).get(k) != first.get(k)})
+    if differ:
+        raise KperfError(f"results measured with different settings ({', '.join(differ)}): a results file "
+                         "holds one set; save them to separate files")
     points = []
     for r in items:
         if "point" not in r:

@@ -221,6 +221,13 @@ def test_one_machine_at_two_clock_readings_is_one_device(tmp_path):
         kb.save([a, other], tmp_path / "y.json")
 
 
+def test_results_of_different_settings_are_not_saved_together(tmp_path):
+    a = kb.benchmark(spin, 1e-4, name="a", **FAST)
+    b = kb.benchmark(spin, 1e-4, name="b", **dict(FAST, min_samples=12))
+    with pytest.raises(kperf.KperfError, match=r"different settings \(stopping\)"):
+        kb.save([a, b], tmp_path / "x.json")
+
+
 def test_numpy_function():
     np = pytest.importorskip("numpy")
     a = np.random.default_rng(0).random(1 << 14)
