@@ -363,8 +363,7 @@ fn mark_sites<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Vec<String>, 
                     continue;
                 }
                 let short = name.trim_start_matches("llvm.nvvm.");
-                let at = source_line(i)
-                    .map_or_else(|| format!("site {}", sites.len()), |l| format!("{l}"));
+                let at = source_line(i).unwrap_or_else(|| format!("site {}", sites.len()));
                 sites.push(format!("`{short}` at {at} in `{fname}`"));
                 b.position_before(&i);
                 let id = ctx.i32_type().const_int(sites.len() as u64 - 1, false);
