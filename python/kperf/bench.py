@@ -38,7 +38,7 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Seque
 from . import _kperf
 from ._kperf import KperfError
 
-__all__ = ["benchmark", "save", "compare", "parametrize", "Comparison", "SIZES"]
+__all__ = ["benchmark", "save", "compare", "parametrize", "Comparison", "ComparabilityWarning", "Sweep", "SIZES"]
 
 #: Sizes worth sweeping: powers of two and their unaligned neighbours,
 #: where tiled kernels fall off their fast path.

@@ -10,6 +10,7 @@ against one works with the other.
 from __future__ import annotations
 
 import json
+import numbers
 import os
 import stat
 from array import array
@@ -234,8 +235,10 @@ class Profile(Feedback):
         """The critical path of CTA `cta` (linear id): the unit whose last END
         bounds the CTA, its slack, and the steps in time order; None for a
         CTA the profile does not hold."""
-        if isinstance(cta, bool) or not isinstance(cta, int):
+        # numpy's integers too: the package's own tables hold np.uint32 ids.
+        if isinstance(cta, bool) or not isinstance(cta, numbers.Integral):
             raise TypeError(f"cta: a linear CTA id (int), got {cta!r}")
+        cta = int(cta)
         if cta < 0:
             raise ValueError(f"cta: a linear CTA id is >= 0, got {cta}")
         if cta >= 2**64:
@@ -295,6 +298,23 @@ def _is_kprof(path: PathLike) -> bool:
         return f.read(len(_KPROF_MAGIC)) == _KPROF_MAGIC
 
 
+def _grid(grid) -> List[int]:
+    """`grid=` as 1 to 3 positive integers: "22" was read digit by digit as
+    (2, 2, 1), 4.7 as 4 and True as 1, and -4 failed as an OverflowError
+    that did not name `grid` (adversarial test, 2026-11-27)."""
+    if isinstance(grid, (str, bytes)) or not isinstance(grid, Iterable):
+        raise TypeError(f"grid: 1 to 3 CTA counts, got {grid!r}")
+    dims = list(grid)
+    if not 1 <= len(dims) <= 3:
+        raise ValueError(f"grid: 1 to 3 CTA counts, got {len(dims)}")
+    for g in dims:
+        if isinstance(g, bool) or not isinstance(g, numbers.Integral):
+            raise TypeError(f"grid: CTA counts are integers, got {g!r}")
+        if not 1 <= int(g) <= 2**32 - 1:
+            raise ValueError(f"grid: a CTA count is 1 to 2^32 - 1, got {g}")
+    return [int(g) for g in dims]
+
+
 def load_profile(path: PathLike, *, meta: Optional[PathLike] = None, kernel: Optional[str] = None,
                  grid: Optional[Iterable[int]] = None, proton: Optional[bool] = None, correction: bool = True,
                  record_cost_ticks: Optional[float] = None, ticks_per_ns: Optional[float] = None) -> Profile:
@@ -325,7 +345,7 @@ def load_profile(path: PathLike, *, meta: Optional[PathLike] = None, kernel: Opt
     try:
         inner = _kperf.load(
             p, proton=bool(proton) and meta is None, meta=None if meta is None else os.fspath(meta), kernel=kernel,
-            grid=None if grid is None else [int(g) for g in grid], correction=correction,
+            grid=None if grid is None else _grid(grid), correction=correction,
             record_cost_ticks=record_cost_ticks, ticks_per_ns=ticks_per_ns)
     except KperfError as e:
         if detected:

@@ -193,7 +193,10 @@ class KperfHook:
             who = getattr(self.kperf, "__qualname__", repr(self.kperf))
         else:
             who = self.kperf or "kperf"
-        return json.dumps(["kperf", who, self.regions, sorted(self.kernels or []), self.extra_args])
+        # With the shared-memory opt-in or without, a kernel loads
+        # differently: one cached by the other hook got no opt-in.
+        return json.dumps(["kperf", who, self.regions, sorted(self.kernels or []), self.extra_args,
+                           self.opts_in_shared])
 
     def __call__(self, *args):
         # compiler.py:compile and jit.py:JITFunction.run call the hook with no

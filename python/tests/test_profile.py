@@ -97,6 +97,17 @@ def test_raw_buffer_grid_must_match(fixtures):
         kperf.load_profile(fixtures / "reduce_simt.buf", meta=fixtures / "reduce_simt.kperf.json", grid=[3])
 
 
+@pytest.mark.parametrize("grid, error", [
+    # "22" was read digit by digit as 2x2x1, 4.7 as 4, True as 1, and -4
+    # failed as an OverflowError naming no argument (2026-11-27).
+    ("22", TypeError), ([4.7], TypeError), ([True], TypeError), ([-4], ValueError),
+    ([2**64], ValueError), ([], ValueError), ([1, 1, 1, 1], ValueError),
+])
+def test_raw_buffer_grid_is_checked(fixtures, grid, error):
+    with pytest.raises(error, match="grid"):
+        kperf.load_profile(fixtures / "reduce_simt.buf", meta=fixtures / "reduce_simt.kperf.json", grid=grid)
+
+
 @pytest.mark.parametrize("name", ["t.json", "t.pftrace"])
 def test_traces_are_the_cli_traces(fixtures, tmp_path, name):
     p = kperf.load_profile(fixtures / KPROF)
@@ -179,6 +190,9 @@ def test_critical_path_takes_a_linear_cta_id(fixtures):
     with pytest.raises(TypeError, match="cta"):
         p.critical_path(1.5)
     assert p.critical_path(2**70) is None
+    # The package's own tables hold numpy ids (refused before, 2026-11-27).
+    np = pytest.importorskip("numpy")
+    assert p.critical_path(np.uint32(0)) == p.critical_path(0)
 
 
 def test_a_name_two_regions_share_is_refused_not_picked(fixtures, tmp_path):
