@@ -502,10 +502,8 @@ def install(regions: str = "kernel,loops", out: Union[str, os.PathLike] = "kperf
     if kperf is None:
         kperf_binary()  # fail now, not inside Triton's compiler
     calibration = calibration or os.environ.get("KPERF_CALIBRATION") or None
-    if calibration is not None and not Path(calibration).is_file():
-        # Found only at the end, the program's every profile was lost.
-        raise KperfError(f"calibration {os.fspath(calibration)}: no such file (a `kperf calibrate` device "
-                         f"profile, given or from $KPERF_CALIBRATION)")
+    if calibration is not None:
+        _check_calibration(Path(calibration))
     hook = KperfHook(kperf=kperf, regions=regions, out=Path(out), kernels=set(kernels) if kernels else None,
                      extra_args=list(extra_args), keep_last=keep_last,
                      calibration=None if calibration is None else Path(calibration),
@@ -517,6 +515,23 @@ def install(regions: str = "kernel,loops", out: Union[str, os.PathLike] = "kperf
         # Launches nobody saved are written (and summarized) at exit.
         atexit.register(hook.finish)
     return hook
+
+
+def _check_calibration(path: Path) -> None:
+    """Refuse at install what `save()` would refuse at the end, when the
+    program's every profile would be lost: a missing file, or one that is
+    not a `kperf calibrate` device profile (a bench result, say)."""
+    what = f"calibration {os.fspath(path)}"
+    if not path.is_file():
+        raise KperfError(f"{what}: no such file (a `kperf calibrate` device profile, given or from "
+                         f"$KPERF_CALIBRATION)")
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise KperfError(f"{what}: not a `kperf calibrate` device profile ({e})") from None
+    need = ("target", "counter", "record_cost_ticks", "ticks_per_ns")
+    if not isinstance(doc, dict) or any(k not in doc for k in need):
+        raise KperfError(f"{what}: not a `kperf calibrate` device profile (it needs {', '.join(need)})")
 
 
 def _attach(hook: KperfHook) -> None:
@@ -619,8 +634,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     # uninstrumented: the hook's cache key keeps them apart.
     sys.argv = [a.script, *a.args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(a.script)))
-    with profile(a.regions, a.out, summary=not a.no_summary, keep_last=a.keep_last,
-                 kernels=a.kernels.split(",") if a.kernels else None, calibration=a.calibration):
+    if a.keep_last < 1:
+        ap.error(f"--keep-last {a.keep_last}: keep at least one launch per kernel")
+    if not os.path.isfile(a.script):
+        ap.error(f"{a.script}: no such program")
+    try:
+        hook_cm = profile(a.regions, a.out, summary=not a.no_summary, keep_last=a.keep_last,
+                          kernels=a.kernels.split(",") if a.kernels else None, calibration=a.calibration)
+        hook_cm.__enter__()
+    except (KperfError, TypeError, ValueError) as e:
+        ap.error(str(e))
+    with contextlib.ExitStack() as stack:
+        stack.push(hook_cm)
         try:
             runpy.run_path(a.script, run_name="__main__")
         except SystemExit as e:

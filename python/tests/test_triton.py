@@ -365,6 +365,15 @@ def test_a_profile_block_inside_another_gives_the_outer_hook_back(tmp_path):
 def test_a_missing_calibration_is_reported_at_install(tmp_path):
     with pytest.raises(kperf.KperfError, match="no such file"):
         kt.install("kernel", tmp_path, calibration=tmp_path / "typo.json")
+    # A file that is not a calibration (a bench result, say) too: found at
+    # the end, every profile of the program was lost.
+    (tmp_path / "bench.json").write_text('{"results_version": 1}')
+    with pytest.raises(kperf.KperfError, match="not a `kperf calibrate` device profile"):
+        kt.install("kernel", tmp_path, calibration=tmp_path / "bench.json")
+    out = subprocess.run([sys.executable, "-m", "kperf.triton", "--calibration", tmp_path / "typo.json",
+                          __file__], capture_output=True, text=True)
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    assert "no such file" in out.stderr
 
 
 def test_missing_kperf_binary_is_reported_before_compiling(tmp_path, monkeypatch):
