@@ -612,9 +612,13 @@ pub fn table(results: &Results) -> String {
                 // A timeout after one sample read as 0% noise, within any
                 // target (adversarial test, 2026-11-27).
                 notes.push(format!(
-                    "! {} / {}: {reason} after one sample: its noise cannot be measured",
+                    "! {} / {}: stopped after one sample ({}): its noise cannot be measured",
                     p.label(),
-                    p.implementation
+                    p.implementation,
+                    match reason {
+                        StopReason::Timeout { .. } => "the timeout",
+                        _ => "the sample cap",
+                    }
                 ));
             } else if *noise <= target {
                 // Stopped by the cap or the clock, but within the target.

@@ -21,7 +21,7 @@ use crate::error::{InstrumentError, Result};
 use crate::sass_loops::{natural_loops, SassLoop};
 use crate::tools::{run_tool, scratch_dir};
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// `ptxas -v` figures of one kernel.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -942,6 +942,83 @@ pub struct Fidelity {
     /// and the plain one has not (a diverged warp's fallback; not counted
     /// above).
     pub out_of_line_added: i64,
+    /// Loops whose own instructions per iteration differ between the
+    /// builds (line tags only): what every iteration of a hot loop pays,
+    /// which a share of the static count dilutes.
+    pub loop_drift: Vec<LoopDrift>,
+}
+
+/// The loops at one place in the source (their own instructions' lines,
+/// first to last) and each one's own instructions per iteration (kperf's
+/// left out), plain and instrumented, largest first.
+#[derive(Clone, Debug, Serialize)]
+pub struct LoopDrift {
+    pub at: String,
+    pub plain: Vec<usize>,
+    pub instrumented: Vec<usize>,
+}
+
+/// Per place in the source, the own-instruction counts of the loops there.
+fn loops_by_place(c: &Compiled) -> BTreeMap<String, Vec<usize>> {
+    let mut by: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for l in c.loops() {
+        let own: Vec<&SassInst> = l
+            .body
+            .iter()
+            .map(|&k| &c.sass[k])
+            .filter(|i| !is_kperf(i))
+            .collect();
+        // The loop's place: its back edge's line (the loop condition, the
+        // same in both builds where the lines its body spans shift when
+        // ptxas moves an instruction in or out).
+        let latch = own
+            .iter()
+            .filter(|i| {
+                // The first instruction at or after the target is the
+                // header (ptxas aligns headers with NOPs, which are dropped).
+                i.branch_target().is_some_and(|t| {
+                    let k = c.sass.partition_point(|j| j.addr < t);
+                    c.sass.get(k).is_some_and(|j| j.addr == l.header)
+                })
+            })
+            .filter_map(|i| i.source.as_ref())
+            .max_by_key(|(_, line)| *line);
+        let Some((file, line)) = latch.or_else(|| {
+            own.iter()
+                .filter_map(|i| i.source.as_ref())
+                .min_by_key(|(_, l)| *l)
+        }) else {
+            continue;
+        };
+        let file = file.rsplit('/').next().unwrap_or(file);
+        by.entry(format!("{file}:{line}"))
+            .or_default()
+            .push(own.len());
+    }
+    for sizes in by.values_mut() {
+        sizes.sort_unstable_by(|a, b| b.cmp(a));
+    }
+    by
+}
+
+/// [`LoopDrift`] of every place whose loops differ (line-tagged builds).
+fn loop_drift(v: &Variants) -> Vec<LoopDrift> {
+    let (plain, inst) = (loops_by_place(&v.plain), loops_by_place(&v.instrumented));
+    let places: BTreeSet<&String> = plain.keys().chain(inst.keys()).collect();
+    places
+        .into_iter()
+        .filter_map(|at| {
+            let (p, i) = (
+                plain.get(at).cloned().unwrap_or_default(),
+                inst.get(at).cloned().unwrap_or_default(),
+            );
+            (p != i).then(|| LoopDrift {
+                at: at.clone(),
+                plain: p,
+                instrumented: i,
+            })
+        })
+        .collect()
 }
 
 /// A residual smaller than this is rounding of fractional per-record costs.
@@ -1408,6 +1485,11 @@ fn fidelity(v: &Variants, per_record: &BTreeMap<String, f64>, records: i64) -> (
             induced,
             by_readers,
             out_of_line_added: v.instrumented.out_of_line() as i64 - v.plain.out_of_line() as i64,
+            loop_drift: if method == FidelityMethod::LineTags {
+                loop_drift(v)
+            } else {
+                Vec::new()
+            },
         },
     )
 }

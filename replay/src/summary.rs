@@ -332,8 +332,13 @@ impl ReplayReport {
             };
             let _ = writeln!(
                 s,
-                "\ncheck: `{}` corrected {:.0} ticks per {} vs {:.0} uninstrumented: {:+.1}% ({}){fitted}",
+                "\ncheck: `{}` {} {:.0} ticks per {} vs {:.0} uninstrumented: {:+.1}% ({}){fitted}",
                 c.region,
+                if self.correction.source == crate::correct::CostSource::Disabled {
+                    "uncorrected"
+                } else {
+                    "corrected"
+                },
                 c.measured_ticks,
                 self.kernel_region_instance(),
                 c.truth_ticks,

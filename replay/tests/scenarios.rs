@@ -1649,4 +1649,9 @@ fn an_uncorrected_kernel_region_off_its_check_is_not_called_corrected() {
             .all(|c| c.contains("the uncorrected `kernel` region")),
         "{off:?}"
     );
+    let text = p.report().render_summary();
+    assert!(
+        text.contains("check: `kernel` uncorrected 130 ticks"),
+        "{text}"
+    );
 }

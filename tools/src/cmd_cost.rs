@@ -394,6 +394,25 @@ fn residuals(reports: &[CostReport], lead: &str, bullet: &str) -> String {
             let text = format!("kperf's, though ptxas tags it as the kernel's: {why}");
             push_kernel_line(&mut s, lead, bullet, r, &text);
         }
+        for d in &r.fidelity.loop_drift {
+            let list = |v: &[usize]| {
+                if v.is_empty() {
+                    "no loop".to_string()
+                } else {
+                    v.iter()
+                        .map(|n| n.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
+            };
+            let text = format!(
+                "loop at {}: {} → {} of the kernel's own instructions per iteration",
+                d.at,
+                list(&d.plain),
+                list(&d.instrumented)
+            );
+            push_kernel_line(&mut s, lead, bullet, r, &text);
+        }
         if !r.fidelity.by_readers.is_empty() {
             let list: Vec<String> = r
                 .fidelity

@@ -47,18 +47,56 @@ pub fn use_gpu_results(module: LLVMModuleRef) -> usize {
     targets.len()
 }
 
-unsafe fn is_scalar_int(v: LLVMValueRef) -> bool {
-    LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMTypeKind::LLVMIntegerTypeKind
+/// The integer type of `v`'s scalars (itself, or a fixed vector's
+/// elements), if it has integers.
+unsafe fn int_scalar_type(v: LLVMValueRef) -> Option<LLVMTypeRef> {
+    let ty = LLVMTypeOf(v);
+    let elem = match LLVMGetTypeKind(ty) {
+        LLVMTypeKind::LLVMVectorTypeKind => LLVMGetElementType(ty),
+        _ => ty,
+    };
+    (LLVMGetTypeKind(elem) == LLVMTypeKind::LLVMIntegerTypeKind).then_some(elem)
+}
+
+/// `value` in every lane of `ty` (an integer or a vector of them).
+unsafe fn splat(ty: LLVMTypeRef, value: u64) -> LLVMValueRef {
+    if LLVMGetTypeKind(ty) == LLVMTypeKind::LLVMVectorTypeKind {
+        let n = LLVMGetVectorSize(ty);
+        let mut lanes = vec![LLVMConstInt(LLVMGetElementType(ty), value, 0); n as usize];
+        LLVMConstVector(lanes.as_mut_ptr(), n)
+    } else {
+        LLVMConstInt(ty, value, 0)
+    }
+}
+
+/// The most negative value in every lane of `ty` (any width: i128 too).
+unsafe fn signed_min(ty: LLVMTypeRef) -> LLVMValueRef {
+    let elem = match LLVMGetTypeKind(ty) {
+        LLVMTypeKind::LLVMVectorTypeKind => LLVMGetElementType(ty),
+        _ => ty,
+    };
+    let width = LLVMGetIntTypeWidth(elem);
+    let mut words = vec![0u64; width.div_ceil(64) as usize];
+    words[((width - 1) / 64) as usize] = 1u64 << ((width - 1) % 64);
+    let min = LLVMConstIntOfArbitraryPrecision(elem, words.len() as u32, words.as_ptr());
+    if LLVMGetTypeKind(ty) == LLVMTypeKind::LLVMVectorTypeKind {
+        let n = LLVMGetVectorSize(ty);
+        let mut lanes = vec![min; n as usize];
+        LLVMConstVector(lanes.as_mut_ptr(), n)
+    } else {
+        min
+    }
 }
 
 unsafe fn needs_rewrite(i: LLVMValueRef) -> bool {
     use LLVMOpcode::*;
     match LLVMGetInstructionOpcode(i) {
         LLVMFPToSI | LLVMFPToUI => true,
-        // A constant amount or divisor is checked by the optimizer already
-        // (an out-of-range constant shift is folded as the IR says).
+        // Constant amounts and divisors too: clang's -O0 code is `optnone`,
+        // and the host back end divided INT_MIN by a constant -1 (SIGFPE).
+        // Where the constant is harmless the selects fold away.
         LLVMShl | LLVMLShr | LLVMAShr | LLVMSDiv | LLVMUDiv | LLVMSRem | LLVMURem => {
-            is_scalar_int(i) && LLVMIsAConstant(LLVMGetOperand(i, 1)).is_null()
+            int_scalar_type(i).is_some()
         }
         _ => false,
     }
@@ -88,13 +126,11 @@ unsafe fn rewrite(module: LLVMModuleRef, i: LLVMValueRef) {
         LLVMShl | LLVMLShr | LLVMAShr => {
             // After the shift: `select (amount >= width), clamped, shift`.
             LLVMPositionBuilderBefore(b, LLVMGetNextInstruction(i));
-            let width = LLVMConstInt(ty, LLVMGetIntTypeWidth(ty) as u64, 0);
+            let bits = LLVMGetIntTypeWidth(int_scalar_type(i).expect("checked")) as u64;
+            let width = splat(ty, bits);
             let over = LLVMBuildICmp(b, LLVMIntPredicate::LLVMIntUGE, y, width, c"".as_ptr());
             let clamped = match op {
-                LLVMAShr => {
-                    let top = LLVMConstInt(ty, LLVMGetIntTypeWidth(ty) as u64 - 1, 0);
-                    LLVMBuildAShr(b, x, top, c"".as_ptr())
-                }
+                LLVMAShr => LLVMBuildAShr(b, x, splat(ty, bits - 1), c"".as_ptr()),
                 _ => LLVMConstNull(ty),
             };
             LLVMBuildSelect(b, over, clamped, i, c"".as_ptr())
@@ -107,9 +143,7 @@ unsafe fn rewrite(module: LLVMModuleRef, i: LLVMValueRef) {
             let by_zero = LLVMBuildICmp(b, LLVMIntPredicate::LLVMIntEQ, y, zero, c"".as_ptr());
             let signed = matches!(op, LLVMSDiv | LLVMSRem);
             let overflow = signed.then(|| {
-                let width = LLVMGetIntTypeWidth(ty);
-                let min = LLVMConstInt(ty, 1u64 << (width - 1).min(63), 0);
-                let min = if width > 64 { LLVMConstNull(ty) } else { min };
+                let min = signed_min(ty);
                 let all_ones = LLVMConstAllOnes(ty);
                 let is_min = LLVMBuildICmp(b, LLVMIntPredicate::LLVMIntEQ, x, min, c"".as_ptr());
                 let by_minus_one =
@@ -120,7 +154,7 @@ unsafe fn rewrite(module: LLVMModuleRef, i: LLVMValueRef) {
                 Some(o) => LLVMBuildOr(b, by_zero, o, c"".as_ptr()),
                 None => by_zero,
             };
-            let one = LLVMConstInt(ty, 1, 0);
+            let one = splat(ty, 1);
             let divisor = LLVMBuildSelect(b, unsafe_divisor, one, y, c"".as_ptr());
             LLVMSetOperand(i, 1, divisor);
             LLVMPositionBuilderBefore(b, LLVMGetNextInstruction(i));

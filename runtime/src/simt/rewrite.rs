@@ -485,15 +485,34 @@ fn zero_printf_arguments<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<()
         if !zeroed.insert(alloca) {
             continue;
         }
+        // The buffer with room past the struct: with no wider argument
+        // after a narrow one there is no padding, and `%d` of a lone `i8`
+        // read 3 bytes past it. Each conversion reads at most 8 bytes, from
+        // an offset aligned to its size.
+        let fields = match ty {
+            BasicTypeEnum::StructType(st) => st.count_fields(),
+            _ => 1,
+        };
         let Some(size) = inkwell::types::BasicType::size_of(&ty) else {
             continue;
         };
+        let room = ctx
+            .i64_type()
+            .const_int(8 * u64::from(fields.max(1)) + 8, false);
+        b.position_before(&alloca);
+        let padded = b
+            .build_array_alloca(ctx.i8_type(), size.const_add(room), "kperf.printf.args")
+            .map_err(err)?;
+        if let Some(p) = padded.as_instruction() {
+            p.set_alignment(16).map_err(|e| e.to_string())?;
+        }
         let Some(after) = alloca.get_next_instruction() else {
             continue;
         };
         b.position_before(&after);
-        b.build_memset(args, 1, ctx.i8_type().const_zero(), size)
+        b.build_memset(padded, 16, ctx.i8_type().const_zero(), size.const_add(room))
             .map_err(err)?;
+        args.replace_all_uses_with(padded);
     }
     Ok(())
 }
@@ -632,12 +651,13 @@ fn define<'c>(
     ) {
         // `activemask` gathers the lanes at one call site: each call gets
         // its own definition, which passes the site's number, numbered in
-        // the module's order (the runner closes the first of several
-        // gatherings first; a use list's order is the reverse of creation).
+        // flow order (the runner closes the first of several gatherings
+        // first; a use list's order is the reverse of creation, and the
+        // block layout may put a loop's exit before its body).
         let target = f.as_global_value().as_pointer_value();
         let calls: Vec<InstructionValue> = module
             .get_functions()
-            .flat_map(|func| func.get_basic_block_iter())
+            .flat_map(blocks_in_flow_order)
             .flat_map(|bb| bb.get_instructions())
             .filter(|i| {
                 i.get_opcode() == InstructionOpcode::Call
@@ -668,6 +688,49 @@ fn define<'c>(
     // SAFETY: `f` has no uses left and is a declaration.
     unsafe { f.delete() };
     Ok(())
+}
+
+/// `func`'s blocks in reverse post-order: each block after the blocks
+/// that reach it, a loop's body before what follows the loop, whatever the
+/// layout (clang lays a loop's exit block out before its body).
+fn blocks_in_flow_order(func: FunctionValue<'_>) -> Vec<inkwell::basic_block::BasicBlock<'_>> {
+    use inkwell::llvm_sys::core::{LLVMGetNumSuccessors, LLVMGetSuccessor};
+    let Some(entry) = func.get_first_basic_block() else {
+        return Vec::new();
+    };
+    let succs = |b: inkwell::basic_block::BasicBlock<'_>| -> Vec<inkwell::llvm_sys::prelude::LLVMBasicBlockRef> {
+        b.get_terminator().map_or(Vec::new(), |t| {
+            // SAFETY: the successors of a live terminator.
+            unsafe {
+                (0..LLVMGetNumSuccessors(t.as_value_ref()))
+                    .map(|k| LLVMGetSuccessor(t.as_value_ref(), k))
+                    .collect()
+            }
+        })
+    };
+    let by_ref: std::collections::HashMap<_, _> = func
+        .get_basic_block_iter()
+        .map(|b| (b.as_mut_ptr(), b))
+        .collect();
+    let mut seen = std::collections::HashSet::from([entry.as_mut_ptr()]);
+    let mut post = Vec::new();
+    let mut stack = vec![(entry, succs(entry), 0usize)];
+    while let Some((b, next, k)) = stack.last_mut() {
+        if let Some(&s) = next.get(*k) {
+            *k += 1;
+            if seen.insert(s) {
+                if let Some(&sb) = by_ref.get(&s) {
+                    let ss = succs(sb);
+                    stack.push((sb, ss, 0));
+                }
+            }
+        } else {
+            post.push(*b);
+            stack.pop();
+        }
+    }
+    post.reverse();
+    post
 }
 
 /// The name an intrinsic's host definition gets.

@@ -653,6 +653,9 @@ impl Cta {
     /// assertion, a barrier or a warp operation, or gone), so that their
     /// assertions print as a GPU's would, then the kernel's process ends.
     pub fn assert_failed(&self) -> ! {
+        // The message shows at once, whatever the other threads do (held
+        // with the CTA's lines, it never showed beside threads that spin).
+        self.flush_printed();
         let mut s = self.lock();
         s.asserted += 1;
         s.progress += 1;
@@ -660,8 +663,13 @@ impl Cta {
         for cv in &self.warp_cv {
             cv.notify_all();
         }
+        let (mut seen, mut since) = (s.progress, Instant::now());
         loop {
-            if s.blocked() >= s.live {
+            // Every other thread stopped too, or none has come anywhere for
+            // the patience: threads spinning on what the failed thread
+            // would have done spin forever here, where the GPU's trap ends
+            // the launch at once.
+            if s.blocked() >= s.live || since.elapsed() > self.patience {
                 let id = *self.id.lock().unwrap_or_else(|e| e.into_inner());
                 self.stop_asserted(&s, id);
             }
@@ -670,6 +678,9 @@ impl Cta {
                 .wait_timeout(s, Duration::from_millis(200))
                 .unwrap_or_else(|e| e.into_inner());
             s = g;
+            if s.progress != seen {
+                (seen, since) = (s.progress, Instant::now());
+            }
         }
     }
 
