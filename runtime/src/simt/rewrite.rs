@@ -374,16 +374,40 @@ fn mark_sites<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Vec<String>, 
     Ok(sites)
 }
 
-/// `file:line` of an instruction's debug location, when it has one.
+/// `file:line` of an instruction's debug location, when it has one: the
+/// user's call where the intrinsic was inlined from a helper (clang's
+/// `__syncwarp` and shuffles are inline functions of its CUDA headers), with
+/// the helper's line after it.
 fn source_line(i: InstructionValue<'_>) -> Option<String> {
     use inkwell::llvm_sys::debuginfo::*;
-    // SAFETY: reading a live instruction's debug location and its scope's
-    // file, all owned by the module.
+    // SAFETY: reading a live instruction's debug location.
+    let loc = unsafe { LLVMInstructionGetDebugLoc(i.as_value_ref()) };
+    if loc.is_null() {
+        return None;
+    }
+    let mut outer = loc;
+    // SAFETY: walking a location's inlined-at chain, owned by the module.
     unsafe {
-        let loc = LLVMInstructionGetDebugLoc(i.as_value_ref());
-        if loc.is_null() {
-            return None;
+        loop {
+            let up = LLVMDILocationGetInlinedAt(outer);
+            if up.is_null() {
+                break;
+            }
+            outer = up;
         }
+    }
+    let here = location_text(loc);
+    if outer == loc {
+        return Some(here);
+    }
+    Some(format!("{} (inlined from {here})", location_text(outer)))
+}
+
+/// `file:line` of one debug location.
+fn location_text(loc: inkwell::llvm_sys::prelude::LLVMMetadataRef) -> String {
+    use inkwell::llvm_sys::debuginfo::*;
+    // SAFETY: reading a live location and its scope's file.
+    unsafe {
         let line = LLVMDILocationGetLine(loc);
         let scope = LLVMDILocationGetScope(loc);
         let file = if scope.is_null() {
@@ -403,7 +427,7 @@ fn source_line(i: InstructionValue<'_>) -> Option<String> {
                     .into_owned()
             }
         };
-        Some(format!("{name}:{line}"))
+        format!("{name}:{line}")
     }
 }
 
