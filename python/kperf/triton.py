@@ -320,6 +320,10 @@ class KperfHook:
         if variant is None:
             return
         launch.variant = variant
+        if name not in self._counts:
+            # An earlier run's profiles in `out` are kept: number on after
+            # them (a second run of a program replaced `<kernel>.0.kprof`).
+            self._counts[name] = _next_launch_number(self.out, name)
         launch.index = self._counts[name]
         self._counts[name] += 1
         self.launches.setdefault(name, collections.deque(maxlen=self.keep_last)).append(launch)
@@ -365,6 +369,18 @@ def _host_bytes(buf) -> bytes:
     if isinstance(buf, DeviceBuffer):
         return buf.to_bytes()  # after everything queued on the context
     return bytes(buf)
+
+
+def _next_launch_number(out: Path, kernel: str) -> int:
+    """One past the largest n of the `<kernel>.<n>.kprof` files in `out`."""
+    try:
+        names = os.listdir(out)
+    except OSError:
+        return 0
+    head, tail = f"{kernel}.", ".kprof"
+    taken = [int(n[len(head):-len(tail)]) for n in names
+             if n.startswith(head) and n.endswith(tail) and n[len(head):-len(tail)].isdigit()]
+    return max(taken, default=-1) + 1
 
 
 _installed: Optional[KperfHook] = None

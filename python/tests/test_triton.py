@@ -160,6 +160,16 @@ def test_a_second_hook_on_one_directory_numbers_on(tmp_path, capsys):
         hook.finish()  # as the exit handler calls it
         names += [p.name for p in hook.written]
     assert names == ["scale_rows.0.kprof", "scale_rows.1.kprof"]
+    # Another process (a second run of the program) numbers on after the
+    # files there; a new process starts with no numbers of its own.
+    kt._LAUNCH_NUMBERS.clear()
+    hook = kt.install("kernel", tmp_path / "prof", profile_allocator=False)
+    hook.instrumented.update(compiled)
+    fake_device(hook)
+    hook.allocate(per_cta, 128, None)
+    hook.on_launch({"name": "scale_rows"})
+    kt.uninstall()
+    assert [p.name for p in hook.finish(summary=False)] == ["scale_rows.2.kprof"]
     assert [kperf.load_profile(tmp_path / "prof" / n).grid[0] for n in names] == [3, 5]
     assert "kperf:" not in capsys.readouterr().err
 
