@@ -94,7 +94,8 @@ pub struct AsyncWaitInstance {
     pub raw_ticks: u64,
     pub corrected_ticks: f64,
     pub corrected_ns: f64,
-    /// CLK2 − END(issue): the time blocked in the wait, raw and corrected.
+    /// CLK2 − the later of END(issue) and the unit's release from its
+    /// previous wait: the time blocked in this wait, raw and corrected.
     pub exposed_raw_ticks: Option<u64>,
     pub exposed_corrected_ticks: Option<f64>,
     pub exposed_ns: Option<f64>,
@@ -322,6 +323,8 @@ pub(crate) fn replay_cta(
             }
         }
         let first_shift = shift;
+        // The unit's last release from an async wait: (position, clock, time).
+        let mut released: Option<(u64, u64, f64)> = None;
         for (j, rec) in unit.records.iter().enumerate() {
             let pos = base + j as u64;
             if let Some(p) = prev_clock {
@@ -356,10 +359,19 @@ pub(crate) fn replay_cta(
                     scratch.slot(idx).unmatched.starts += 1;
                     continue;
                 };
+                // Blocked from the issue's END, or from the unit's release
+                // from its previous wait when that came later: a pipeline
+                // drained by two waits counted the first wait's time again
+                // in the second's (900 ticks blocked for 400).
                 let issue_end = issue_slot.last_end.filter(|(p, _, _)| *p > clk1.pos);
+                let blocked_from = match (issue_end, released) {
+                    (Some(e), Some(r)) if r.0 > e.0 => Some(r),
+                    (e, _) => e,
+                };
                 let inst = mk(rec.region, k, clk1, pos, rec.clock, at);
-                let exposed_raw = issue_end.map(|(_, c, _)| rec.clock.saturating_sub(c));
-                let exposed_corr = issue_end.map(|(_, _, end_at)| (at - end_at).max(0.0));
+                let exposed_raw = blocked_from.map(|(_, c, _)| rec.clock.saturating_sub(c));
+                let exposed_corr = blocked_from.map(|(_, _, end_at)| (at - end_at).max(0.0));
+                released = Some((pos, rec.clock, at));
                 out.async_waits.push(AsyncWaitInstance {
                     cta: cta.cta_id,
                     unit: unit.unit_id,

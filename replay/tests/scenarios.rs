@@ -1655,3 +1655,29 @@ fn an_uncorrected_kernel_region_off_its_check_is_not_called_corrected() {
         "{text}"
     );
 }
+
+#[test]
+fn a_wait_after_a_wait_is_exposed_from_the_first_wait_on() {
+    // A two-stage pipeline drained by two waits (adversarial test,
+    // 2026-11-27): issues at 10..20 and 30..40, waits return at 540 and
+    // 940. The unit is blocked 500 ticks in the first wait and 400 in the
+    // second; the second was measured from the last issue END (40), 900,
+    // counting the first wait's 500 again.
+    let regions = [
+        (1, "copy", RegionKind::AsyncIssue, None, None),
+        (2, "copy_wait", RegionKind::AsyncWait, None, Some(1)),
+    ];
+    let info = cycle_info(&regions);
+    let recs = vec![s(1, 10), e(1, 20), s(1, 30), e(1, 40), s(2, 540), s(2, 940)];
+    let c = cta(0, 0, 0, 1000, 1.0, vec![unit(0, recs)]);
+    let p = Profile::from_parts_with(info, vec![c], &raw()).unwrap();
+    let exposed: Vec<_> = p.ctas()[0]
+        .async_waits
+        .iter()
+        .map(|w| w.exposed_raw_ticks)
+        .collect();
+    assert_eq!(exposed, vec![Some(500), Some(400)]);
+    let st = &p.report().async_waits[0];
+    // Blocked 900 of the waits' 530 + 910 ticks in flight.
+    assert!((st.exposed_fraction - 900.0 / 1440.0).abs() < 1e-9, "{st:?}");
+}

@@ -83,8 +83,10 @@ enum Cmd {
     /// Run a pass pipeline that mixes upstream MLIR passes and kperf's.
     ///
     /// Lets a user instrument before or after any named pass, e.g.
-    /// `-p 'canonicalize,convert-gpu-to-nvvm,kperf-instrument'` instruments
-    /// the kernel after it was lowered to NVVM. Prints the resulting MLIR.
+    /// `-p 'canonicalize,gpu.module(convert-gpu-to-nvvm),kperf-instrument'`
+    /// instruments the kernel after it was lowered to NVVM (passes that
+    /// run on `gpu.module`s are nested as in mlir-opt). Writes the resulting
+    /// MLIR to -o.
     Opt(cmd_opt::OptArgs),
     /// Run an instrumented kernel (CUDA GPU, CPU with every GPU thread, or host JIT) and write a raw profile.
     ///
