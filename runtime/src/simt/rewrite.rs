@@ -476,22 +476,9 @@ fn zero_printf_arguments<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<()
     let Some(vprintf) = module.get_function(ENTRY_VPRINTF) else {
         return Ok(());
     };
-    let target = vprintf.as_global_value().as_pointer_value();
     let b = ctx.create_builder();
     let mut zeroed = std::collections::HashSet::new();
-    let calls: Vec<InstructionValue> = module
-        .get_functions()
-        .flat_map(|f| f.get_basic_block_iter())
-        .flat_map(|bb| bb.get_instructions())
-        .filter(|i| {
-            i.get_opcode() == InstructionOpcode::Call
-                && matches!(
-                    i.get_operand(i.get_num_operands() - 1),
-                    Some(inkwell::values::Operand::Value(v)) if v == target
-                )
-        })
-        .collect();
-    for call in calls {
+    for call in calls_of(module, vprintf) {
         let Some(inkwell::values::Operand::Value(BasicValueEnum::PointerValue(args))) =
             call.get_operand(1)
         else {
@@ -678,20 +665,7 @@ fn define<'c>(
         // flow order (the runner closes the first of several gatherings
         // first; a use list's order is the reverse of creation, and the
         // block layout may put a loop's exit before its body).
-        let target = f.as_global_value().as_pointer_value();
-        let calls: Vec<InstructionValue> = module
-            .get_functions()
-            .flat_map(blocks_in_flow_order)
-            .flat_map(|bb| bb.get_instructions())
-            .filter(|i| {
-                i.get_opcode() == InstructionOpcode::Call
-                    && matches!(
-                        i.get_operand(i.get_num_operands() - 1),
-                        Some(inkwell::values::Operand::Value(v)) if v == target
-                    )
-            })
-            .collect();
-        for (site, call) in (0u64..).zip(calls) {
+        for (site, call) in (0u64..).zip(calls_of(module, f)) {
             let callee = call.get_num_operands() - 1;
             let g = module.add_function(
                 &format!("__kperf_simt.{short}.{site}"),
@@ -712,6 +686,24 @@ fn define<'c>(
     // SAFETY: `f` has no uses left and is a declaration.
     unsafe { f.delete() };
     Ok(())
+}
+
+/// The calls of `f` in `module`, each function's in flow order
+/// ([`blocks_in_flow_order`]).
+fn calls_of<'c>(module: &Module<'c>, f: FunctionValue<'c>) -> Vec<InstructionValue<'c>> {
+    let target = f.as_global_value().as_pointer_value();
+    module
+        .get_functions()
+        .flat_map(blocks_in_flow_order)
+        .flat_map(|bb| bb.get_instructions())
+        .filter(|i| {
+            i.get_opcode() == InstructionOpcode::Call
+                && matches!(
+                    i.get_operand(i.get_num_operands() - 1),
+                    Some(inkwell::values::Operand::Value(v)) if v == target
+                )
+        })
+        .collect()
 }
 
 /// `func`'s blocks in reverse post-order: each block after the blocks

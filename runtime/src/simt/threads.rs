@@ -606,13 +606,7 @@ impl Cta {
             },
             in_warps,
         );
-        self.flush_printed();
-        // SAFETY: flushing C streams (the kernel's printf) and ending the
-        // kernel's process, whose parent reports the deadlock.
-        unsafe {
-            libc::fflush(std::ptr::null_mut());
-            libc::_exit(DEADLOCK_EXIT)
-        }
+        self.stop()
     }
 
     /// Where the blocked threads wait, by site: " Waiting: 32 threads
@@ -653,9 +647,9 @@ impl Cta {
     /// assertion, a barrier or a warp operation, or gone), so that their
     /// assertions print as a GPU's would, then the kernel's process ends.
     pub fn assert_failed(&self) -> ! {
-        // The message shows at once, whatever the other threads do (held
-        // with the CTA's lines, it never showed beside threads that spin).
-        self.flush_printed();
+        // The message stays with the CTA's lines, in their order (written
+        // at once, thread 1's assertion came before thread 0's printf);
+        // they are written when the launch stops, below.
         let mut s = self.lock();
         s.asserted += 1;
         s.progress += 1;
@@ -685,7 +679,6 @@ impl Cta {
     }
 
     fn stop_asserted(&self, s: &State, id: [u32; 3]) -> ! {
-        self.flush_printed();
         let _ = writeln!(
             std::io::stderr(),
             "kperf: error: SIMT: CTA ({}, {}, {}): {} thread(s) failed a device-side assertion \
@@ -695,7 +688,15 @@ impl Cta {
             id[2],
             s.asserted
         );
-        // SAFETY: as in `deadlock`.
+        self.stop()
+    }
+
+    /// End the kernel's process after a report: the CTA's printf lines and
+    /// C's streams written first; the parent says the runner stopped it.
+    fn stop(&self) -> ! {
+        self.flush_printed();
+        // SAFETY: flushing C streams (the kernel's printf) and ending the
+        // kernel's process, whose parent reports why.
         unsafe {
             libc::fflush(std::ptr::null_mut());
             libc::_exit(DEADLOCK_EXIT)
@@ -786,12 +787,7 @@ impl Cta {
             id[1],
             id[2]
         );
-        self.flush_printed();
-        // SAFETY: as in `deadlock`.
-        unsafe {
-            libc::fflush(std::ptr::null_mut());
-            libc::_exit(DEADLOCK_EXIT)
-        }
+        self.stop()
     }
 
     /// Thread `linear` returned from the kernel: it no longer counts at

@@ -2,8 +2,8 @@
 // threads spin on. On a GPU the assertion's trap ends the launch at once;
 // here the run hung silently (the message held with the CTA's printf
 // lines, no thread at a barrier for the patience note): adversarial
-// retest, 2026-11-27. Now the message prints at once and, when no thread
-// comes anywhere for the patience, the launch fails.
+// retest, 2026-11-27. Now, when no thread comes anywhere for the patience,
+// the launch fails and the message is written.
 #include "kperf_cuda.h"
 extern "C" __device__ void __assertfail(const char *, const char *, unsigned, const char *,
                                         unsigned long);
