@@ -249,13 +249,19 @@ def test_the_hook_tells_kperf_it_opts_kernels_in(tmp_path):
     assert seen == [["--shared-opt-in"]]
 
 
-def test_variants_of_one_kernel_keep_their_own_metadata(tmp_path):
+def two_variants_loaded(tmp_path):
+    """A hook with scale_rows compiled for 4 and 8 warps, loaded as CUfunctions 4 and 8."""
     hook = kt.install("kernel,loops", tmp_path, profile_allocator=False)
     k4, k8 = compile_scale_rows(4), compile_scale_rows(8)
     kt.uninstall()
     fake_device(hook)
     for fn, k in ((4, k4), (8, k8)):
         hook.on_load(None, fn, "scale_rows", k.metadata_group, k.hash)
+    return hook, k4, k8
+
+
+def test_variants_of_one_kernel_keep_their_own_metadata(tmp_path):
+    hook, k4, k8 = two_variants_loaded(tmp_path)
     launch(hook, 4, "scale_rows", 3, k4.metadata.profile_scratch_size)
     launch(hook, 8, "scale_rows", 5, k8.metadata.profile_scratch_size)
     blocks = [kperf.load_profile(p).block[0] for p in hook.save()]
@@ -269,12 +275,7 @@ def test_two_threads_launching_keep_their_own_buffers(tmp_path):
     # A's launch thread B's buffer and dropped B's (adversarial test,
     # 2026-11-27); the interleaving is forced here.
     import threading
-    hook = kt.install("kernel,loops", tmp_path, profile_allocator=False)
-    k4, k8 = compile_scale_rows(4), compile_scale_rows(8)
-    kt.uninstall()
-    fake_device(hook)
-    for fn, k in ((4, k4), (8, k8)):
-        hook.on_load(None, fn, "scale_rows", k.metadata_group, k.hash)
+    hook, k4, k8 = two_variants_loaded(tmp_path)
     step = [threading.Event() for _ in range(3)]
 
     def a():
