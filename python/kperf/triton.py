@@ -654,14 +654,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         ap.error(f"--keep-last {a.keep_last}: keep at least one launch per kernel")
     if not os.path.isfile(a.script):
         ap.error(f"{a.script}: no such program")
-    try:
-        hook_cm = profile(a.regions, a.out, summary=not a.no_summary, keep_last=a.keep_last,
-                          kernels=a.kernels.split(",") if a.kernels else None, calibration=a.calibration)
-        hook_cm.__enter__()
-    except (KperfError, TypeError, ValueError) as e:
-        ap.error(str(e))
     with contextlib.ExitStack() as stack:
-        stack.push(hook_cm)
+        try:
+            stack.enter_context(profile(a.regions, a.out, summary=not a.no_summary, keep_last=a.keep_last,
+                                        kernels=a.kernels.split(",") if a.kernels else None,
+                                        calibration=a.calibration))
+        except (KperfError, TypeError, ValueError) as e:
+            ap.error(str(e))
         try:
             runpy.run_path(a.script, run_name="__main__")
         except SystemExit as e:
