@@ -72,12 +72,12 @@ pub fn run(a: RunArgs) -> Result<()> {
     match &opts.target {
         Target::Host => {}
         Target::Nvptx { simt: true, .. } => {
-            let spec = crate::cmd_run_cuda::spec_in_kernel_order(&a, &opts, spec)?;
+            let spec = crate::cmd_run_cuda::spec_from_host_code(&a, &opts, spec)?;
             return crate::cmd_run_simt::run(&a, &opts, &spec);
         }
         Target::Nvptx { .. } => {
             kperf_runtime::cuda::check_driver()?;
-            let spec = crate::cmd_run_cuda::spec_in_kernel_order(&a, &opts, spec)?;
+            let spec = crate::cmd_run_cuda::spec_from_host_code(&a, &opts, spec)?;
             return crate::cmd_run_cuda::run(&a, &opts, &spec);
         }
         Target::Amdgpu { .. } => bail!("running on AMD GPUs is not supported; instrument with --target amdgpu and run with your own launcher"),

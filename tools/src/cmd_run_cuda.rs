@@ -6,7 +6,9 @@ use crate::device_check::{check_device_run, report_check, Launch};
 use crate::host_job::{parse_params, pick_kernel};
 use anyhow::{Context, Result};
 use kperf_dialects::meta::InstrumentMeta;
-use kperf_instrument::mlir::pipeline::{compile_plain, device_kernel_params, host_argument_order};
+use kperf_instrument::mlir::pipeline::{
+    compile_plain, device_kernel_params, host_launch, HostLaunch,
+};
 use kperf_instrument::{instrument, Emit, InstrumentOptions, KperfContext};
 use kperf_runtime::calibrate::DeviceProfile;
 use kperf_runtime::cuda::{run_cuda, DeviceCode, DeviceRun};
@@ -134,14 +136,13 @@ pub fn build_input_kernel(
     }
 }
 
-/// The spec of an MLIR kernel outlined from a host function's `gpu.launch`
-/// lists the host function's arguments; the kernel takes them in the
-/// order its body first uses them (and not those it never uses). Passed
-/// as written, a body that stores `out` before it loads `in` bound the
-/// spec's `in` to `out`, and ran with exit 0. The args are put in the
-/// kernel's order; a spec that already lists the kernel's parameters (a
-/// host computing some of them) is left as it is.
-pub fn spec_in_kernel_order(
+/// The spec of an MLIR kernel launched by host code in the same file, as
+/// that code launches it: the args in the kernel's order
+/// ([`args_in_kernel_order`]) and, where the spec gives no `shared_bytes`,
+/// the constant dynamic shared memory the file's launches give (before,
+/// a `gpu.launch ... dynamic_shared_memory_size` kernel faulted on a
+/// 0-byte buffer unless the spec repeated the size).
+pub fn spec_from_host_code(
     a: &RunArgs,
     opts: &InstrumentOptions,
     spec: LaunchSpec,
@@ -155,17 +156,46 @@ pub fn spec_in_kernel_order(
     let kctx = KperfContext::new()?;
     let mut o = opts.clone();
     o.sink_constants = true;
-    let Some((
-        name,
-        kperf_instrument::mlir::launch::HostArguments {
-            host,
-            order,
-            host_args,
-        },
-    )) = host_argument_order(&kctx, &source, &file, &o, spec.kernel.as_deref())?
+    let Some(launch) = host_launch(&kctx, &source, &file, &o, spec.kernel.as_deref())? else {
+        return Ok(spec);
+    };
+    let mut spec = args_in_kernel_order(a, &launch, spec)?;
+    if let Some(bytes) = launch.dynamic_shared_bytes.filter(|b| *b > 0) {
+        if spec.shared_bytes == 0 {
+            eprintln!(
+                "kperf: `{}` is launched with {bytes} B of dynamic shared memory in {file}: the spec gives no shared_bytes, so it runs with {bytes} B",
+                crate::shown(&launch.kernel)
+            );
+            spec.shared_bytes = bytes;
+        } else if spec.shared_bytes != bytes {
+            eprintln!(
+                "kperf: warning: {} gives shared_bytes = {}, {file} launches `{}` with {bytes} B of dynamic shared memory: the spec's size is used",
+                a.spec.display(),
+                spec.shared_bytes,
+                crate::shown(&launch.kernel)
+            );
+        }
+    }
+    Ok(spec)
+}
+
+/// The spec of an MLIR kernel outlined from a host function's `gpu.launch`
+/// lists the host function's arguments; the kernel takes them in the
+/// order its body first uses them (and not those it never uses). Passed
+/// as written, a body that stores `out` before it loads `in` bound the
+/// spec's `in` to `out`, and ran with exit 0. The args are put in the
+/// kernel's order; a spec that already lists the kernel's parameters (a
+/// host computing some of them) is left as it is.
+fn args_in_kernel_order(a: &RunArgs, launch: &HostLaunch, spec: LaunchSpec) -> Result<LaunchSpec> {
+    let Some(kperf_instrument::mlir::launch::HostArguments {
+        host,
+        order,
+        host_args,
+    }) = &launch.arguments
     else {
         return Ok(spec);
     };
+    let (name, host_args) = (&launch.kernel, *host_args);
     if order.len() == host_args && order.iter().enumerate().all(|(i, h)| *h == Some(i)) {
         return Ok(spec);
     }

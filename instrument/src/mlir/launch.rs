@@ -67,6 +67,25 @@ pub fn launch_block_size(f: Op) -> Option<[u32; 3]> {
     }))
 }
 
+/// The dynamic shared memory, in bytes, that the `gpu.launch_func`s of
+/// kernel `f` in the same file give it, when they all give the same
+/// constant (a `gpu.launch ... dynamic_shared_memory_size %c` outlined).
+pub fn launch_dynamic_shared_bytes(f: Op) -> Option<u32> {
+    agreed(launches_of(f).into_iter().map(|launch| {
+        let sizes = operand_segments(launch)?;
+        // The segment just before the kernel operands.
+        let segment = KERNEL_OPERANDS - 1;
+        if sizes[segment] != 1 {
+            return None;
+        }
+        let at = sizes[..segment].iter().sum::<usize>();
+        (at < launch.num_operands() as usize)
+            .then(|| constant_index(launch.operand(at as isize)))
+            .flatten()
+            .and_then(|b| u32::try_from(b).ok())
+    }))
+}
+
 /// The value of `v` inside kernel `f` when the file fixes it: an
 /// `arith.constant` in the kernel, or an argument of the kernel that every
 /// `gpu.launch_func` of it in the file passes as the same constant.
@@ -155,19 +174,27 @@ pub(super) const KERNEL_OPERANDS: usize = 11;
 /// Kernel operand `k` of a `gpu.launch_func`, located by its operand
 /// segments ([`KERNEL_OPERANDS`]).
 fn kernel_operand(launch: Op, k: usize) -> Option<Value> {
-    let seg = launch.attr("operandSegmentSizes")?;
-    let n = unsafe { mlirDenseArrayGetNumElements(seg) } as usize;
-    if n <= KERNEL_OPERANDS {
-        return None;
-    }
-    let sizes: Vec<usize> = (0..n)
-        .map(|i| unsafe { mlirDenseI32ArrayGetElement(seg, i as isize) }.max(0) as usize)
-        .collect();
+    let sizes = operand_segments(launch)?;
     if k >= sizes[KERNEL_OPERANDS] {
         return None;
     }
     let at = sizes[..KERNEL_OPERANDS].iter().sum::<usize>() + k;
     (at < launch.num_operands() as usize).then(|| launch.operand(at as isize))
+}
+
+/// A `gpu.launch_func`'s operand segment sizes, when it has the kernel
+/// operands' segment ([`KERNEL_OPERANDS`]).
+fn operand_segments(launch: Op) -> Option<Vec<usize>> {
+    let seg = launch.attr("operandSegmentSizes")?;
+    let n = unsafe { mlirDenseArrayGetNumElements(seg) } as usize;
+    if n <= KERNEL_OPERANDS {
+        return None;
+    }
+    Some(
+        (0..n)
+            .map(|i| unsafe { mlirDenseI32ArrayGetElement(seg, i as isize) }.max(0) as usize)
+            .collect(),
+    )
 }
 
 /// The value of an index the host code fixes: an `arith.constant`, an

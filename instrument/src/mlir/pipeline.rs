@@ -982,20 +982,33 @@ pub fn device_kernel_params(
     Ok(out)
 }
 
-/// For a kernel outlined from a `gpu.launch` (or launched by one
-/// `gpu.launch_func` of a `func.func`), where each of its parameters comes
-/// from: the host argument (`Some(i)`) or a value the host computes
-/// (`None`), with the host's name and argument count. `kernel` names it,
-/// or the file's only kernel is meant. `None` when no host function
-/// launches it, or no kernel fits (the build says why). Parsed and
+/// What the host code in the file fixes about the launch of one kernel
+/// ([`host_launch`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostLaunch {
+    /// The kernel, as the builds name it.
+    pub kernel: String,
+    /// Where each kernel parameter comes from, when one `func.func`
+    /// launches it.
+    pub arguments: Option<super::launch::HostArguments>,
+    /// The constant dynamic shared memory every launch of it gives.
+    pub dynamic_shared_bytes: Option<u32>,
+}
+
+/// For a kernel outlined from a `gpu.launch` (or launched by
+/// `gpu.launch_func`s of a `func.func`): where each of its parameters comes
+/// from (the host argument, `Some(i)`, or a value the host computes,
+/// `None`) with the host's name and argument count, and the dynamic shared
+/// memory the launches give. `kernel` names it, or the file's only kernel is
+/// meant. `None` when no kernel fits (the build says why). Parsed and
 /// outlined as the builds are.
-pub fn host_argument_order(
+pub fn host_launch(
     kctx: &KperfContext,
     source: &str,
     file: &str,
     opts: &InstrumentOptions,
     kernel: Option<&str>,
-) -> Result<Option<(String, super::launch::HostArguments)>> {
+) -> Result<Option<HostLaunch>> {
     let mut module = parse_input(kctx, source, file, opts)?;
     outline_launches(kctx, &mut module, opts.sink_constants)?;
     unique_kernel_names(kctx, module_op(&module));
@@ -1008,7 +1021,11 @@ pub fn host_argument_order(
         (None, [one]) => Some(*one),
         (None, _) => None,
     };
-    Ok(f.and_then(|f| super::launch::host_argument_order(f).map(|h| (regions::symbol_name(f), h))))
+    Ok(f.map(|f| HostLaunch {
+        kernel: regions::symbol_name(f),
+        arguments: super::launch::host_argument_order(f),
+        dynamic_shared_bytes: super::launch::launch_dynamic_shared_bytes(f),
+    }))
 }
 
 /// Lower a module for `opts.target` without instrumenting it (baselines).
