@@ -1102,6 +1102,42 @@ pub fn plain_module<'c>(
 /// next to their payload) is erased once the interpreter ran, as
 /// `test-transform-dialect-erase-schedule` does in those RUN lines; without
 /// the interpreter the payload is not the kernel the file describes, so
+/// A file whose top-level module holds nothing but one nested
+/// `builtin.module` (a dump of one module of a larger program, or a
+/// payload wrapped beside its removed transform schedule) is compiled as
+/// that module: MLIR's GPU passes attach targets to and serialize the
+/// `gpu.module`s directly in the top-level body, so such a kernel got as
+/// far as "no gpu.binary object was produced". The inner module's
+/// attributes (`gpu.container_module`, data layouts) move with its ops;
+/// its name goes, since nothing outside it can refer to it.
+fn unwrap_lone_nested_module(top: Op) {
+    loop {
+        let Some(body) = top.regions().first().and_then(|r| r.first_block()) else {
+            return;
+        };
+        let inner = match body.ops()[..] {
+            [only] if only.name() == "builtin.module" => only,
+            _ => return,
+        };
+        let Some(inner_body) = inner.regions().first().and_then(|r| r.first_block()) else {
+            return;
+        };
+        for op in inner_body.ops() {
+            op.move_before(inner);
+        }
+        let n = unsafe { mlirOperationGetNumAttributes(inner.0) };
+        for i in 0..n {
+            let named = unsafe { mlirOperationGetAttribute(inner.0, i) };
+            let name = ir::string_of(unsafe { mlirIdentifierStr(named.name) });
+            if name == "sym_name" || name == "sym_visibility" || top.has_attr(&name) {
+                continue;
+            }
+            top.set_attr(&name, named.attribute);
+        }
+        inner.erase();
+    }
+}
+
 /// it is refused.
 pub fn parse_input<'c>(
     kctx: &'c KperfContext,
@@ -1147,6 +1183,7 @@ pub fn parse_input<'c>(
             }
         }
     }
+    unwrap_lone_nested_module(module_op(&module));
     if !opts.target.is_host() {
         let kernels = regions::find_kernels(module_op(&module), &opts.target);
         if let Some(k) = kernels.iter().find(|k| !inside_gpu_module(**k)) {
