@@ -116,12 +116,39 @@ unsafe fn rewrite(module: LLVMModuleRef, i: LLVMValueRef) {
                 LLVMFPToSI => "llvm.fptosi.sat",
                 _ => "llvm.fptoui.sat",
             };
+            // PTX has no 8-bit registers: a conversion to a narrower
+            // integer is `cvt.rzi.s16`/`u16`, saturating to 16 bits, and
+            // the low bits are kept (300.0 as `signed char` is 44, not 127).
+            let narrow = {
+                let elem = match LLVMGetTypeKind(ty) {
+                    LLVMTypeKind::LLVMVectorTypeKind => LLVMGetElementType(ty),
+                    _ => ty,
+                };
+                let w = LLVMGetIntTypeWidth(elem);
+                w > 1 && w < 16
+            };
+            let sat_ty = if narrow {
+                let i16 = LLVMInt16TypeInContext(ctx);
+                match LLVMGetTypeKind(ty) {
+                    LLVMTypeKind::LLVMVectorTypeKind => LLVMVectorType(i16, LLVMGetVectorSize(ty)),
+                    _ => i16,
+                }
+            } else {
+                ty
+            };
             let id = LLVMLookupIntrinsicID(name.as_ptr().cast(), name.len());
-            let mut tys = [ty, LLVMTypeOf(x)];
+            let mut tys = [sat_ty, LLVMTypeOf(x)];
             let decl = LLVMGetIntrinsicDeclaration(module, id, tys.as_mut_ptr(), 2);
             let fty = LLVMIntrinsicGetType(ctx, id, tys.as_mut_ptr(), 2);
             let mut args = [x];
-            LLVMBuildCall2(b, fty, decl, args.as_mut_ptr(), 1, c"".as_ptr())
+            let sat = LLVMBuildCall2(b, fty, decl, args.as_mut_ptr(), 1, c"".as_ptr());
+            if narrow {
+                widen_matching_extensions(b, i, sat, op);
+                LLVMPositionBuilderBefore(b, i);
+                LLVMBuildTrunc(b, sat, ty, c"".as_ptr())
+            } else {
+                sat
+            }
         }
         LLVMShl | LLVMLShr | LLVMAShr => {
             // After the shift: `select (amount >= width), clamped, shift`.
@@ -174,6 +201,51 @@ unsafe fn rewrite(module: LLVMModuleRef, i: LLVMValueRef) {
     replace_uses_except(i, replacement);
     if matches!(op, LLVMFPToSI | LLVMFPToUI) {
         LLVMInstructionEraseFromParent(i);
+    }
+}
+
+/// The NVPTX back end holds a narrow conversion's result in its 16-bit
+/// register and marks it as already extended, so a sign extension of
+/// `fptosi` (a zero extension of `fptoui`) reads the 16-bit saturated value:
+/// `(int)(signed char)300.0f` is 300 on the GPU, while a store of the
+/// `signed char` keeps the low byte (44). Such extensions of `i` are
+/// rebuilt from `sat`, the 16-bit result.
+unsafe fn widen_matching_extensions(
+    b: LLVMBuilderRef,
+    i: LLVMValueRef,
+    sat: LLVMValueRef,
+    op: LLVMOpcode,
+) {
+    use LLVMOpcode::*;
+    let wanted = match op {
+        LLVMFPToSI => LLVMSExt,
+        _ => LLVMZExt,
+    };
+    let mut users = Vec::new();
+    let mut u = LLVMGetFirstUse(i);
+    while !u.is_null() {
+        let user = LLVMGetUser(u);
+        if !LLVMIsAInstruction(user).is_null() && LLVMGetInstructionOpcode(user) == wanted {
+            users.push(user);
+        }
+        u = LLVMGetNextUse(u);
+    }
+    for user in users {
+        let to = LLVMTypeOf(user);
+        let elem = match LLVMGetTypeKind(to) {
+            LLVMTypeKind::LLVMVectorTypeKind => LLVMGetElementType(to),
+            _ => to,
+        };
+        if LLVMGetIntTypeWidth(elem) < 16 {
+            continue;
+        }
+        LLVMPositionBuilderBefore(b, user);
+        let wide = match wanted {
+            LLVMSExt => LLVMBuildSExtOrBitCast(b, sat, to, c"".as_ptr()),
+            _ => LLVMBuildZExtOrBitCast(b, sat, to, c"".as_ptr()),
+        };
+        LLVMReplaceAllUsesWith(user, wide);
+        LLVMInstructionEraseFromParent(user);
     }
 }
 
