@@ -203,7 +203,7 @@ fn args_in_kernel_order(a: &RunArgs, launch: &HostLaunch, spec: LaunchSpec) -> R
         Some(i) => spec.args.get(*i).map_or(format!("argument {i}"), |x| {
             format!("`{}`", crate::shown(&x.name))
         }),
-        None => format!("a value `{}` computes", crate::shown(&host)),
+        None => format!("a value `{}` computes", crate::shown(host)),
     };
     let listed: Vec<String> = order.iter().map(shown).collect();
     if spec.args.len() == host_args && order.iter().all(Option::is_some) {
@@ -213,8 +213,8 @@ fn args_in_kernel_order(a: &RunArgs, launch: &HostLaunch, spec: LaunchSpec) -> R
             .collect();
         eprintln!(
             "kperf: `{}` (outlined from `{}`'s gpu.launch) takes the host's arguments as {}: the spec's args are passed in that order",
-            crate::shown(&name),
-            crate::shown(&host),
+            crate::shown(name),
+            crate::shown(host),
             listed.join(", ")
         );
         return Ok(LaunchSpec { args, ..spec });
@@ -226,8 +226,8 @@ fn args_in_kernel_order(a: &RunArgs, launch: &HostLaunch, spec: LaunchSpec) -> R
     anyhow::bail!(
         "{}: `{}` (outlined from `{}`'s gpu.launch) takes {} parameter(s): {}; the spec gives {} args, neither the host's {} arguments nor the kernel's parameters",
         a.spec.display(),
-        crate::shown(&name),
-        crate::shown(&host),
+        crate::shown(name),
+        crate::shown(host),
         order.len(),
         listed.join(", "),
         spec.args.len(),

@@ -207,6 +207,14 @@ pub fn run_simt(
             threads::kperf_simt_site as *const () as usize,
         ),
         (
+            rewrite::ENTRY_CALL_ENTER,
+            threads::kperf_simt_call_enter as *const () as usize,
+        ),
+        (
+            rewrite::ENTRY_CALL_LEAVE,
+            threads::kperf_simt_call_leave as *const () as usize,
+        ),
+        (
             rewrite::ENTRY_ASSERTFAIL,
             threads::kperf_simt_assertfail as *const () as usize,
         ),

@@ -40,6 +40,11 @@ pub const ENTRY_WARP: &str = "kperf_simt_warp";
 pub const ENTRY_FENCE: &str = "kperf_simt_fence";
 pub const ENTRY_NANOSLEEP: &str = "kperf_simt_nanosleep";
 pub const ENTRY_SITE: &str = "kperf_simt_site";
+/// The runner's entry a thread calls before a call of a function that
+/// reaches an `activemask`, with the call's number ([`activemask_sites`]).
+pub const ENTRY_CALL_ENTER: &str = "kperf_simt_call_enter";
+/// ... and after it returns.
+pub const ENTRY_CALL_LEAVE: &str = "kperf_simt_call_leave";
 /// CUDA's device-side assertion, the runner's own.
 pub const ENTRY_ASSERTFAIL: &str = "__assertfail";
 pub const ENTRY_POLL: &str = "kperf_simt_poll";
@@ -664,8 +669,11 @@ fn define<'c>(
         // its own definition, which passes the site's number, numbered in
         // flow order (the runner closes the first of several gatherings
         // first; a use list's order is the reverse of creation, and the
-        // block layout may put a loop's exit before its body).
-        for (site, call) in (0u64..).zip(calls_of(module, f)) {
+        // block layout may put a loop's exit before its body). Calls of
+        // functions that reach one are numbered in the same order and tell
+        // the runner the thread enters and leaves them, so the lanes of two
+        // branches that call one helper are two gatherings, as on a GPU.
+        for (site, call) in activemask_sites(ctx, module, f) {
             let callee = call.get_num_operands() - 1;
             let g = module.add_function(
                 &format!("__kperf_simt.{short}.{site}"),
@@ -686,6 +694,77 @@ fn define<'c>(
     // SAFETY: `f` has no uses left and is a declaration.
     unsafe { f.delete() };
     Ok(())
+}
+
+/// The calls of `activemask` (`f`) in `module`, numbered with the calls of
+/// functions that reach one (directly or through others) in each
+/// function's flow order ([`blocks_in_flow_order`]), from 1. Each call of
+/// such a function is put between [`ENTRY_CALL_ENTER`] with its number and
+/// [`ENTRY_CALL_LEAVE`]: the runner keys a gathering by the numbers of the
+/// calls the thread is in and the site's, and closes the first of several
+/// by that path.
+fn activemask_sites<'c>(
+    ctx: &'c Context,
+    module: &Module<'c>,
+    f: FunctionValue<'c>,
+) -> Vec<(u64, InstructionValue<'c>)> {
+    let callee_of = |i: &InstructionValue<'c>| -> Option<FunctionValue<'c>> {
+        if i.get_opcode() != InstructionOpcode::Call {
+            return None;
+        }
+        CallSiteValue::try_from(*i).ok()?.get_called_fn_value()
+    };
+    // The functions that reach an `activemask`, to a fixed point.
+    let mut reaching = std::collections::HashSet::from([f]);
+    loop {
+        let before = reaching.len();
+        for func in module.get_functions() {
+            let calls_one = func
+                .get_basic_block_iter()
+                .flat_map(|bb| bb.get_instructions())
+                .any(|i| callee_of(&i).is_some_and(|c| reaching.contains(&c)));
+            if calls_one {
+                reaching.insert(func);
+            }
+        }
+        if reaching.len() == before {
+            break;
+        }
+    }
+    let void = ctx.void_type();
+    let enter = module.add_function(
+        ENTRY_CALL_ENTER,
+        void.fn_type(&[ctx.i32_type().into()], false),
+        None,
+    );
+    let leave = module.add_function(ENTRY_CALL_LEAVE, void.fn_type(&[], false), None);
+    let b = ctx.create_builder();
+    let mut sites = Vec::new();
+    let mut number = 0u64;
+    let functions: Vec<FunctionValue<'c>> = module.get_functions().collect();
+    for func in functions {
+        for bb in blocks_in_flow_order(func) {
+            for i in bb.get_instructions() {
+                let Some(callee) = callee_of(&i) else {
+                    continue;
+                };
+                if callee == f {
+                    number += 1;
+                    sites.push((number, i));
+                } else if callee != func && reaching.contains(&callee) {
+                    number += 1;
+                    b.position_before(&i);
+                    let n = ctx.i32_type().const_int(number, false);
+                    let _ = b.build_call(enter, &[n.into()], "");
+                    if let Some(next) = i.get_next_instruction() {
+                        b.position_before(&next);
+                        let _ = b.build_call(leave, &[], "");
+                    }
+                }
+            }
+        }
+    }
+    sites
 }
 
 /// The calls of `f` in `module`, each function's in flow order

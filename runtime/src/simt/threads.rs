@@ -155,7 +155,40 @@ const WARP: u32 = 32;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Key {
     Mask(u32),
-    Active(u32),
+    Active(SitePath),
+}
+
+/// Where an `activemask` is: the numbers of the calls the thread is in
+/// (outermost first) and the site's own, padded with 0 (numbers start at
+/// 1). Compared in that order, the first in flow order of the kernel
+/// comes first. Calls nested deeper than the path holds share its last
+/// slot, mixed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct SitePath([u32; 8]);
+
+impl SitePath {
+    /// The calling thread's path to `site`.
+    fn here(site: u32) -> SitePath {
+        CALL_PATH.with(|p| {
+            let calls = p.borrow();
+            let mut path = [0u32; 8];
+            for (k, &c) in calls.iter().chain([&site]).enumerate() {
+                let slot = k.min(path.len() - 1);
+                path[slot] = if k < path.len() - 1 {
+                    c
+                } else {
+                    path[slot].wrapping_mul(0x9e37_79b9).wrapping_add(c)
+                };
+            }
+            SitePath(path)
+        })
+    }
+}
+
+thread_local! {
+    /// The numbers of the calls (of functions that reach an `activemask`)
+    /// the calling thread is in ([`kperf_simt_call_enter`]).
+    static CALL_PATH: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// A warp meeting some lanes wait in.
@@ -894,7 +927,10 @@ impl Cta {
         use warp_op::*;
         let (warp, lane) = (thread / WARP, thread % WARP);
         if op == ACTIVEMASK {
-            return (self.meet(warp, lane, Key::Active(b), 0).0, true);
+            return (
+                self.meet(warp, lane, Key::Active(SitePath::here(b)), 0).0,
+                true,
+            );
         }
         let (present, vals) = self.meet(warp, lane, Key::Mask(mask), value);
         let in_mask = present & mask;
@@ -1010,6 +1046,7 @@ thread_local! {
 
 pub fn set_me(me: Option<Me>) {
     ME.with(|m| m.set(me));
+    CALL_PATH.with(|p| p.borrow_mut().clear());
 }
 
 fn me() -> Me {
@@ -1153,6 +1190,19 @@ pub unsafe extern "C" fn kperf_simt_assertfail(
 pub extern "C" fn kperf_simt_site(site: u32) {
     let m = me();
     cta(&m).at_site(m.linear, site);
+}
+
+/// The calling thread calls function call number `call` (one that reaches
+/// an `activemask`; numbered by the rewrite).
+pub extern "C" fn kperf_simt_call_enter(call: u32) {
+    CALL_PATH.with(|p| p.borrow_mut().push(call));
+}
+
+/// ... and has returned from it.
+pub extern "C" fn kperf_simt_call_leave() {
+    CALL_PATH.with(|p| {
+        p.borrow_mut().pop();
+    });
 }
 
 pub extern "C" fn kperf_simt_fence() {
