@@ -932,6 +932,26 @@ impl Cta {
                 true,
             );
         }
+        if mask & (1 << lane) == 0 {
+            // PTX leaves a warp operation by a thread outside its own
+            // member mask undefined; MLIR's `gpu.shuffle` of width 16 run
+            // by the whole warp is one (its lowering passes mask 0xffff to
+            // every lane, and lanes 16.. read "an unspecified value" and
+            // `valid = false`). Such a lane meets nobody: it reads its own
+            // value (shuffles: not valid), the same in every run. Joining
+            // the mask's meeting when it came early enough made the result,
+            // and a reported deadlock, depend on the schedule.
+            let own = 1u32 << lane;
+            return match op {
+                SHFL_IDX | SHFL_UP | SHFL_DOWN | SHFL_BFLY => (value, false),
+                VOTE_ALL | VOTE_ANY | VOTE_UNI => ((value != 0) as u32, true),
+                VOTE_BALLOT => (if value != 0 { own } else { 0 }, true),
+                MATCH_ANY => (own, true),
+                MATCH_ALL => (own, true),
+                REDUX_ADD..=REDUX_XOR => (value, true),
+                _ => (0, true),
+            };
+        }
         let (present, vals) = self.meet(warp, lane, Key::Mask(mask), value);
         let in_mask = present & mask;
         let lanes = || (0..WARP).filter(move |l| in_mask & (1 << l) != 0);
@@ -1102,7 +1122,9 @@ pub extern "C" fn kperf_simt_sreg(code: u32) -> u64 {
         c if c == Sreg::LaneId as u32 => lane as u64,
         c if c == Sreg::WarpSize as u32 => WARP as u64,
         c if c == Sreg::WarpId as u32 => (m.linear / WARP) as u64,
-        c if c == Sreg::NWarpId as u32 => (m.ntid.iter().product::<u32>()).div_ceil(WARP) as u64,
+        // PTX: the number of warp identifiers an SM has, not the CTA's
+        // warps (64 on sm_80 and sm_90).
+        c if c == Sreg::NWarpId as u32 => 64,
         c if c == Sreg::SmId as u32 => m.sm as u64,
         c if c == Sreg::NSmId as u32 => 1,
         c if c == Sreg::Clock as u32 => crate::host::host_ticks() & 0xffff_ffff,
