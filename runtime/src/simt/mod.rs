@@ -96,6 +96,48 @@ fn kernel_param(
     })
 }
 
+/// The most shared memory one CTA may have on any NVIDIA GPU: 227 KiB
+/// (sm_90, sm_100; sm_80 allows 163 KiB, sm_86 99 KiB).
+pub const MAX_SHARED_PER_CTA: u64 = 227 * 1024;
+
+/// Refuse a launch no NVIDIA GPU makes: a grid beyond 2^31 - 1 CTAs in x
+/// or 65535 in y or z, or a CTA with more shared memory (the module's
+/// `addrspace(3)` globals, kperf's rings among them, plus the spec's
+/// dynamic `shared_bytes`) than [`MAX_SHARED_PER_CTA`]. The CPU would run
+/// them; a profile of a launch no GPU makes is fiction.
+fn check_launch_limits(
+    module: &inkwell::module::Module,
+    kernel: &str,
+    spec: &LaunchSpec,
+) -> Result<(), LaunchError> {
+    let [x, y, z] = spec.grid;
+    if x > i32::MAX as u32 || y > 65535 || z > 65535 {
+        return Err(spec.error(format!(
+            "grid {:?}: CUDA launches at most 2147483647 CTAs in x and 65535 in y and z",
+            spec.grid
+        )));
+    }
+    let layout = module.get_data_layout();
+    let target = inkwell::targets::TargetData::create(&layout.as_str().to_string_lossy());
+    let static_bytes: u64 = module
+        .get_globals()
+        .filter(|g| {
+            g.as_pointer_value().get_type().get_address_space() == inkwell::AddressSpace::from(3u16)
+        })
+        .map(|g| target.get_abi_size(&g.get_value_type()))
+        .sum();
+    let total = static_bytes + spec.shared_bytes as u64;
+    if total > MAX_SHARED_PER_CTA {
+        return Err(spec.error(format!(
+            "kernel `{kernel}` would have {total} B of shared memory per CTA ({static_bytes} B \
+             declared in the kernel, kperf's rings included when instrumented, and shared_bytes \
+             = {}): no NVIDIA GPU launches more than {MAX_SHARED_PER_CTA} B (227 KiB, sm_90)",
+            spec.shared_bytes
+        )));
+    }
+    Ok(())
+}
+
 /// JIT `ir` (NVPTX LLVM IR text or bitcode) for the host and run `kernel`
 /// over the spec's grid with every thread of each block. `params` are the
 /// kernel's original parameters; `meta` is present when it is instrumented
@@ -133,6 +175,7 @@ pub fn run_simt(
         )));
     }
     rewrite::keep_only_kernel(&module, kernel);
+    check_launch_limits(&module, kernel, spec)?;
     let rewritten = rewrite::rewrite_for_host(&ctx, &module).map_err(launch)?;
     let f = module
         .get_function(kernel)
