@@ -159,7 +159,7 @@ pub fn spec_from_host_code(
     let Some(launch) = host_launch(&kctx, &source, &file, &o, spec.kernel.as_deref())? else {
         return Ok(spec);
     };
-    let mut spec = args_in_kernel_order(a, &launch, spec)?;
+    let mut spec = args_in_kernel_order(a, &source, &launch, spec)?;
     if let Some(bytes) = launch.dynamic_shared_bytes.filter(|b| *b > 0) {
         if spec.shared_bytes == 0 {
             eprintln!(
@@ -186,7 +186,12 @@ pub fn spec_from_host_code(
 /// spec's `in` to `out`, and ran with exit 0. The args are put in the
 /// kernel's order; a spec that already lists the kernel's parameters (a
 /// host computing some of them) is left as it is.
-fn args_in_kernel_order(a: &RunArgs, launch: &HostLaunch, spec: LaunchSpec) -> Result<LaunchSpec> {
+fn args_in_kernel_order(
+    a: &RunArgs,
+    source: &str,
+    launch: &HostLaunch,
+    spec: LaunchSpec,
+) -> Result<LaunchSpec> {
     let Some(kperf_instrument::mlir::launch::HostArguments {
         host,
         order,
@@ -196,6 +201,7 @@ fn args_in_kernel_order(a: &RunArgs, launch: &HostLaunch, spec: LaunchSpec) -> R
         return Ok(spec);
     };
     let (name, host_args) = (&launch.kernel, *host_args);
+    let spec = host_arguments_by_name(a, source, host, spec);
     if order.len() == host_args && order.iter().enumerate().all(|(i, h)| *h == Some(i)) {
         return Ok(spec);
     }
@@ -220,7 +226,41 @@ fn args_in_kernel_order(a: &RunArgs, launch: &HostLaunch, spec: LaunchSpec) -> R
         return Ok(LaunchSpec { args, ..spec });
     }
     if spec.args.len() == order.len() {
-        // The kernel's own parameters, as the spec lists them.
+        // The kernel's own parameters, as the spec lists them, unless its
+        // names are the host's: then it lists the host's arguments, and a
+        // value the host computes (a loop's counter) has no spec to come
+        // from. (Passed as the kernel's, the spec's `steps` became the
+        // loop counter, with exit 0.)
+        let names: Vec<&str> = spec.args.iter().map(|x| x.name.as_str()).collect();
+        if let Some(host_names) = host_parameter_names(source, host) {
+            let mut given = names.clone();
+            let mut declared: Vec<&str> = host_names.iter().map(String::as_str).collect();
+            given.sort_unstable();
+            declared.sort_unstable();
+            if spec.args.len() == host_args
+                && given == declared
+                && order.iter().any(Option::is_none)
+            {
+                anyhow::bail!(
+                    "{}: the spec lists `{}`'s arguments ({}), but `{}` (outlined from its gpu.launch) takes {}: a value the host computes inside a loop or from more than its arguments and constants cannot come from the spec; list the kernel's own {} parameter(s) in that order, named otherwise",
+                    a.spec.display(),
+                    crate::shown(host),
+                    host_names.join(", "),
+                    crate::shown(name),
+                    listed.join(", "),
+                    order.len()
+                );
+            }
+        }
+        if order.iter().any(Option::is_none) {
+            eprintln!(
+                "kperf: `{}` (outlined from `{}`'s gpu.launch) takes {}: the spec's args ({}) are passed as those parameters, in that order",
+                crate::shown(name),
+                crate::shown(host),
+                listed.join(", "),
+                names.join(", ")
+            );
+        }
         return Ok(spec);
     }
     anyhow::bail!(
@@ -233,6 +273,97 @@ fn args_in_kernel_order(a: &RunArgs, launch: &HostLaunch, spec: LaunchSpec) -> R
         spec.args.len(),
         host_args
     )
+}
+
+/// A spec whose args carry the names of `host`'s arguments in another
+/// order, put in the host's order: they are bound by name (positionally, a
+/// spec naming `out` first had the input buffer written as `out`).
+fn host_arguments_by_name(a: &RunArgs, source: &str, host: &str, spec: LaunchSpec) -> LaunchSpec {
+    let Some(declared) = host_parameter_names(source, host) else {
+        return spec;
+    };
+    if spec.args.len() != declared.len() {
+        return spec;
+    }
+    let by_name: Option<Vec<_>> = declared
+        .iter()
+        .map(|d| {
+            let mut same = spec.args.iter().filter(|x| &x.name == d);
+            match (same.next(), same.next()) {
+                (Some(x), None) => Some(x.clone()),
+                _ => None,
+            }
+        })
+        .collect();
+    let Some(args) = by_name else {
+        return spec;
+    };
+    if args.iter().zip(&spec.args).all(|(x, y)| x.name == y.name) {
+        return spec;
+    }
+    eprintln!(
+        "kperf: {} names `{}`'s arguments in another order: they are bound by name ({})",
+        a.spec.display(),
+        crate::shown(host),
+        declared.join(", ")
+    );
+    LaunchSpec { args, ..spec }
+}
+
+/// The names of function `host`'s arguments as its signature in `source`
+/// writes them (`func.func @host(%a: memref<4xf32>, %n: index)` gives a,
+/// n); MLIR keeps no argument names once parsed. None when the signature
+/// is not found in that form.
+fn host_parameter_names(source: &str, host: &str) -> Option<Vec<String>> {
+    let at = source
+        .match_indices(&format!("@{host}("))
+        .map(|(i, _)| i)
+        .find(|&i| {
+            source[..i].trim_end().ends_with("func.func") || {
+                let before = source[..i].trim_end();
+                before.ends_with("public")
+                    || before.ends_with("private")
+                    || before.ends_with("nested")
+            }
+        })?;
+    let rest = &source[at + host.len() + 2..];
+    let (mut depth, mut end) = (0i32, None);
+    for (i, c) in rest.char_indices() {
+        match c {
+            '(' | '<' | '[' | '{' => depth += 1,
+            ')' if depth == 0 => {
+                end = Some(i);
+                break;
+            }
+            ')' | '>' | ']' | '}' => depth -= 1,
+            _ => {}
+        }
+    }
+    let list = &rest[..end?];
+    let mut names = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    let mut push = |item: &str| -> Option<()> {
+        let item = item.trim();
+        if item.is_empty() {
+            return Some(());
+        }
+        let name = item.strip_prefix('%')?.split(':').next()?.trim();
+        names.push(name.to_string());
+        Some(())
+    };
+    for (i, c) in list.char_indices() {
+        match c {
+            '(' | '<' | '[' | '{' => depth += 1,
+            ')' | '>' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                push(&list[start..i])?;
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    push(&list[start..])?;
+    Some(names)
 }
 
 pub fn run(a: &RunArgs, opts: &InstrumentOptions, spec: &LaunchSpec) -> Result<()> {

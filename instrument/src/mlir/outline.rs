@@ -72,25 +72,98 @@ fn sink_constants(launch: Op, scalars_too: bool) {
                 let t = type_string(v.ty());
                 t.starts_with("vector<") || t.starts_with("tensor<")
             };
-            if def.name() != "arith.constant" || !(shaped || scalars_too) || inner.contains(&def) {
+            if inner.contains(&def) {
                 continue;
             }
-            let copy = match sunk
-                .iter()
-                .find(|(from, _)| unsafe { mlirValueEqual(from.0, v.0) })
-            {
-                Some((_, to)) => *to,
-                None => {
-                    let clone = unsafe { mlirOperationClone(def.0) };
-                    body.insert_before(first, clone);
-                    let to = Value(unsafe { mlirOperationGetResult(clone, 0) });
-                    sunk.push((v, to));
-                    to
-                }
-            };
+            let constant = def.name() == "arith.constant" && (shaped || scalars_too);
+            let computed = scalars_too && !constant && host_computes(v, launch, 0);
+            if !constant && !computed {
+                continue;
+            }
+            let copy = sink_value(v, body, first, &mut sunk);
             unsafe { mlirOperationSetOperand(op.0, i, copy.0) };
         }
     }
+}
+
+/// The most ops of one host computation [`sink_constants`] copies.
+const MOST_SUNK_OPS: usize = 32;
+
+/// Whether `v` is a scalar the host function around `launch` computes
+/// with `arith`/`index` ops from constants and its own arguments alone
+/// (`m = 2 * n`). Outlined, such a value became a kernel parameter that a
+/// launch spec listing the host's arguments cannot give: the spec's `n`
+/// was passed as `m`, with exit 0. Copied into the body, the kernel takes
+/// `n` itself.
+fn host_computes(v: Value, launch: Op, depth: usize) -> bool {
+    if depth > MOST_SUNK_OPS {
+        return false;
+    }
+    let ty = type_string(v.ty());
+    let scalar =
+        ty == "index" || ty.starts_with('i') || ty.starts_with('f') || ty.starts_with("bf");
+    if !scalar || ty.contains('<') {
+        return false;
+    }
+    match v.defining_op() {
+        None => is_host_argument(v, launch),
+        Some(def) => {
+            let name = def.name();
+            let pure = (name.starts_with("arith.") || name.starts_with("index."))
+                && def.num_results() == 1
+                && def.regions().is_empty();
+            pure && (0..def.num_operands())
+                .all(|i| host_computes(def.operand(i), launch, depth + 1))
+        }
+    }
+}
+
+/// Whether `v` is an argument of the entry block of the function whose
+/// body holds `launch` (directly: not inside a loop of it).
+fn is_host_argument(v: Value, launch: Op) -> bool {
+    if !unsafe { mlirValueIsABlockArgument(v.0) } {
+        return false;
+    }
+    let owner = unsafe { mlirBlockArgumentGetOwner(v.0) };
+    let Some(block) = launch.block() else {
+        return false;
+    };
+    let Some(host) = launch.parent().filter(|p| p.name() == "func.func") else {
+        return false;
+    };
+    let entry = host.regions().first().and_then(|r| r.first_block());
+    owner.ptr == block.0.ptr && entry.is_some_and(|e| e.0.ptr == owner.ptr)
+}
+
+/// The copy of host value `v` at the start of the launch body (before
+/// `first`), with the ops it is computed by copied before it; host
+/// arguments stay themselves (outlining makes them parameters).
+fn sink_value(
+    v: Value,
+    body: super::ir::Block,
+    first: Op,
+    sunk: &mut Vec<(Value, Value)>,
+) -> Value {
+    if let Some((_, to)) = sunk
+        .iter()
+        .find(|(from, _)| unsafe { mlirValueEqual(from.0, v.0) })
+    {
+        return *to;
+    }
+    let Some(def) = v.defining_op() else {
+        return v;
+    };
+    let operands: Vec<Value> = (0..def.num_operands())
+        .map(|i| sink_value(def.operand(i), body, first, sunk))
+        .collect();
+    let clone = unsafe { mlirOperationClone(def.0) };
+    for (i, o) in operands.iter().enumerate() {
+        unsafe { mlirOperationSetOperand(clone, i as isize, o.0) };
+    }
+    body.insert_before(first, clone);
+    let to = Value(unsafe { mlirOperationGetResult(clone, 0) });
+    sunk.push((v, to));
+    to
 }
 
 /// Values used inside `launch` and defined outside it whose type is one of

@@ -1,0 +1,18 @@
+// A gpu.launch whose body stores to %out before it loads %in: outlining orders
+// the kernel's parameters by first use (out, in). The spec lists the host
+// function's arguments (in, out); passed as written, in was bound to out and
+// the run exited 0 with out all zero (found in review, 2026-11-27).
+func.func @host(%in: memref<32xf32>, %out: memref<32xf32>) {
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %z = arith.constant 0.0 : f32
+    memref.store %z, %out[%tx] : memref<32xf32>
+    %v = memref.load %in[%tx] : memref<32xf32>
+    %w = arith.addf %v, %v : f32
+    memref.store %w, %out[%tx] : memref<32xf32>
+    gpu.terminator
+  }
+  return
+}
