@@ -850,6 +850,7 @@ pub fn prepare_host<'c>(
             .map(|i| ir::type_string(mlirFunctionTypeGetInput(t, i)))
             .collect()
     };
+    drop_kernel_results(kctx, f, &name)?;
     // A module kperf already instrumented (`--emit mlir`): run it as it is,
     // with the metadata written beside it; its own parameters come first.
     if f.has_attr(INSTRUMENTED) {
@@ -1102,6 +1103,56 @@ pub fn plain_module<'c>(
 /// next to their payload) is erased once the interpreter ran, as
 /// `test-transform-dialect-erase-schedule` does in those RUN lines; without
 /// the interpreter the payload is not the kernel the file describes, so
+/// A host kernel's results are dropped, with a note: the C interface
+/// passes a memref result through a pointer before the arguments, so a
+/// kernel returning one, launched as a function of its arguments alone,
+/// read every argument a slot off and faulted, blamed on the spec. Its
+/// outputs are its buffer arguments (a bufferized tensor function returns
+/// one of them).
+fn drop_kernel_results(kctx: &KperfContext, f: Op, name: &str) -> Result<()> {
+    let Some(fty) = f.attr("function_type") else {
+        return Ok(());
+    };
+    let (inputs, results): (Vec<String>, Vec<String>) = unsafe {
+        let t = mlirTypeAttrGetValue(fty);
+        (
+            (0..mlirFunctionTypeGetNumInputs(t))
+                .map(|i| ir::type_string(mlirFunctionTypeGetInput(t, i)))
+                .collect(),
+            (0..mlirFunctionTypeGetNumResults(t))
+                .map(|i| ir::type_string(mlirFunctionTypeGetResult(t, i)))
+                .collect(),
+        )
+    };
+    if results.is_empty() {
+        return Ok(());
+    }
+    let text = format!("({}) -> ()", inputs.join(", "));
+    let ty = unsafe { mlirTypeParseGet(kctx.ctx.to_raw(), ir::sref(&text)) };
+    if ty.ptr.is_null() {
+        return Err(InstrumentError::At {
+            location: f.loc_string(),
+            message: format!(
+                "kernel `{name}` returns {}, and its type without them does not parse",
+                results.join(", ")
+            ),
+        });
+    }
+    f.set_attr("function_type", unsafe { mlirTypeAttrGet(ty) });
+    for ret in f
+        .nested_ops()
+        .into_iter()
+        .filter(|o| o.name() == "func.return" && o.parent().is_some_and(|p| p.0.ptr == f.0.ptr))
+    {
+        unsafe { mlirOperationSetOperands(ret.0, 0, std::ptr::null()) };
+    }
+    eprintln!(
+        "kperf: kernel `{name}` returns {}: the host runner drops its results (a kernel's outputs are its buffer arguments)",
+        results.join(", ")
+    );
+    Ok(())
+}
+
 /// A file whose top-level module holds nothing but one nested
 /// `builtin.module` (a dump of one module of a larger program, or a
 /// payload wrapped beside its removed transform schedule) is compiled as
