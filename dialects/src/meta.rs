@@ -194,6 +194,10 @@ pub struct InstrumentMeta {
     /// they are unrolled completely in the instrumented build too.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unrolled_as_plain: Vec<String>,
+    /// What the build could not do as asked and the user should hear
+    /// (a region attribute outside any kernel); not saved.
+    #[serde(skip)]
+    pub notes: Vec<String>,
 }
 
 impl InstrumentMeta {
@@ -230,6 +234,7 @@ impl InstrumentMeta {
             source: String::new(),
             source_sha256: None,
             unrolled_as_plain: Vec::new(),
+            notes: Vec::new(),
         }
     }
 

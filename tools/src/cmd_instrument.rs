@@ -459,6 +459,9 @@ pub fn report_modes_without_regions(
     launched: Option<&str>,
 ) {
     use kperf_dialects::meta::RegionKind;
+    for note in &meta.notes {
+        eprintln!("kperf: warning: {note}");
+    }
     // Under `kperf run`, the launched kernel only: the file's other kernels
     // were named too ("found nothing in `a`, `b`, `c`, `d`").
     let kernels: Vec<&kperf_dialects::meta::KernelMeta> = meta

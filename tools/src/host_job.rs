@@ -39,6 +39,9 @@ pub fn run_host_job(
         previous_meta,
     )?;
     let name = hm.kernel.clone();
+    for note in &hm.notes {
+        eprintln!("kperf: {note}");
+    }
     let params = parse_params(&hm.param_types, "the host runner")?;
     let kmeta = hm.meta.as_ref().and_then(|m| m.kernel(&name)).cloned();
     if hm.meta.is_some() && kmeta.is_none() {

@@ -72,8 +72,11 @@ pub fn nvptx_lowering_with_lines(chip: &str, format: &str) -> String {
 /// `runtime=HIP` lowers `gpu.printf` as upstream's ROCm tests do (HIP's
 /// device library, linked from ROCm's amdgcn bitcode: a machine without
 /// ROCm says that directory is missing); it changes nothing else.
+/// `expand-strided-metadata` and `lower-affine` first, as the NVVM pipeline
+/// runs them: a `memref.subview` (or `expand_shape`, `reinterpret_cast`)
+/// failed to translate as an `unrealized_conversion_cast`.
 pub fn amdgpu_lowering(chip: &str, format: &str) -> String {
-    format!("rocdl-attach-target{{chip={chip} O=3}},gpu.module(convert-scf-to-cf,convert-gpu-to-rocdl{{chipset={chip} runtime=HIP}}),gpu-module-to-binary{{format={format}}}")
+    format!("rocdl-attach-target{{chip={chip} O=3}},gpu.module(expand-strided-metadata,lower-affine,convert-scf-to-cf,convert-gpu-to-rocdl{{chipset={chip} runtime=HIP}}),gpu-module-to-binary{{format={format}}}")
 }
 
 /// Instrument `source` (named `file` in diagnostics) up to `emit`.
@@ -185,6 +188,7 @@ pub fn instrument_module(
     }
     kctx.verify(module)?;
     let mut meta = new_meta(opts, file);
+    meta.notes.extend(regions_outside_kernels(top, &kernels));
     // A kernel the modes found nothing in stays exactly as it was: no
     // init, finalize, ring or profile parameter for zero records.
     let (kernels, untouched): (Vec<Op>, Vec<Op>) = kernels
@@ -226,6 +230,45 @@ pub fn instrument_module(
     meta.shared_slots = meta.kernels.first().map(|k| k.layout.slots).unwrap_or(0);
     kctx.verify(module)?;
     Ok(meta)
+}
+
+/// A note for each `kperf.region` attribute outside every kernel (in a
+/// device function a kernel calls): regions are recorded in kernels only,
+/// and such an attribute vanished without a word. Explicit records there
+/// are refused ("outside any kernel was not lowered").
+fn regions_outside_kernels(top: Op, kernels: &[Op]) -> Vec<String> {
+    let inside = |o: Op| {
+        let mut p = o.parent();
+        while let Some(q) = p {
+            if kernels.iter().any(|k| k.0.ptr == q.0.ptr) {
+                return true;
+            }
+            p = q.parent();
+        }
+        false
+    };
+    top.nested_ops()
+        .into_iter()
+        .filter(|o| o.has_attr(kperf_dialects::irdl::attrs::REGION) && !inside(*o))
+        .map(|o| {
+            let holder = {
+                let mut p = o.parent();
+                while let Some(q) = p.filter(|q| !q.name().ends_with(".func")) {
+                    p = q.parent();
+                }
+                p.map(regions::symbol_name).unwrap_or_default()
+            };
+            format!(
+                "{}: `kperf.region = \"{}\"` on `{}` is in `{holder}`, not in a kernel: it is not \
+                 recorded (regions are recorded in kernels only: put the attribute on the kernel's \
+                 call of the function instead)",
+                o.loc_string(),
+                o.str_attr(kperf_dialects::irdl::attrs::REGION)
+                    .unwrap_or_default(),
+                o.name()
+            )
+        })
+        .collect()
 }
 
 /// Give every device kernel a name of its own across `gpu.module`s:
@@ -803,6 +846,8 @@ pub struct HostModule<'c> {
     pub kernel: String,
     pub param_types: Vec<String>,
     pub meta: Option<InstrumentMeta>,
+    /// What the user should hear about the build (dropped results).
+    pub notes: Vec<String>,
 }
 
 /// Parse, pick the kernel (by name, or the only one), instrument unless
@@ -850,7 +895,7 @@ pub fn prepare_host<'c>(
             .map(|i| ir::type_string(mlirFunctionTypeGetInput(t, i)))
             .collect()
     };
-    drop_kernel_results(kctx, f, &name)?;
+    let notes: Vec<String> = drop_kernel_results(kctx, f, &name)?.into_iter().collect();
     // A module kperf already instrumented (`--emit mlir`): run it as it is,
     // with the metadata written beside it; its own parameters come first.
     if f.has_attr(INSTRUMENTED) {
@@ -870,6 +915,7 @@ pub fn prepare_host<'c>(
             kernel: name,
             param_types,
             meta: Some(meta),
+            notes,
         });
     }
     let mut host_opts = opts.clone();
@@ -889,6 +935,7 @@ pub fn prepare_host<'c>(
         kernel: name,
         param_types,
         meta,
+        notes,
     })
 }
 
@@ -940,8 +987,9 @@ fn refuse_unlowered(module: &Module) -> Result<()> {
             location: op.loc_string(),
             message: format!(
                 "`{}` has no lowering for the host target (it is still there after the host \
-                 lowering, and the JIT cannot compile it); run the kernel with --target simt",
-                op.name()
+                 lowering, and the JIT cannot compile it); {}",
+                op.name(),
+                lowering_hint(&op.name())
             ),
         }),
     }
@@ -1109,9 +1157,9 @@ pub fn plain_module<'c>(
 /// read every argument a slot off and faulted, blamed on the spec. Its
 /// outputs are its buffer arguments (a bufferized tensor function returns
 /// one of them).
-fn drop_kernel_results(kctx: &KperfContext, f: Op, name: &str) -> Result<()> {
+fn drop_kernel_results(kctx: &KperfContext, f: Op, name: &str) -> Result<Option<String>> {
     let Some(fty) = f.attr("function_type") else {
-        return Ok(());
+        return Ok(None);
     };
     let (inputs, results): (Vec<String>, Vec<String>) = unsafe {
         let t = mlirTypeAttrGetValue(fty);
@@ -1125,7 +1173,7 @@ fn drop_kernel_results(kctx: &KperfContext, f: Op, name: &str) -> Result<()> {
         )
     };
     if results.is_empty() {
-        return Ok(());
+        return Ok(None);
     }
     let text = format!("({}) -> ()", inputs.join(", "));
     let ty = unsafe { mlirTypeParseGet(kctx.ctx.to_raw(), ir::sref(&text)) };
@@ -1146,11 +1194,25 @@ fn drop_kernel_results(kctx: &KperfContext, f: Op, name: &str) -> Result<()> {
     {
         unsafe { mlirOperationSetOperands(ret.0, 0, std::ptr::null()) };
     }
-    eprintln!(
-        "kperf: kernel `{name}` returns {}: the host runner drops its results (a kernel's outputs are its buffer arguments)",
+    Ok(Some(format!(
+        "kernel `{name}` returns {}: the host runner drops its results (a kernel's outputs are its buffer arguments)",
         results.join(", ")
-    );
-    Ok(())
+    )))
+}
+
+/// What lowers an op the host lowering left: a structured op needs its
+/// dialect's own lowering first (as the file's RUN line would run it); a
+/// GPU op, the SIMT target.
+fn lowering_hint(op: &str) -> &'static str {
+    match op.split('.').next().unwrap_or("") {
+        "linalg" => "lower it first with --pre-pipeline convert-linalg-to-loops",
+        "tensor" | "bufferization" => {
+            "bufferize it first, e.g. --pre-pipeline 'one-shot-bufferize{bufferize-function-boundaries},convert-linalg-to-loops'"
+        }
+        "affine" => "lower it first with --pre-pipeline lower-affine",
+        "gpu" | "nvvm" | "nvgpu" | "rocdl" => "run the kernel with --target simt",
+        _ => "lower it first with --pre-pipeline (as the file's RUN line does), or run a GPU kernel with --target simt",
+    }
 }
 
 /// A file whose top-level module holds nothing but one nested
