@@ -22,6 +22,11 @@ struct Case {
     /// back as exactly that integer).
     #[serde(default)]
     outputs: BTreeMap<String, Vec<Expected>>,
+    /// Buffer name → how many units in the last place of its element type
+    /// a float may be from the expected value (a math library's documented
+    /// accuracy, against a correctly rounded answer); exact without.
+    #[serde(default)]
+    ulps: BTreeMap<String, f64>,
     #[serde(default)]
     profile: Vec<ProfileCase>,
     /// The plain run must fail: a kernel that hangs on a GPU too.
@@ -209,6 +214,26 @@ fn check_outputs(dir: &Path, case: &Case, got: &serde_json::Value, what: &str) {
             "{}: `{name}` {what}: length",
             dir.display()
         );
+        if let Some(ulps) = case.ulps.get(name) {
+            let single = buf["dtype"] == "f32";
+            for (k, (v, w)) in vals.iter().zip(want).enumerate() {
+                let (Expected::Float(v), Expected::Float(w)) = (v, w) else {
+                    panic!("{}: `{name}`: ulps are for float buffers", dir.display());
+                };
+                let ulp = if single {
+                    let w = *w as f32;
+                    (f32::from_bits(w.abs().to_bits() + 1) - w.abs()) as f64
+                } else {
+                    f64::from_bits(w.abs().to_bits() + 1) - w.abs()
+                };
+                assert!(
+                    (v - w).abs() <= ulps * ulp,
+                    "{}: `{name}`[{k}] {what}: {v} is more than {ulps} ulp from {w}",
+                    dir.display()
+                );
+            }
+            continue;
+        }
         assert_eq!(&vals, want, "{}: `{name}` {what}", dir.display());
     }
 }

@@ -9,9 +9,11 @@
 //! one after another, the threads of a CTA as OS threads.
 
 mod gpu_results;
+mod libdevice;
 pub mod printf;
 mod pure;
 pub mod rewrite;
+pub mod rounding;
 pub mod threads;
 
 use crate::cuda::DeviceRun;
@@ -248,6 +250,14 @@ pub fn run_simt(
         (
             rewrite::ENTRY_SITE,
             threads::kperf_simt_site as *const () as usize,
+        ),
+        (
+            "kperf_simt_rounded_f32",
+            rounding::kperf_simt_rounded_f32 as *const () as usize,
+        ),
+        (
+            "kperf_simt_rounded_f64",
+            rounding::kperf_simt_rounded_f64 as *const () as usize,
         ),
         (
             rewrite::ENTRY_CALL_ENTER,

@@ -67,6 +67,45 @@ fn body(short: &str, ret: &str, params: &[String]) -> Option<(String, String)> {
         ));
     }
     match parts.as_slice() {
+        // A double's halves and back (libdevice's bit tricks).
+        ["d2i", half @ ("hi" | "lo")] => {
+            let shift = if *half == "hi" { 32 } else { 0 };
+            Some((
+                String::new(),
+                format!(
+                    "  %b = bitcast double %a0 to i64\n  %s = lshr i64 %b, {shift}\n  %r = trunc i64 %s to i32\n  ret i32 %r\n"
+                ),
+            ))
+        }
+        ["lohi", "i2d"] => Some((
+            String::new(),
+            "  %l = zext i32 %a0 to i64\n  %h = zext i32 %a1 to i64\n  %s = shl i64 %h, 32\n  %b = or i64 %s, %l\n  %r = bitcast i64 %b to double\n  ret double %r\n"
+                .to_string(),
+        )),
+        // cvt.rzi/rni/rmi/rpi to float: round.f is to nearest even.
+        [op @ ("trunc" | "round" | "floor" | "ceil"), "f" | "d"]
+        | [op @ ("trunc" | "round" | "floor" | "ceil"), "ftz", "f"] => {
+            let fs = float_suffix(ret)?;
+            let f = match *op {
+                "round" => "roundeven",
+                other => other,
+            };
+            Some((
+                format!("declare {ret} @llvm.{f}.{fs}({ret})"),
+                format!("  %r = call {ret} @llvm.{f}.{fs}({ret} %a0)\n  ret {ret} %r\n"),
+            ))
+        }
+        // min/max.f32: of a NaN and a number, the number.
+        [op @ ("fmin" | "fmax"), "f" | "d"] | [op @ ("fmin" | "fmax"), "ftz", "f"] => {
+            let fs = float_suffix(ret)?;
+            let f = if *op == "fmin" { "minnum" } else { "maxnum" };
+            Some((
+                format!("declare {ret} @llvm.{f}.{fs}({ret}, {ret})"),
+                format!(
+                    "  %r = call {ret} @llvm.{f}.{fs}({ret} %a0, {ret} %a1)\n  ret {ret} %r\n"
+                ),
+            ))
+        }
         ["match", kind @ ("any" | "all"), "sync", "i64" | "i64p"] => Some(wide_match(kind, ret)),
         ["mulhi", ty] => {
             let signed = matches!(*ty, "s" | "i" | "ll");
@@ -125,6 +164,35 @@ fn body(short: &str, ret: &str, params: &[String]) -> Option<(String, String)> {
                 format!(
                     "  %m = call {ret} @llvm.maxnum.{fs}({ret} %a0, {ret} 0.0)\n  %r = call {ret} @llvm.minnum.{fs}({ret} %m, {ret} 1.0)\n  ret {ret} %r\n"
                 ),
+            ))
+        }
+        // Directed roundings: the runner sets the host's rounding mode.
+        [op @ ("add" | "mul" | "fma" | "div" | "sqrt" | "rcp"), mode @ ("rz" | "rm" | "rp"), "f" | "d"]
+        | [op @ ("add" | "mul" | "fma" | "div" | "sqrt" | "rcp"), mode @ ("rz" | "rm" | "rp"), "ftz", "f"] => {
+            use super::rounding::{mode_of, op as r};
+            let (entry, zero) = match ret {
+                "float" => ("kperf_simt_rounded_f32", "0.0"),
+                "double" => ("kperf_simt_rounded_f64", "0.0"),
+                _ => return None,
+            };
+            let code = match *op {
+                "add" => r::ADD,
+                "mul" => r::MUL,
+                "fma" => r::FMA,
+                "div" | "rcp" => r::DIV,
+                _ => r::SQRT,
+            };
+            let m = mode_of(mode)?;
+            let args = match (*op, params.len()) {
+                ("rcp", 1) => format!("{ret} 1.0, {ret} %a0, {ret} {zero}"),
+                ("sqrt", 1) => format!("{ret} %a0, {ret} {zero}, {ret} {zero}"),
+                (_, 2) => format!("{ret} %a0, {ret} %a1, {ret} {zero}"),
+                (_, 3) => format!("{ret} %a0, {ret} %a1, {ret} %a2"),
+                _ => return None,
+            };
+            Some((
+                format!("declare {ret} @{entry}(i32, i32, {ret}, {ret}, {ret})"),
+                format!("  %r = call {ret} @{entry}(i32 {code}, i32 {m}, {args})\n  ret {ret} %r\n"),
             ))
         }
         [op, mode, rest @ ..] if rounded_float_op(op, mode, rest) => {

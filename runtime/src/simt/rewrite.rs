@@ -215,7 +215,7 @@ fn refusal(name: &str) -> String {
     } else if n.starts_with("cp.async") || n.starts_with("mbarrier") {
         "an asynchronous copy or mbarrier operation"
     } else if name.starts_with("__nv_") {
-        "a libdevice function (not linked: the SIMT target has no libdevice)"
+        "a libdevice function, and no libdevice was found to link"
     } else if n.starts_with("barrier") || n.starts_with("bar.") {
         "a barrier form the SIMT target does not implement"
     } else {
@@ -274,6 +274,7 @@ pub fn rewrite_for_host<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Rew
         fence,
         nanosleep,
     };
+    super::libdevice::link(ctx, module)?;
     let sites = mark_sites(ctx, module)?;
     let decls: Vec<FunctionValue> = module
         .get_functions()
@@ -302,9 +303,15 @@ pub fn rewrite_for_host<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Rew
         }
     }
     if !refused.is_empty() {
+        let libdevice = refused.iter().any(|r| r.starts_with("`__nv_"));
         return Err(format!(
-            "the SIMT target cannot run this kernel: {}",
-            refused.join("; ")
+            "the SIMT target cannot run this kernel: {}{}",
+            refused.join("; "),
+            if libdevice {
+                format!(" ({})", super::libdevice::WHERE)
+            } else {
+                String::new()
+            }
         ));
     }
     // The kernel's own code, before the runner's definitions join it.

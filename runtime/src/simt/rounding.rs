@@ -1,0 +1,173 @@
+//! PTX's directed roundings (`add.rz`, `fma.rm`, `div.rp`, ...) on the
+//! host: the operation runs with the x86 rounding mode (MXCSR) set for it
+//! and restored in the same instruction sequence. libdevice's `expf`
+//! takes its integer part with `fma.rm` and `add.rz`; rounded to nearest,
+//! its result was off by a factor of two at some inputs.
+//!
+//! Single precision goes through double precision: the product of two
+//! floats is exact there, and a directed rounding to 53 bits then to 24
+//! bits in the same direction is the rounding to 24 bits, so the result is
+//! exactly PTX's. Double precision `fma` uses the FMA instruction where
+//! the CPU has one.
+
+/// Operations, as the definitions in [`super::pure`] pass them.
+pub mod op {
+    pub const ADD: u32 = 0;
+    pub const MUL: u32 = 1;
+    pub const FMA: u32 = 2;
+    pub const DIV: u32 = 3;
+    pub const SQRT: u32 = 4;
+}
+
+/// PTX's rounding modifier as MXCSR's rounding control (bits 13-14).
+pub fn mode_of(ptx: &str) -> Option<u32> {
+    match ptx {
+        "rn" => Some(0),
+        "rm" => Some(1),
+        "rp" => Some(2),
+        "rz" => Some(3),
+        _ => None,
+    }
+}
+
+/// `a op b (+ c)` in double precision rounded by `mode` (MXCSR's rounding
+/// control, 0..3).
+#[cfg(target_arch = "x86_64")]
+fn in_mode(op: u32, mode: u32, a: f64, b: f64, c: f64) -> f64 {
+    use std::arch::asm;
+    let mut saved = 0u32;
+    let mut set = 0u32;
+    let rc = (mode & 3) << 13;
+    let mut x = a;
+    // SAFETY: each block saves MXCSR, sets its rounding control, runs one
+    // SSE instruction on registers and restores MXCSR; no memory but the
+    // two locals is touched.
+    unsafe {
+        macro_rules! with_mode {
+            ($insn:literal, $($operands:tt)*) => {
+                asm!(
+                    "stmxcsr [{saved}]",
+                    "mov {t:e}, dword ptr [{saved}]",
+                    "and {t:e}, 0xFFFF9FFF",
+                    "or {t:e}, {rc:e}",
+                    "mov dword ptr [{set}], {t:e}",
+                    "ldmxcsr [{set}]",
+                    $insn,
+                    "ldmxcsr [{saved}]",
+                    saved = in(reg) &mut saved,
+                    set = in(reg) &mut set,
+                    t = out(reg) _,
+                    rc = in(reg) rc,
+                    $($operands)*
+                )
+            };
+        }
+        match op {
+            op::ADD => with_mode!("addsd {x}, {y}", x = inout(xmm_reg) x, y = in(xmm_reg) b),
+            op::MUL => with_mode!("mulsd {x}, {y}", x = inout(xmm_reg) x, y = in(xmm_reg) b),
+            op::DIV => with_mode!("divsd {x}, {y}", x = inout(xmm_reg) x, y = in(xmm_reg) b),
+            op::SQRT => with_mode!("sqrtsd {x}, {x}", x = inout(xmm_reg) x),
+            _ if std::arch::is_x86_feature_detected!("fma") => with_mode!(
+                "vfmadd213sd {x}, {y}, {z}",
+                x = inout(xmm_reg) x,
+                y = in(xmm_reg) b,
+                z = in(xmm_reg) c
+            ),
+            _ => {
+                // No FMA unit: the product rounded to nearest, then the
+                // sum in the mode (exact where a * b is).
+                let p = a * b;
+                x = p;
+                with_mode!("addsd {x}, {y}", x = inout(xmm_reg) x, y = in(xmm_reg) c);
+            }
+        }
+    }
+    x
+}
+
+/// A double rounded to float by `mode`.
+#[cfg(target_arch = "x86_64")]
+fn to_f32_in_mode(mode: u32, v: f64) -> f32 {
+    use std::arch::asm;
+    let mut saved = 0u32;
+    let mut set = 0u32;
+    let rc = (mode & 3) << 13;
+    let out: f32;
+    // SAFETY: as in `in_mode`.
+    unsafe {
+        asm!(
+            "stmxcsr [{saved}]",
+            "mov {t:e}, dword ptr [{saved}]",
+            "and {t:e}, 0xFFFF9FFF",
+            "or {t:e}, {rc:e}",
+            "mov dword ptr [{set}], {t:e}",
+            "ldmxcsr [{set}]",
+            "cvtsd2ss {o}, {v}",
+            "ldmxcsr [{saved}]",
+            saved = in(reg) &mut saved,
+            set = in(reg) &mut set,
+            t = out(reg) _,
+            rc = in(reg) rc,
+            o = out(xmm_reg) out,
+            v = in(xmm_reg) v,
+        );
+    }
+    out
+}
+
+/// `op` on doubles with PTX rounding `mode` (see [`mode_of`]).
+#[cfg(target_arch = "x86_64")]
+pub extern "C" fn kperf_simt_rounded_f64(op: u32, mode: u32, a: f64, b: f64, c: f64) -> f64 {
+    in_mode(op, mode, a, b, c)
+}
+
+/// `op` on floats with PTX rounding `mode`: computed in double precision
+/// in the same mode, then rounded to float in it.
+#[cfg(target_arch = "x86_64")]
+pub extern "C" fn kperf_simt_rounded_f32(op: u32, mode: u32, a: f32, b: f32, c: f32) -> f32 {
+    let (a, b, c) = (a as f64, b as f64, c as f64);
+    let wide = match op {
+        // The product of two floats is exact in a double: one rounding.
+        op::FMA => in_mode(op::ADD, mode, a * b, c, 0.0),
+        _ => in_mode(op, mode, a, b, c),
+    };
+    to_f32_in_mode(mode, wide)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directed_roundings_are_ptxs() {
+        let third = kperf_simt_rounded_f32(op::DIV, 1, 1.0, 3.0, 0.0);
+        let third_up = kperf_simt_rounded_f32(op::DIV, 2, 1.0, 3.0, 0.0);
+        assert_eq!(third_up.to_bits(), third.to_bits() + 1);
+        assert_eq!(kperf_simt_rounded_f32(op::DIV, 3, 1.0, 3.0, 0.0), third);
+        assert_eq!(
+            kperf_simt_rounded_f32(op::DIV, 0, 1.0, 3.0, 0.0),
+            1.0f32 / 3.0
+        );
+        // 1 + 2^-30 rounds to 1 except upward.
+        let tiny = 2f32.powi(-30);
+        assert_eq!(kperf_simt_rounded_f32(op::ADD, 3, 1.0, tiny, 0.0), 1.0);
+        assert_eq!(
+            kperf_simt_rounded_f32(op::ADD, 2, 1.0, tiny, 0.0),
+            1.0 + f32::EPSILON
+        );
+        // -(1 + 2^-30) toward minus infinity is below -1.
+        assert_eq!(
+            kperf_simt_rounded_f32(op::ADD, 1, -1.0, -tiny, 0.0),
+            -1.0 - f32::EPSILON
+        );
+        // fma(x, y, -x*y rounded) keeps the product's low bits, any mode.
+        let (x, y) = (1.0f32 + f32::EPSILON, 1.0f32 - f32::EPSILON / 2.0);
+        let p = x * y;
+        let fma_rz = kperf_simt_rounded_f32(op::FMA, 3, x, y, -p);
+        assert_eq!(fma_rz, (x as f64 * y as f64 - p as f64) as f32);
+        let d = kperf_simt_rounded_f64(op::ADD, 2, 1.0, 2f64.powi(-60), 0.0);
+        assert_eq!(d, 1.0 + f64::EPSILON);
+        // The host's own mode is left as it was.
+        assert_eq!(1.0f32 + tiny, 1.0);
+    }
+}
