@@ -67,8 +67,45 @@ class Region:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> "Region":
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in known})
+        """A region from its feedback entry; a field of the wrong type
+        (`count: "many"`, a list as `name`) is a KperfError naming it, not
+        a silently wrong object or a TypeError later."""
+        if not isinstance(d, Mapping):
+            raise KperfError(f"a region entry is {type(d).__name__}, not an object")
+        out = {}
+        for f in fields(cls):
+            if f.name not in d:
+                continue
+            v = d[f.name]
+            kind = _FIELD_KINDS.get(str(f.type))
+            if kind is not None and not kind(v):
+                raise KperfError(f"region field `{f.name}` is {v!r} ({type(v).__name__}), "
+                                 f"not {f.type}")
+            out[f.name] = v
+        return cls(**out)
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+# What each annotated type of `Region` accepts from JSON.
+_FIELD_KINDS = {
+    "int": _is_int,
+    "str": lambda v: isinstance(v, str),
+    "bool": lambda v: isinstance(v, bool),
+    "float": _is_number,
+    "Optional[float]": lambda v: v is None or _is_number(v),
+    "Optional[int]": lambda v: v is None or _is_int(v),
+}
+
+# The feedback fields that are lists, and the most bytes read of a file.
+_LIST_FIELDS = ("corrections", "overlaps", "critical_paths", "async_waits", "caveats", "regions")
+_MAX_FEEDBACK_BYTES = 1 << 30
 
 
 class Feedback:
@@ -84,8 +121,13 @@ class Feedback:
                              f"({FEEDBACK_VERSION}); upgrade the kperf package")
         self.raw: Dict[str, Any] = dict(doc)
         self.origin = origin
+        for name in _LIST_FIELDS:
+            if name in doc and not isinstance(doc[name], list):
+                raise KperfError(f"{origin}: `{name}` is {doc[name]!r}, not a list")
         try:
             self.regions: List[Region] = [Region.from_json(r) for r in doc["regions"]]
+        except KperfError as e:
+            raise KperfError(f"{origin}: malformed region entry ({e})") from None
         except (KeyError, TypeError, AttributeError) as e:
             raise KperfError(f"{origin}: malformed region entry ({e})") from None
         self._by_name = {r.name: r for r in self.regions}
@@ -360,6 +402,10 @@ def read_feedback(path: PathLike) -> Feedback:
     objects a `Profile` has."""
     p = os.fspath(path)
     _regular_file(p)
+    size = os.stat(p).st_size
+    if size > _MAX_FEEDBACK_BYTES:
+        raise KperfError(f"{p}: {size} bytes, more than the {_MAX_FEEDBACK_BYTES} (1 GiB) a "
+                         f"feedback file is read to")
     try:
         with open(p, encoding="utf-8") as f:
             doc = json.load(f)
@@ -367,6 +413,8 @@ def read_feedback(path: PathLike) -> Feedback:
         raise KperfError(f"{p}: {e.strerror}") from None
     except ValueError as e:
         raise KperfError(f"{p}: not JSON ({e})") from None
+    except RecursionError:
+        raise KperfError(f"{p}: not a kperf feedback file (JSON nested too deeply)") from None
     if not isinstance(doc, dict):
         raise KperfError(f"{p}: not a kperf feedback file (a JSON object was expected)")
     return Feedback(doc, p)

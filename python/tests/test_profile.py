@@ -156,6 +156,37 @@ def test_feedback_errors(tmp_path):
         kperf.read_feedback(tmp_path / "missing.json")
 
 
+@pytest.mark.parametrize("change, message", [
+    # Mutations of a real feedback file (adversarial test, 2026-11-27): each
+    # gave a RecursionError, a TypeError later, or a silently wrong Region.
+    (lambda d: d["regions"][0].update(name=["a"]), "field `name` is \\['a'\\]"),
+    (lambda d: d["regions"][0].update(count="many"), "field `count` is 'many'"),
+    (lambda d: d["regions"][0].update(mean_ns="fast"), "field `mean_ns` is 'fast'"),
+    (lambda d: d["regions"][0].update(count=True), "field `count` is True"),
+    (lambda d: d.update(corrections=5), "`corrections` is 5, not a list"),
+    (lambda d: d.update(caveats=None), "`caveats` is None, not a list"),
+])
+def test_feedback_fields_of_the_wrong_type(fixtures, tmp_path, change, message):
+    doc = json.loads((fixtures / "reduce_simt.feedback.json").read_text())
+    change(doc)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    with pytest.raises(kperf.KperfError, match=message):
+        kperf.read_feedback(bad)
+
+
+def test_feedback_nested_too_deeply_or_too_big(tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100000 + "]" * 100000)
+    with pytest.raises(kperf.KperfError, match="nested too deeply"):
+        kperf.read_feedback(deep)
+    big = tmp_path / "big.json"
+    with open(big, "wb") as f:
+        f.truncate((1 << 30) + 1)
+    with pytest.raises(kperf.KperfError, match="1 GiB"):
+        kperf.read_feedback(big)
+
+
 def test_unknown_region_lists_the_known_ones(fixtures):
     with pytest.raises(KeyError, match="regions: kernel, loop@20:14"):
         kperf.read_feedback(fixtures / "reduce_simt.feedback.json").region("nope")

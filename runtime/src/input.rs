@@ -33,16 +33,51 @@ pub fn check_regular(path: &Path) -> io::Result<()> {
     ))
 }
 
-/// [`std::fs::read`] of a regular file.
+/// The most bytes kperf reads of a kernel, spec, metadata, calibration or
+/// results file (profiles are read in place, apart from this). A 4 GB
+/// file was read whole, and a parser's error that copies its input
+/// aborted kperf; no such file holds a gigabyte.
+pub const MAX_TEXT_INPUT_BYTES: u64 = 1 << 30;
+
+/// [`std::fs::read`] of a regular file of at most
+/// [`MAX_TEXT_INPUT_BYTES`].
 pub fn read(path: &Path) -> io::Result<Vec<u8>> {
     check_regular(path)?;
-    std::fs::read(path)
+    let size = std::fs::metadata(path)?.len();
+    if size > MAX_TEXT_INPUT_BYTES {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "is {size} bytes, more than the {MAX_TEXT_INPUT_BYTES} (1 GiB) kperf reads of a \
+                 kernel, spec, metadata or results file"
+            ),
+        ));
+    }
+    use io::Read as _;
+    let mut bytes = Vec::with_capacity(size as usize);
+    // A file that grows while it is read stops at the bound too.
+    std::fs::File::open(path)?
+        .take(MAX_TEXT_INPUT_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_TEXT_INPUT_BYTES {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "grew past the {MAX_TEXT_INPUT_BYTES} bytes (1 GiB) kperf reads while it was read"
+            ),
+        ));
+    }
+    Ok(bytes)
 }
 
-/// [`std::fs::read_to_string`] of a regular file.
+/// [`std::fs::read_to_string`] of a regular file, bounded as [`read`] is.
 pub fn read_to_string(path: &Path) -> io::Result<String> {
-    check_regular(path)?;
-    std::fs::read_to_string(path)
+    String::from_utf8(read(path)?).map_err(|e| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("is not UTF-8 text: {e}"),
+        )
+    })
 }
 
 #[cfg(test)]
@@ -70,5 +105,12 @@ mod tests {
             .expect_err("a device")
             .to_string()
             .contains("device"));
+        // A sparse file past the bound is refused before it is read.
+        let big = dir.path().join("big");
+        std::fs::File::create(&big)
+            .and_then(|f| f.set_len(MAX_TEXT_INPUT_BYTES + 1))
+            .expect("sparse file");
+        let err = read_to_string(&big).expect_err("too big").to_string();
+        assert!(err.contains("1 GiB"), "{err}");
     }
 }
