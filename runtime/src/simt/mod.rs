@@ -275,6 +275,22 @@ pub fn run_simt(
     if let Some(b) = dynamic_shared.as_mut() {
         symbols.push((rewrite::DYNAMIC_SHARED, b.as_mut_ptr() as usize));
     }
+    // Each static shared array in a guarded buffer of its own.
+    let mut static_shared = rewritten
+        .static_shared
+        .iter()
+        .map(|a| {
+            GuardedBuffer::zeroed_named(
+                a.bytes as usize,
+                &format!("shared array {}", a.name),
+                crate::guard::Placement::AlignedTo(a.align as usize),
+            )
+            .map_err(launch)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    for (a, b) in rewritten.static_shared.iter().zip(static_shared.iter_mut()) {
+        symbols.push((a.symbol.as_str(), b.as_mut_ptr() as usize));
+    }
     let mut words = pack_host_args(params, &mut buffers, &scalars, profile_addr);
     if words.len() != f.count_params() as usize {
         return Err(launch(format!(
@@ -316,6 +332,9 @@ pub fn run_simt(
     }
     profile.check_canary().map_err(LaunchError::OutOfBounds)?;
     if let Some(b) = &dynamic_shared {
+        b.check_canary().map_err(LaunchError::OutOfBounds)?;
+    }
+    for b in &static_shared {
         b.check_canary().map_err(LaunchError::OutOfBounds)?;
     }
     let bytes = profile[..profile_bytes as usize].to_vec();

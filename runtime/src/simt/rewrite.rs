@@ -239,7 +239,27 @@ pub struct Rewritten {
     /// names it (`bar.sync` at kernel.cu:12 in `k`), by the number the
     /// rewritten module passes to [`ENTRY_SITE`] before the call.
     pub sites: Vec<String>,
+    /// The kernel's static shared arrays (kperf's rings among them), each
+    /// to be mapped to a guarded buffer of its own ([`StaticShared`]).
+    pub static_shared: Vec<StaticShared>,
 }
+
+/// One static shared array, moved out of the module's globals: the runner
+/// maps `symbol` to a zeroed guarded buffer of `bytes`, its start aligned
+/// to `align`. Side by side in the JIT's data, a kernel writing one past
+/// its array wrote kperf's ring header, and the run said it had worked.
+#[derive(Clone, Debug)]
+pub struct StaticShared {
+    pub symbol: String,
+    /// The array's name in the kernel (`partial`, `__wg_k_0`, kperf's
+    /// `kperf_ring...`).
+    pub name: String,
+    pub bytes: u64,
+    pub align: u32,
+}
+
+/// The prefix of [`StaticShared::symbol`].
+pub const STATIC_SHARED: &str = "kperf_simt_static_shared.";
 
 /// Rewrite `module` (NVPTX LLVM IR) for the host in place. Returns the
 /// kernels (functions with the PTX kernel calling convention) and what the
@@ -248,6 +268,7 @@ pub fn rewrite_for_host<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Rew
     refuse_inline_asm(module)?;
     let kernels = kernel_names(module);
     let dynamic_shared_align = redirect_dynamic_shared(ctx, module);
+    let static_shared = redirect_static_shared(module);
     let i32t = ctx.i32_type();
     let i64t = ctx.i64_type();
     let ptr = ctx.ptr_type(AddressSpace::default());
@@ -338,6 +359,7 @@ pub fn rewrite_for_host<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Rew
         kernels,
         dynamic_shared_align,
         sites,
+        static_shared,
     })
 }
 
@@ -577,6 +599,59 @@ fn redirect_dynamic_shared<'c>(ctx: &'c Context, module: &Module<'c>) -> Option<
         unsafe { g.delete() };
     }
     Some(align)
+}
+
+/// Static shared arrays (`__shared__ float partial[32]`, MLIR's workgroup
+/// attributions, kperf's rings): each becomes an external global the
+/// runner maps to a guarded buffer of its own, so an access past one
+/// faults naming it instead of landing in its neighbour. An array with a
+/// non-zero initializer (CUDA allows none) stays where it is.
+fn redirect_static_shared(module: &Module<'_>) -> Vec<StaticShared> {
+    let shared = AddressSpace::from(3u16);
+    let layout = module.get_data_layout();
+    let target = inkwell::targets::TargetData::create(&layout.as_str().to_string_lossy());
+    let arrays: Vec<_> = module
+        .get_globals()
+        .filter(|g| g.as_pointer_value().get_type().get_address_space() == shared)
+        .filter(|g| {
+            g.get_initializer().is_some_and(|init| {
+                let v = init.as_value_ref();
+                // SAFETY: classifying a live constant.
+                unsafe {
+                    use inkwell::llvm_sys::core::{LLVMIsNull, LLVMIsPoison, LLVMIsUndef};
+                    LLVMIsNull(v) != 0 || LLVMIsUndef(v) != 0 || LLVMIsPoison(v) != 0
+                }
+            })
+        })
+        .collect();
+    let mut out = Vec::new();
+    for (k, g) in arrays.into_iter().enumerate() {
+        let ty = g.get_value_type();
+        let Ok(basic) = inkwell::types::BasicTypeEnum::try_from(ty) else {
+            continue;
+        };
+        let bytes = target.get_abi_size(&basic);
+        if bytes == 0 {
+            continue;
+        }
+        let symbol = format!("{STATIC_SHARED}{k}");
+        let name = g.get_name().to_string_lossy().into_owned();
+        let moved = module.add_global(basic, Some(shared), &symbol);
+        moved.set_linkage(Linkage::External);
+        let align = g.get_alignment().max(16);
+        moved.set_alignment(align);
+        g.as_pointer_value()
+            .replace_all_uses_with(moved.as_pointer_value());
+        // SAFETY: no uses are left.
+        unsafe { g.delete() };
+        out.push(StaticShared {
+            symbol,
+            name,
+            bytes,
+            align,
+        });
+    }
+    out
 }
 
 struct Entries<'c> {
