@@ -136,8 +136,21 @@ fn indirect_targets(
     let orphans: Vec<usize> = (1..blocks.len())
         .filter(|&b| !entered[b] && !sass[blocks[b].start].is_self_branch())
         .collect();
-    for &b in &indirect {
-        succs[b].extend(orphans.iter().copied());
+    // ptxas lays a switch's cases out after its `BRX`: an orphan belongs to
+    // the nearest indirect branch before it. Given to every indirect branch,
+    // a loop with two switches whose cases a third switch after the loop
+    // also "reached" had a way in past its header: no loop (a CUDA switch
+    // in a loop unrolled by 2, adversarial test 2026-11-27). An orphan
+    // before every indirect branch is given to all of them.
+    for o in orphans {
+        match indirect.iter().rev().find(|&&b| b < o) {
+            Some(&b) => succs[b].push(o),
+            None => {
+                for &b in &indirect {
+                    succs[b].push(o);
+                }
+            }
+        }
     }
     succs
 }
@@ -351,6 +364,40 @@ mod tests {
         assert_eq!(addrs(&loops[0], &s), [0x10, 0x20, 0x30, 0x40, 0x50, 0x60]);
         assert_eq!(loops[1].header, 0x20);
         assert_eq!(addrs(&loops[1], &s), [0x20, 0x30, 0x40]);
+    }
+
+    /// Two switches in a loop and a third after it (a loop unrolled by 2
+    /// with its remainder): each switch's cases are its own, so the
+    /// third's cases give no way into the loop past its header.
+    #[test]
+    fn each_switch_reaches_its_own_cases() {
+        let s = sass(&[
+            (0x00, "ISETP.GE.AND P0, PT, R11, 0x1, PT"),
+            (0x10, "@!P0 BRA 0x100"),
+            (0x20, "LDC R14, c[0x2][R20]"),
+            (0x30, "BRX R14 -0x40"),
+            (0x40, "FADD R6, R6, R19"),
+            (0x50, "BRA 0x80"),
+            (0x60, "FMUL R6, R6, R19"),
+            (0x70, "BRA 0x80"),
+            (0x80, "BRX R12 -0x90"),
+            (0x90, "FADD R6, R6, R11"),
+            (0xa0, "BRA 0xd0"),
+            (0xb0, "FMUL R6, R6, R11"),
+            (0xc0, "BRA 0xd0"),
+            (0xd0, "@P0 BRA 0x20"),
+            (0xe0, "@!P1 BRA 0x140"),
+            (0xf0, "BRA 0x110"),
+            (0x100, "@P2 BRA 0x140"),
+            (0x110, "BRX R10 -0x120"),
+            (0x120, "FADD R6, R6, R9"),
+            (0x130, "BRA 0x140"),
+            (0x140, "EXIT"),
+            (0x150, "BRA 0x150"),
+        ]);
+        let loops = natural_loops(&s);
+        assert_eq!(loops.len(), 1, "{loops:?}");
+        assert_eq!(loops[0].header, 0x20);
     }
 
     /// A switch in a loop: the cases are reached only through `BRX`'s jump
