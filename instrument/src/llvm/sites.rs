@@ -544,12 +544,20 @@ impl<'a> Collector<'a> {
         let m = Glob::new(glob)
             .map_err(|e| InstrumentError::Option(format!("bad calls glob `{glob}`: {e}")))?
             .compile_matcher();
+        // LLVM's intrinsics are single instructions, not calls (a special
+        // register read, a fabs): `calls=*` bracketed each `tid.x` read.
+        // A glob that names them (`llvm.nvvm.*`) still can.
+        let intrinsics_too = glob.starts_with("llvm.");
         for b in self.cfg.blocks.clone() {
             for i in b.instructions() {
                 let Some(callee) = i.callee_name() else {
                     continue;
                 };
-                if callee == MARKER_START || callee == MARKER_END || !m.is_match(&callee) {
+                if callee == MARKER_START
+                    || callee == MARKER_END
+                    || (callee.starts_with("llvm.") && !intrinsics_too)
+                    || !m.is_match(&callee)
+                {
                     continue;
                 }
                 let name = self.site_name(&format!("call:{callee}"));
