@@ -508,6 +508,11 @@ pub struct InstrumentOptions {
     /// its own locations as the line table instead, kperf's ops located in
     /// the templates they come from (`<kperf template ...>`).
     pub line_tags: bool,
+    /// libdevice (`libdevice.10.bc`) to link into MLIR NVPTX builds whose
+    /// kernels use the `math` dialect or call `__nv_*` functions (upstream's
+    /// serializer links it only from a CUDA toolkit: without one, the PTX
+    /// named `__nv_rsqrtf` unresolved and ptxas refused it).
+    pub libdevice: Option<std::path::PathBuf>,
     /// LLVM-IR input, for `kperf cost`'s hollow reference: finalize copies
     /// the ring in a loop even where the records a thread can write are
     /// bounded, as it does in a kernel whose copy is a loop.
@@ -551,6 +556,7 @@ impl Default for InstrumentOptions {
             markers: true,
             fp_contract: FpContract::Auto,
             line_tags: false,
+            libdevice: None,
             copy_loop: false,
             ordering: Ordering::Auto,
             register_limits: Default::default(),

@@ -37,9 +37,18 @@ pub fn run_tool(name: &str, args: &[&str]) -> Result<String> {
             message: format!("cannot run {}: {e}", exe.display()),
         })?;
     if !out.status.success() {
+        let mut message = String::from_utf8_lossy(&out.stderr).into_owned();
+        if message.contains("Unresolved extern function '__nv_") {
+            // CUDA's math library, which a build links from libdevice.
+            message.push_str(
+                " (a libdevice function: kperf links libdevice.10.bc into MLIR builds that use \
+                 it where it finds one; set KPERF_LIBDEVICE to a CUDA toolkit's \
+                 nvvm/libdevice/libdevice.10.bc or Triton's triton/backends/nvidia/lib copy)",
+            );
+        }
         return Err(InstrumentError::Tool {
             tool: name.into(),
-            message: String::from_utf8_lossy(&out.stderr).into_owned(),
+            message,
         });
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr))

@@ -140,6 +140,7 @@ impl LoweringArgs {
         o.pre_pipeline = self.pre_pipeline.clone();
         o.shared_budget = self.shared_budget;
         o.dynamic_shared = self.dynamic_shared;
+        o.libdevice = kperf_runtime::simt::libdevice::path();
         if self.shared_opt_in {
             o.shared_capacity = o.target.shared_capacity(0);
         }

@@ -50,8 +50,12 @@ pub fn nvptx_lowering(chip: &str, format: &str) -> String {
 /// the SASS line table tells kperf's instructions from the kernel's, as
 /// line tags do on the LLVM-IR path. Debug info changes no code: a test
 /// holds the SASS of both pipelines equal.
-pub fn nvptx_lowering_with_lines(chip: &str, format: &str) -> String {
+///
+/// `link`: bitcode to link into each GPU module before it is serialized
+/// (libdevice).
+pub fn nvptx_lowering_with_lines(chip: &str, format: &str, link: Option<&str>) -> String {
     let ptx = mlir_ptx_version(chip);
+    let link = link.map_or(String::new(), |l| format!(" l={l}"));
     format!(
         "nvvm-attach-target{{chip={chip} features=+ptx{ptx} O=3}},\
          convert-nvgpu-to-nvvm,gpu-kernel-outlining,convert-vector-to-scf,convert-scf-to-cf,\
@@ -62,9 +66,22 @@ pub fn nvptx_lowering_with_lines(chip: &str, format: &str) -> String {
          llvm-optimize-for-nvvm-target,canonicalize,cse,reconcile-unrealized-casts),\
          ensure-debug-info-scope-on-llvm-func{{emission-kind=DebugDirectivesOnly}},\
          gpu-to-llvm{{use-bare-pointers-for-host=0 use-bare-pointers-for-kernels=0}},\
-         gpu-module-to-binary{{format={format}}},convert-math-to-llvm,canonicalize,cse,\
+         gpu-module-to-binary{{format={format}{link}}},convert-math-to-llvm,canonicalize,cse,\
          reconcile-unrealized-casts"
     )
+}
+
+/// Whether the module's GPU code calls libdevice: `math` dialect ops
+/// (which the NVVM lowering turns into `__nv_*` calls) or `__nv_*`
+/// functions declared or called.
+fn uses_libdevice(module: Op) -> bool {
+    module.nested_ops().into_iter().any(|o| {
+        let name = o.name();
+        name.starts_with("math.")
+            || (matches!(name.as_str(), "llvm.func" | "func.func")
+                && o.str_attr("sym_name")
+                    .is_some_and(|s| s.starts_with("__nv_")))
+    })
 }
 
 /// The chip goes to `convert-gpu-to-rocdl` too: its AMDGPU patterns (raw
@@ -422,9 +439,16 @@ pub fn emit_module(
                     "--emit ptx/cubin needs --target nvptx:<sm>".into(),
                 ));
             };
-            let lowering = match opts.line_tags {
-                true => nvptx_lowering_with_lines(chip, "isa"),
-                false => nvptx_lowering(chip, "isa"),
+            let libdevice = opts
+                .libdevice
+                .as_ref()
+                .filter(|_| uses_libdevice(module_op(module)))
+                .map(|p| p.display().to_string());
+            let lowering = match (opts.line_tags, &libdevice) {
+                (false, None) => nvptx_lowering(chip, "isa"),
+                // Upstream's pipeline cannot link a file: its passes
+                // spelled out can (their code is the same, a test holds it).
+                _ => nvptx_lowering_with_lines(chip, "isa", libdevice.as_deref()),
             };
             kctx.run_pipeline(module, &lowering)?;
             let ptx = gpu_binary_ptx(module)?;

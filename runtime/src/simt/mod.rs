@@ -9,7 +9,7 @@
 //! one after another, the threads of a CTA as OS threads.
 
 mod gpu_results;
-mod libdevice;
+pub mod libdevice;
 pub mod printf;
 mod pure;
 pub mod rewrite;
