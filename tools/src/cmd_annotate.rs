@@ -146,7 +146,7 @@ pub fn run(a: AnnotateArgs) -> Result<()> {
     }
     if !report.unmatched.is_empty() {
         eprintln!(
-            "kperf: no op matched region(s) {} (has the file changed since it was instrumented?)",
+            "kperf: no op of the file is at the location of region(s) {} (regions of ops the build made without a location of the file)",
             report.unmatched.join(", ")
         );
     }

@@ -111,13 +111,31 @@ pub fn annotate(
             Some((from, to)) if file == base_name(from) => (base_name(to), line, col),
             _ => (file, line, col),
         });
-        let found =
-            all.iter().copied().enumerate().find(|(_, op)| {
-                want.is_some() && loc_key(&op.loc_string()) == want && fits(*op, r)
-            });
-        let Some((index, op)) = found else {
-            report.unmatched.push(r.name.clone());
-            continue;
+        let at_location = |op: &Op| want.is_some() && loc_key(&op.loc_string()) == want;
+        let found = all
+            .iter()
+            .copied()
+            .enumerate()
+            .find(|(_, op)| at_location(op) && fits(*op, r));
+        // A region the build's passes made from an op of the file (a
+        // `--pre-pipeline` lowering a `linalg.matmul` to loops, a kernel
+        // outlined from an `scf.parallel`) carries that op's location: its
+        // figures go on that op, said so in the report.
+        let derived = || {
+            all.iter()
+                .copied()
+                .enumerate()
+                .find(|(_, op)| at_location(op) && !op.name().starts_with("kperf"))
+        };
+        let (index, op, made) = match found {
+            Some((i, op)) => (i, op, false),
+            None => match derived() {
+                Some((i, op)) => (i, op, true),
+                None => {
+                    report.unmatched.push(r.name.clone());
+                    continue;
+                }
+            },
         };
         let body: Vec<String> = std::iter::once(format!(
             "kind = {:?}",
@@ -136,7 +154,16 @@ pub fn annotate(
             .push(format!("{:?} = {{{}}}", r.name, body.join(", ")));
         report.annotated.push((
             r.name.clone(),
-            format!("{} @ {}", op.name(), op.loc_string()),
+            format!(
+                "{} @ {}{}",
+                op.name(),
+                op.loc_string(),
+                if made {
+                    " (the op the region was made from by the build's passes)"
+                } else {
+                    ""
+                }
+            ),
         ));
     }
     for (op, entries) in per_op.into_values() {
