@@ -1436,6 +1436,23 @@ pub fn run_opt(
         }
         Ok(())
     };
+    // `builtin.module(...)` around the whole pipeline, as mlir-opt's
+    // `--pass-pipeline` spells it: its passes are the pipeline (kperf's
+    // passes inside it were not recognized).
+    let trimmed = pipeline.trim();
+    let pipeline = trimmed
+        .strip_prefix("builtin.module(")
+        .and_then(|p| p.strip_suffix(')'))
+        .filter(|inner| split_pipeline(&format!("({inner})")).len() == 1)
+        .unwrap_or(trimmed);
+    let nested_kperf = split_pipeline(pipeline)
+        .into_iter()
+        .find(|p| p.contains('(') && KPERF_PASSES.iter().any(|k| p.contains(k)));
+    if let Some(p) = nested_kperf {
+        return Err(InstrumentError::Option(format!(
+            "`{p}`: kperf's passes run on the whole module, at the pipeline's top level (not inside an op's nested pipeline)"
+        )));
+    }
     for pass in split_pipeline(pipeline) {
         let (name, args) = match pass.find('{') {
             Some(i) => (
