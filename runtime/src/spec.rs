@@ -140,6 +140,18 @@ pub fn number_bits(t: DType, v: Number) -> Result<u64, &'static str> {
             return Ok((v as f32).to_bits() as u64);
         }
         (DType::F64, v) => return Ok(v.as_f64().to_bits()),
+        (DType::F16 | DType::BF16, v) => {
+            let v = v.as_f64();
+            let bits = small_float_bits(t, v);
+            if v.is_finite() && bits & 0x7fff == small_float_bits(t, f64::INFINITY) {
+                return Err(if t == DType::F16 {
+                    "does not fit in f16 (at most 65504)"
+                } else {
+                    "does not fit in bf16"
+                });
+            }
+            return Ok(bits as u64);
+        }
         (_, Number::Int(i)) => i,
         (_, Number::Float(v)) => {
             if !v.is_finite() {
@@ -180,8 +192,85 @@ pub fn number_bits(t: DType, v: Number) -> Result<u64, &'static str> {
     }
 }
 
+/// `v` rounded to nearest even as an IEEE half (`F16`: 5 exponent bits,
+/// 10 mantissa bits) or bfloat16 (`BF16`: 8 and 7), its bits; NaN is the
+/// quiet NaN, out of range is infinity.
+pub fn small_float_bits(t: DType, v: f64) -> u16 {
+    let (ebits, mbits) = match t {
+        DType::BF16 => (8i32, 7i32),
+        _ => (5, 10),
+    };
+    let sign: u16 = if v.is_sign_negative() {
+        1 << (ebits + mbits)
+    } else {
+        0
+    };
+    let exp_all = ((1u32 << ebits) - 1) as u16;
+    if v.is_nan() {
+        return (exp_all << mbits) | (1 << (mbits - 1));
+    }
+    let a = v.abs();
+    let bias = (1i32 << (ebits - 1)) - 1;
+    if a.is_infinite() {
+        return sign | (exp_all << mbits);
+    }
+    if a == 0.0 {
+        return sign;
+    }
+    let emin = 1 - bias;
+    let e = ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    if e < emin {
+        // Subnormal: a multiple of 2^(emin - mbits); rounding up to
+        // 2^mbits of them is the smallest normal, which the bits say too.
+        let k = (a / 2f64.powi(emin - mbits)).round_ties_even() as u16;
+        return sign | k;
+    }
+    let mut exp = e;
+    let mut m = (a / 2f64.powi(exp - mbits)).round_ties_even() as u32;
+    if m == 1 << (mbits + 1) {
+        m >>= 1;
+        exp += 1;
+    }
+    if exp > bias {
+        return sign | (exp_all << mbits);
+    }
+    sign | (((exp + bias) as u16) << mbits) | (m - (1 << mbits)) as u16
+}
+
+/// The value of half or bfloat16 `bits` ([`small_float_bits`]).
+pub fn small_float_value(t: DType, bits: u16) -> f64 {
+    let (ebits, mbits) = match t {
+        DType::BF16 => (8i32, 7i32),
+        _ => (5, 10),
+    };
+    let sign = if bits >> (ebits + mbits) & 1 == 1 {
+        -1.0
+    } else {
+        1.0
+    };
+    let e = ((bits >> mbits) as i32) & ((1 << ebits) - 1);
+    let m = (bits as i32) & ((1 << mbits) - 1);
+    let bias = (1i32 << (ebits - 1)) - 1;
+    let v = if e == (1 << ebits) - 1 {
+        if m == 0 {
+            f64::INFINITY
+        } else {
+            f64::NAN
+        }
+    } else if e == 0 {
+        m as f64 * 2f64.powi(1 - bias - mbits)
+    } else {
+        ((1 << mbits) + m) as f64 * 2f64.powi(e - bias - mbits)
+    };
+    sign * v
+}
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum DType {
+    /// IEEE half precision: buffers only.
+    F16,
+    /// bfloat16: buffers only.
+    BF16,
     F32,
     F64,
     I32,
@@ -192,6 +281,8 @@ pub enum DType {
 impl DType {
     pub fn parse(s: &str) -> Option<DType> {
         Some(match s {
+            "f16" => DType::F16,
+            "bf16" => DType::BF16,
             "f32" => DType::F32,
             "f64" => DType::F64,
             "i32" => DType::I32,
@@ -202,12 +293,15 @@ impl DType {
     }
     pub fn size(self) -> usize {
         match self {
+            DType::F16 | DType::BF16 => 2,
             DType::F32 | DType::I32 => 4,
             _ => 8,
         }
     }
     pub fn mlir_name(self) -> &'static str {
         match self {
+            DType::F16 => "f16",
+            DType::BF16 => "bf16",
             DType::F32 => "f32",
             DType::F64 => "f64",
             DType::I32 => "i32",
@@ -303,10 +397,17 @@ impl LaunchSpec {
             };
             DType::parse(&a.dtype).ok_or_else(|| {
                 format!(
-                    "{who}: unknown dtype `{}` (f32, f64, i32, i64, index)",
+                    "{who}: unknown dtype `{}` (f16, bf16, f32, f64, i32, i64, index)",
                     a.dtype
                 )
             })?;
+            if matches!(DType::parse(&a.dtype), Some(DType::F16 | DType::BF16)) && a.shape.is_none()
+            {
+                return Err(format!(
+                    "{who}: {} takes buffers only (a `shape`); no launcher passes a half scalar",
+                    a.dtype
+                ));
+            }
             match (&a.shape, a.value) {
                 (Some(_), Some(_)) => {
                     return Err(format!(
@@ -371,7 +472,7 @@ impl HostBuffer {
             DType::I64 | DType::Index => {
                 i64::from_le_bytes(e.try_into().unwrap_or_default()).into()
             }
-            DType::F32 | DType::F64 => {
+            DType::F16 | DType::BF16 | DType::F32 | DType::F64 => {
                 // JSON has no infinities or NaN: serde_json wrote them all
                 // as null, so inf, -inf and NaN read alike.
                 let v = self.get(i);
@@ -391,6 +492,10 @@ impl HostBuffer {
         let s = self.dtype.size();
         let e = &b[i * s..(i + 1) * s];
         match self.dtype {
+            DType::F16 | DType::BF16 => small_float_value(
+                self.dtype,
+                u16::from_le_bytes(e.try_into().unwrap_or_default()),
+            ),
             DType::F32 => f32::from_le_bytes(e.try_into().unwrap_or_default()) as f64,
             DType::F64 => f64::from_le_bytes(e.try_into().unwrap_or_default()),
             DType::I32 => i32::from_le_bytes(e.try_into().unwrap_or_default()) as f64,
@@ -437,6 +542,9 @@ impl HostBuffer {
             let bytes = b.bytes_mut();
             let dst = &mut bytes[i * s..(i + 1) * s];
             match dtype {
+                DType::F16 | DType::BF16 => {
+                    dst.copy_from_slice(&small_float_bits(dtype, v).to_le_bytes())
+                }
                 DType::F32 => dst.copy_from_slice(&(v as f32).to_le_bytes()),
                 DType::F64 => dst.copy_from_slice(&v.to_le_bytes()),
                 DType::I32 => dst.copy_from_slice(&(v as i32).to_le_bytes()),
@@ -495,7 +603,9 @@ impl HostBuffer {
                 let mut rng = rand::rngs::StdRng::seed_from_u64(a.seed.unwrap_or(0));
                 for i in 0..n as usize {
                     let v = match dtype {
-                        DType::F32 | DType::F64 => rng.gen_range(-1.0..1.0),
+                        DType::F16 | DType::BF16 | DType::F32 | DType::F64 => {
+                            rng.gen_range(-1.0..1.0)
+                        }
                         _ => rng.gen_range(0..1000) as f64,
                     };
                     put(&mut b, i, v);
@@ -578,6 +688,44 @@ pub use crate::short_number;
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn half_and_bfloat16_round_to_nearest_even() {
+        for t in [DType::F16, DType::BF16] {
+            // Every finite pattern reads back as itself.
+            for bits in 0..=u16::MAX {
+                let v = small_float_value(t, bits);
+                if v.is_nan() {
+                    continue;
+                }
+                assert_eq!(small_float_bits(t, v), bits, "{t:?} {bits:#06x} = {v}");
+            }
+        }
+        let h = |v| small_float_bits(DType::F16, v);
+        assert_eq!(h(65504.0), 0x7bff);
+        assert_eq!(h(65519.0), 0x7bff);
+        assert_eq!(
+            h(65520.0),
+            0x7c00,
+            "halfway to the next binade: to infinity"
+        );
+        assert_eq!(h(1.0 + 2f64.powi(-11)), 0x3c00, "a tie to even");
+        assert_eq!(h(1.0 + 3.0 * 2f64.powi(-11)), 0x3c02);
+        assert_eq!(
+            h(2f64.powi(-25)),
+            0x0000,
+            "half the smallest subnormal: to even, 0"
+        );
+        assert_eq!(h(3.0 * 2f64.powi(-26)), 0x0001);
+        assert_eq!(h(-0.0), 0x8000);
+        assert_eq!(h(f64::NAN) & 0x7e00, 0x7e00);
+        let b = |v| small_float_bits(DType::BF16, v);
+        assert_eq!(b(1e6), 0x4974, "999424");
+        assert_eq!(b(f32::MAX as f64), 0x7f80, "rounds past bf16's largest");
+        assert!(number_bits(DType::F16, Number::Float(70000.0)).is_err());
+        assert_eq!(number_bits(DType::BF16, Number::Float(1.0)), Ok(0x3f80));
+    }
+
     use super::*;
 
     /// A kernel or argument name past 64 KiB is refused, and the message
