@@ -80,18 +80,32 @@ pub fn link<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Option<PathBuf>
     let lib = load(ctx, &path)?;
     lib.set_triple(&module.get_triple());
     lib.set_data_layout(&module.get_data_layout());
+    // What the kernel's module defines: everything defined after the link
+    // besides is libdevice's (its `__nv_*` and its `__internal_*`
+    // helpers: the double trigonometry's range reduction is one).
+    let own: std::collections::HashSet<String> = module
+        .get_functions()
+        .filter(|f| f.count_basic_blocks() > 0)
+        .map(|f| f.get_name().to_string_lossy().into_owned())
+        .collect();
     module
         .link_in_module(lib)
         .map_err(|e| format!("linking {}: {}", path.display(), e.to_string_lossy()))?;
     answer_reflection(module);
+    let linked: std::collections::HashSet<String> = module
+        .get_functions()
+        .filter(|f| f.count_basic_blocks() > 0)
+        .map(|f| f.get_name().to_string_lossy().into_owned())
+        .filter(|n| !own.contains(n))
+        .collect();
     for f in module.get_functions() {
-        if is_libdevice(&f) && f.count_basic_blocks() > 0 {
+        if linked.contains(f.get_name().to_string_lossy().as_ref()) {
             f.set_linkage(Linkage::Internal);
         }
     }
-    drop_uncalled_libdevice(module);
+    drop_uncalled(module, &linked);
     // SAFETY: rewriting calls inside the live module's own functions.
-    unsafe { translate_inline_ptx(module)? };
+    unsafe { translate_inline_ptx(module, &linked)? };
     Ok(Some(path))
 }
 
@@ -103,7 +117,10 @@ pub fn link<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Option<PathBuf>
 /// # Safety
 /// `module` is live; only calls of inline asm in libdevice's functions are
 /// replaced.
-unsafe fn translate_inline_ptx(module: &Module) -> Result<(), String> {
+unsafe fn translate_inline_ptx(
+    module: &Module,
+    linked: &std::collections::HashSet<String>,
+) -> Result<(), String> {
     use inkwell::llvm_sys::LLVMIntPredicate;
     let m = module.as_mut_ptr();
     let ctx = LLVMGetModuleContext(m);
@@ -126,7 +143,10 @@ unsafe fn translate_inline_ptx(module: &Module) -> Result<(), String> {
         (f, ty)
     };
     let mut calls = Vec::new();
-    for f in module.get_functions().filter(is_libdevice) {
+    for f in module
+        .get_functions()
+        .filter(|f| linked.contains(f.get_name().to_string_lossy().as_ref()))
+    {
         for bb in f.get_basic_block_iter() {
             for i in bb.get_instructions() {
                 let v = i.as_value_ref();
@@ -375,14 +395,16 @@ unsafe fn reflected_name(mut v: inkwell::llvm_sys::prelude::LLVMValueRef) -> Opt
     None
 }
 
-/// Delete the libdevice functions nothing calls, to a fixed point, and the
-/// declarations only they used (intrinsics the kernel never runs).
-fn drop_uncalled_libdevice(module: &Module) {
+/// Delete the functions linked from libdevice (`linked`) that nothing
+/// calls, to a fixed point, and the declarations only they used
+/// (intrinsics the kernel never runs).
+fn drop_uncalled(module: &Module, linked: &std::collections::HashSet<String>) {
     loop {
         let dead: Vec<FunctionValue> = module
             .get_functions()
             .filter(|f| {
-                let libdevice = f.get_linkage() == Linkage::Internal && is_libdevice(f);
+                let libdevice = f.get_linkage() == Linkage::Internal
+                    && linked.contains(f.get_name().to_string_lossy().as_ref());
                 let declared_intrinsic = f.count_basic_blocks() == 0
                     && f.get_name().to_bytes().starts_with(b"llvm.nvvm.");
                 (libdevice || declared_intrinsic)

@@ -260,6 +260,10 @@ pub fn run_simt(
             rounding::kperf_simt_rounded_f64 as *const () as usize,
         ),
         (
+            "kperf_simt_convert",
+            rounding::kperf_simt_convert as *const () as usize,
+        ),
+        (
             rewrite::ENTRY_CALL_ENTER,
             threads::kperf_simt_call_enter as *const () as usize,
         ),

@@ -166,6 +166,54 @@ fn body(short: &str, ret: &str, params: &[String]) -> Option<(String, String)> {
                 ),
             ))
         }
+        // Integer and double -> float conversions, rounded as asked.
+        [conv @ ("i2f" | "ui2f" | "ll2f" | "ull2f" | "i2d" | "ui2d" | "ll2d" | "ull2d" | "d2f"), mode @ ("rn" | "rz" | "rm" | "rp")]
+        | [conv @ "d2f", mode @ ("rn" | "rz" | "rm" | "rp"), "ftz"] => {
+            use super::rounding::{conv as k, mode_of};
+            let src = p(0)?;
+            let (kind, signed) = match *conv {
+                "i2f" | "i2d" => (k::FROM_I32, true),
+                "ui2f" | "ui2d" => (k::FROM_U32, false),
+                "ll2f" | "ll2d" => (k::FROM_I64, true),
+                "ull2f" | "ull2d" => (k::FROM_U64, false),
+                _ => (k::FROM_F64, true),
+            };
+            if *mode == "rn" {
+                let op = match (kind, signed) {
+                    (k::FROM_F64, _) => "fptrunc",
+                    (_, true) => "sitofp",
+                    _ => "uitofp",
+                };
+                return Some((
+                    String::new(),
+                    format!("  %r = {op} {src} %a0 to {ret}\n  ret {ret} %r\n"),
+                ));
+            }
+            let m = mode_of(mode)?;
+            let to_double = u32::from(ret == "double");
+            let bits = match (kind, src) {
+                (k::FROM_F64, _) => "  %b = bitcast double %a0 to i64\n".to_string(),
+                (_, "i64") => "  %b = add i64 %a0, 0\n".to_string(),
+                _ => format!("  %b = zext {src} %a0 to i64\n"),
+            };
+            let narrow = if ret == "float" {
+                "  %r = fptrunc double %w to float\n  ret float %r\n".to_string()
+            } else {
+                "  ret double %w\n".to_string()
+            };
+            Some((
+                "declare double @kperf_simt_convert(i32, i32, i64, i32)".to_string(),
+                format!(
+                    "{bits}  %w = call double @kperf_simt_convert(i32 {kind}, i32 {m}, i64 %b, i32 {to_double})\n{narrow}"
+                ),
+            ))
+        }
+        // float -> half (bits), to nearest even.
+        ["f2h", "rn", ..] => Some((
+            String::new(),
+            "  %h = fptrunc float %a0 to half\n  %r = bitcast half %h to i16\n  ret i16 %r\n"
+                .to_string(),
+        )),
         // Directed roundings: the runner sets the host's rounding mode.
         [op @ ("add" | "mul" | "fma" | "div" | "sqrt" | "rcp"), mode @ ("rz" | "rm" | "rp"), "f" | "d"]
         | [op @ ("add" | "mul" | "fma" | "div" | "sqrt" | "rcp"), mode @ ("rz" | "rm" | "rp"), "ftz", "f"] => {

@@ -295,7 +295,11 @@ pub fn rewrite_for_host<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Rew
         fence,
         nanosleep,
     };
-    super::libdevice::link(ctx, module)?;
+    let libdevice = super::libdevice::link(ctx, module)?;
+    // What libdevice brought: its inline PTX is translated, and what is
+    // left (none known) must not reach the JIT, which computes garbage
+    // or stops on PTX text.
+    refuse_inline_asm(module)?;
     let sites = mark_sites(ctx, module)?;
     let decls: Vec<FunctionValue> = module
         .get_functions()
@@ -313,6 +317,11 @@ pub fn rewrite_for_host<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Rew
             define(ctx, module, f, &name, l, &entries)?;
         } else if let Some(text) = ir_definition(f, &name) {
             defined_in_ir.push((f, text));
+        } else if name.starts_with("__nv_") && libdevice.is_some() {
+            refused.push(format!(
+                "`{name}` is not a libdevice function (libdevice.10.bc, linked from {}, has no such function)",
+                libdevice.as_ref().map(|p| p.display().to_string()).unwrap_or_default()
+            ));
         } else if name.starts_with("llvm.nvvm.") || name.starts_with("__nv_") {
             refused.push(refusal(&name));
         } else if !name.starts_with("llvm.") {
@@ -324,11 +333,14 @@ pub fn rewrite_for_host<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Rew
         }
     }
     if !refused.is_empty() {
-        let libdevice = refused.iter().any(|r| r.starts_with("`__nv_"));
+        let unlinked = libdevice.is_none()
+            && refused
+                .iter()
+                .any(|r| r.starts_with("`__nv_") && r.contains("no libdevice was found"));
         return Err(format!(
             "the SIMT target cannot run this kernel: {}{}",
             refused.join("; "),
-            if libdevice {
+            if unlinked {
                 format!(" ({})", super::libdevice::WHERE)
             } else {
                 String::new()

@@ -115,6 +115,90 @@ fn to_f32_in_mode(mode: u32, v: f64) -> f32 {
     out
 }
 
+/// Conversions ([`kperf_simt_convert`]'s `kind`): from a signed or
+/// unsigned 32- or 64-bit integer, or a double (its bits).
+pub mod conv {
+    pub const FROM_I32: u32 = 0;
+    pub const FROM_U32: u32 = 1;
+    pub const FROM_I64: u32 = 2;
+    pub const FROM_U64: u32 = 3;
+    pub const FROM_F64: u32 = 4;
+}
+
+/// A signed 64-bit integer to float (`to_double`: double) rounded by
+/// `mode`.
+#[cfg(target_arch = "x86_64")]
+fn int_in_mode(mode: u32, v: i64, to_double: bool) -> f64 {
+    use std::arch::asm;
+    let mut saved = 0u32;
+    let mut set = 0u32;
+    let rc = (mode & 3) << 13;
+    // SAFETY: as in `in_mode`.
+    unsafe {
+        if to_double {
+            let out: f64;
+            asm!(
+                "stmxcsr [{saved}]",
+                "mov {t:e}, dword ptr [{saved}]",
+                "and {t:e}, 0xFFFF9FFF",
+                "or {t:e}, {rc:e}",
+                "mov dword ptr [{set}], {t:e}",
+                "ldmxcsr [{set}]",
+                "cvtsi2sd {o}, {v}",
+                "ldmxcsr [{saved}]",
+                saved = in(reg) &mut saved,
+                set = in(reg) &mut set,
+                t = out(reg) _,
+                rc = in(reg) rc,
+                o = out(xmm_reg) out,
+                v = in(reg) v,
+            );
+            out
+        } else {
+            let out: f32;
+            asm!(
+                "stmxcsr [{saved}]",
+                "mov {t:e}, dword ptr [{saved}]",
+                "and {t:e}, 0xFFFF9FFF",
+                "or {t:e}, {rc:e}",
+                "mov dword ptr [{set}], {t:e}",
+                "ldmxcsr [{set}]",
+                "cvtsi2ss {o}, {v}",
+                "ldmxcsr [{saved}]",
+                saved = in(reg) &mut saved,
+                set = in(reg) &mut set,
+                t = out(reg) _,
+                rc = in(reg) rc,
+                o = out(xmm_reg) out,
+                v = in(reg) v,
+            );
+            out as f64
+        }
+    }
+}
+
+/// PTX's `cvt.<mode>.f32/f64.<src>`: `bits` (an integer of `kind`, or a
+/// double's bits) converted with rounding `mode`; a float result is
+/// returned widened to double (exactly).
+#[cfg(target_arch = "x86_64")]
+pub extern "C" fn kperf_simt_convert(kind: u32, mode: u32, bits: u64, to_double: u32) -> f64 {
+    let to_double = to_double != 0;
+    match kind {
+        conv::FROM_F64 => to_f32_in_mode(mode, f64::from_bits(bits)) as f64,
+        conv::FROM_I32 => int_in_mode(mode, bits as u32 as i32 as i64, to_double),
+        conv::FROM_U32 => int_in_mode(mode, bits as u32 as i64, to_double),
+        conv::FROM_I64 => int_in_mode(mode, bits as i64, to_double),
+        _ if bits >> 63 == 0 => int_in_mode(mode, bits as i64, to_double),
+        _ => {
+            // Beyond i64: half of it with the lost bit kept as a sticky
+            // bit rounds as the whole does (the result has fewer than 63
+            // bits); doubling is exact.
+            let half = (bits >> 1) | (bits & 1);
+            2.0 * int_in_mode(mode, half as i64, to_double)
+        }
+    }
+}
+
 /// `op` on doubles with PTX rounding `mode` (see [`mode_of`]).
 #[cfg(target_arch = "x86_64")]
 pub extern "C" fn kperf_simt_rounded_f64(op: u32, mode: u32, a: f64, b: f64, c: f64) -> f64 {
@@ -167,6 +251,27 @@ mod tests {
         assert_eq!(fma_rz, (x as f64 * y as f64 - p as f64) as f32);
         let d = kperf_simt_rounded_f64(op::ADD, 2, 1.0, 2f64.powi(-60), 0.0);
         assert_eq!(d, 1.0 + f64::EPSILON);
+        // Conversions: 2^24 + 1 toward zero and up; u64 beyond i64.
+        let c = |kind, mode, bits| kperf_simt_convert(kind, mode, bits, 0);
+        assert_eq!(c(conv::FROM_I32, 3, (1u64 << 24) + 1), (1u64 << 24) as f64);
+        assert_eq!(
+            c(conv::FROM_I32, 2, (1u64 << 24) + 1),
+            ((1u64 << 24) + 2) as f64
+        );
+        assert_eq!(
+            c(conv::FROM_I32, 1, (-(1i64 << 24) - 1) as u64),
+            -((1u64 << 24) as f64) - 2.0
+        );
+        assert_eq!(c(conv::FROM_U64, 3, u64::MAX), 18446742974197923840.0);
+        assert_eq!(c(conv::FROM_U64, 2, u64::MAX), 18446744073709551616.0);
+        assert_eq!(
+            kperf_simt_convert(conv::FROM_U64, 3, u64::MAX, 1),
+            18446744073709549568.0
+        );
+        assert_eq!(
+            c(conv::FROM_F64, 3, (1.0f64 / 3.0).to_bits()),
+            kperf_simt_rounded_f32(op::DIV, 3, 1.0, 3.0, 0.0) as f64
+        );
         // The host's own mode is left as it was.
         assert_eq!(1.0f32 + tiny, 1.0);
     }

@@ -4,47 +4,67 @@ target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64
 target triple = "nvptx64-nvidia-cuda"
 
 ; Function Attrs: convergent mustprogress noinline norecurse nounwind
-define dso_local ptx_kernel void @math(ptr noundef readonly captures(none) %0, ptr noundef writeonly captures(none) %1, ptr noundef writeonly captures(none) %2, ptr noundef writeonly captures(none) %3, ptr noundef writeonly captures(none) %4, ptr noundef writeonly captures(none) %5, ptr noundef writeonly captures(none) %6, ptr noundef writeonly captures(none) %7, ptr noundef writeonly captures(none) %8, ptr noundef writeonly captures(none) %9, ptr noundef writeonly captures(none) %10) local_unnamed_addr #0 {
-  %12 = tail call noundef i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %13 = zext nneg i32 %12 to i64
-  %14 = getelementptr inbounds nuw float, ptr %0, i64 %13
-  %15 = load float, ptr %14, align 4, !tbaa !8
-  %16 = tail call contract float @__nv_expf(float noundef %15) #3
-  %17 = getelementptr inbounds nuw float, ptr %1, i64 %13
-  store float %16, ptr %17, align 4, !tbaa !8
-  %18 = tail call contract float @__nv_tanhf(float noundef %15) #3
-  %19 = getelementptr inbounds nuw float, ptr %2, i64 %13
-  store float %18, ptr %19, align 4, !tbaa !8
-  %20 = tail call contract float @__nv_erff(float noundef %15) #3
-  %21 = getelementptr inbounds nuw float, ptr %3, i64 %13
+define dso_local ptx_kernel void @math(ptr noundef readonly captures(none) %0, ptr noundef writeonly captures(none) %1, ptr noundef writeonly captures(none) %2, ptr noundef writeonly captures(none) %3, ptr noundef writeonly captures(none) %4, ptr noundef writeonly captures(none) %5, ptr noundef writeonly captures(none) %6, ptr noundef writeonly captures(none) %7, ptr noundef writeonly captures(none) %8, ptr noundef writeonly captures(none) %9, ptr noundef writeonly captures(none) %10, ptr noundef writeonly captures(none) %11, ptr noundef writeonly captures(none) %12, ptr noundef writeonly captures(none) %13, ptr noundef writeonly captures(none) %14) local_unnamed_addr #0 {
+  %16 = tail call noundef i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %17 = zext nneg i32 %16 to i64
+  %18 = getelementptr inbounds nuw float, ptr %0, i64 %17
+  %19 = load float, ptr %18, align 4, !tbaa !8
+  %20 = tail call contract float @__nv_expf(float noundef %19) #3
+  %21 = getelementptr inbounds nuw float, ptr %1, i64 %17
   store float %20, ptr %21, align 4, !tbaa !8
-  %22 = fadd contract float %15, 5.000000e+00
-  %23 = tail call contract float @__nv_logf(float noundef %22) #3
-  %24 = getelementptr inbounds nuw float, ptr %4, i64 %13
-  store float %23, ptr %24, align 4, !tbaa !8
-  %25 = fmul contract float %15, 1.000000e+01
-  %26 = tail call contract float @__nv_sinf(float noundef %25) #3
-  %27 = getelementptr inbounds nuw float, ptr %5, i64 %13
-  store float %26, ptr %27, align 4, !tbaa !8
-  %28 = tail call contract float @__nv_powf(float noundef %22, float noundef 1.500000e+00) #3
-  %29 = getelementptr inbounds nuw float, ptr %6, i64 %13
-  store float %28, ptr %29, align 4, !tbaa !8
-  %30 = tail call contract float @__nv_rsqrtf(float noundef %22) #3
-  %31 = getelementptr inbounds nuw float, ptr %7, i64 %13
+  %22 = tail call contract float @__nv_tanhf(float noundef %19) #3
+  %23 = getelementptr inbounds nuw float, ptr %2, i64 %17
+  store float %22, ptr %23, align 4, !tbaa !8
+  %24 = tail call contract float @__nv_erff(float noundef %19) #3
+  %25 = getelementptr inbounds nuw float, ptr %3, i64 %17
+  store float %24, ptr %25, align 4, !tbaa !8
+  %26 = fadd contract float %19, 5.000000e+00
+  %27 = tail call contract float @__nv_logf(float noundef %26) #3
+  %28 = getelementptr inbounds nuw float, ptr %4, i64 %17
+  store float %27, ptr %28, align 4, !tbaa !8
+  %29 = fmul contract float %19, 1.000000e+01
+  %30 = tail call contract float @__nv_sinf(float noundef %29) #3
+  %31 = getelementptr inbounds nuw float, ptr %5, i64 %17
   store float %30, ptr %31, align 4, !tbaa !8
-  %32 = fmul contract float %15, 4.000000e+00
-  %33 = fadd contract float %32, 5.000000e-01
-  %34 = tail call contract float @__nv_roundf(float noundef %33) #3
-  %35 = getelementptr inbounds nuw float, ptr %8, i64 %13
+  %32 = tail call contract float @__nv_powf(float noundef %26, float noundef 1.500000e+00) #3
+  %33 = getelementptr inbounds nuw float, ptr %6, i64 %17
+  store float %32, ptr %33, align 4, !tbaa !8
+  %34 = tail call contract float @__nv_rsqrtf(float noundef %26) #3
+  %35 = getelementptr inbounds nuw float, ptr %7, i64 %17
   store float %34, ptr %35, align 4, !tbaa !8
-  %36 = fpext contract float %15 to double
-  %37 = tail call contract double @__nv_exp(double noundef %36) #3
-  %38 = getelementptr inbounds nuw double, ptr %9, i64 %13
-  store double %37, ptr %38, align 8, !tbaa !10
-  %39 = fmul contract double %36, 1.000000e+06
-  %40 = tail call contract double @__nv_sin(double noundef %39) #3
-  %41 = getelementptr inbounds nuw double, ptr %10, i64 %13
-  store double %40, ptr %41, align 8, !tbaa !10
+  %36 = fmul contract float %19, 4.000000e+00
+  %37 = fadd contract float %36, 5.000000e-01
+  %38 = tail call contract float @__nv_roundf(float noundef %37) #3
+  %39 = getelementptr inbounds nuw float, ptr %8, i64 %17
+  store float %38, ptr %39, align 4, !tbaa !8
+  %40 = fpext contract float %19 to double
+  %41 = tail call contract double @__nv_exp(double noundef %40) #3
+  %42 = getelementptr inbounds nuw double, ptr %9, i64 %17
+  store double %41, ptr %42, align 8, !tbaa !10
+  %43 = fmul contract double %40, 1.000000e+20
+  %44 = tail call contract double @__nv_sin(double noundef %43) #3
+  %45 = getelementptr inbounds nuw double, ptr %10, i64 %17
+  store double %44, ptr %45, align 8, !tbaa !10
+  %46 = mul nuw nsw i32 %16, 3
+  %47 = add nuw nsw i32 %46, 16777217
+  %48 = tail call contract float @__nv_int2float_rz(i32 noundef %47) #3
+  %49 = getelementptr inbounds nuw float, ptr %11, i64 %17
+  store float %48, ptr %49, align 4, !tbaa !8
+  %50 = mul nsw i64 %17, -12345
+  %51 = add nsw i64 %50, -1
+  %52 = tail call contract float @__nv_ull2float_ru(i64 noundef %51) #3
+  %53 = getelementptr inbounds nuw float, ptr %12, i64 %17
+  store float %52, ptr %53, align 4, !tbaa !8
+  %54 = uitofp nneg i32 %16 to double
+  %55 = fadd contract double %54, 0x3FD5555555555555
+  %56 = tail call contract float @__nv_double2float_rd(double noundef %55) #3
+  %57 = getelementptr inbounds nuw float, ptr %13, i64 %17
+  store float %56, ptr %57, align 4, !tbaa !8
+  %58 = fmul contract float %19, 0x3FF19999A0000000
+  %59 = tail call zeroext i16 @__nv_float2half_rn(float noundef %58) #3
+  %60 = zext i16 %59 to i32
+  %61 = getelementptr inbounds nuw i32, ptr %14, i64 %17
+  store i32 %60, ptr %61, align 4, !tbaa !4
   ret void
 }
 
@@ -77,6 +97,18 @@ declare dso_local double @__nv_exp(double noundef) local_unnamed_addr #1
 
 ; Function Attrs: convergent nounwind
 declare dso_local double @__nv_sin(double noundef) local_unnamed_addr #1
+
+; Function Attrs: convergent nounwind
+declare dso_local float @__nv_int2float_rz(i32 noundef) local_unnamed_addr #1
+
+; Function Attrs: convergent nounwind
+declare dso_local float @__nv_ull2float_ru(i64 noundef) local_unnamed_addr #1
+
+; Function Attrs: convergent nounwind
+declare dso_local float @__nv_double2float_rd(double noundef) local_unnamed_addr #1
+
+; Function Attrs: convergent nounwind
+declare dso_local zeroext i16 @__nv_float2half_rn(float noundef) local_unnamed_addr #1
 
 ; Function Attrs: mustprogress nocallback nofree nosync nounwind speculatable willreturn memory(none)
 declare noundef range(i32 0, 1024) i32 @llvm.nvvm.read.ptx.sreg.tid.x() #2
