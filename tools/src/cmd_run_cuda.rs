@@ -183,9 +183,11 @@ pub fn spec_from_host_code(
 /// lists the host function's arguments; the kernel takes them in the
 /// order its body first uses them (and not those it never uses). Passed
 /// as written, a body that stores `out` before it loads `in` bound the
-/// spec's `in` to `out`, and ran with exit 0. The args are put in the
-/// kernel's order; a spec that already lists the kernel's parameters (a
-/// host computing some of them) is left as it is.
+/// spec's `in` to `out`, and ran with exit 0. Where the spec names the
+/// host's arguments (by the names the host's signature gives them, in any
+/// order, the unused ones left out if it likes), each kernel parameter is
+/// bound by name; otherwise a spec of all the host's arguments is taken in
+/// the host's order, and one of the kernel's own parameters as it is.
 fn args_in_kernel_order(
     a: &RunArgs,
     source: &str,
@@ -201,17 +203,54 @@ fn args_in_kernel_order(
         return Ok(spec);
     };
     let (name, host_args) = (&launch.kernel, *host_args);
-    let spec = host_arguments_by_name(a, source, host, spec);
+    let host_names = host_parameter_names(source, host).filter(|n| n.len() == host_args);
+    let shown = |h: &Option<usize>| match (h, &host_names) {
+        (Some(i), Some(names)) => format!("`{}`", crate::shown(&names[*i])),
+        (Some(i), None) => spec.args.get(*i).map_or(format!("argument {i}"), |x| {
+            format!("`{}`", crate::shown(&x.name))
+        }),
+        (None, _) => format!("a value `{}` computes", crate::shown(host)),
+    };
+    let listed: Vec<String> = order.iter().map(shown).collect();
+    if let Some(names) = &host_names {
+        let given: Vec<&str> = spec.args.iter().map(|x| x.name.as_str()).collect();
+        let is_host = |n: &str| names.iter().any(|h| h == n);
+        let unique = given
+            .iter()
+            .enumerate()
+            .all(|(k, n)| !given[..k].contains(n));
+        if !given.is_empty() && unique && given.iter().all(|n| is_host(n)) {
+            return bind_by_name(a, host, name, names, order, &listed, spec);
+        }
+        if given.iter().any(|n| is_host(n)) {
+            let strangers: Vec<String> = given
+                .iter()
+                .filter(|n| !is_host(n))
+                .map(|n| format!("`{}`", crate::shown(n)))
+                .collect();
+            anyhow::bail!(
+                "{}: the spec names some of `{}`'s arguments ({}) and {}; `{}` (outlined from its gpu.launch) takes {}{}",
+                a.spec.display(),
+                crate::shown(host),
+                names.join(", "),
+                if strangers.is_empty() {
+                    "one of them twice".to_string()
+                } else {
+                    format!("{}, which it does not have", strangers.join(", "))
+                },
+                crate::shown(name),
+                listed.join(", "),
+                if order.iter().any(Option::is_none) {
+                    ": to give a value the host computes, list the kernel's own parameters in that order, none named as the host's arguments"
+                } else {
+                    ""
+                }
+            );
+        }
+    }
     if order.len() == host_args && order.iter().enumerate().all(|(i, h)| *h == Some(i)) {
         return Ok(spec);
     }
-    let shown = |h: &Option<usize>| match h {
-        Some(i) => spec.args.get(*i).map_or(format!("argument {i}"), |x| {
-            format!("`{}`", crate::shown(&x.name))
-        }),
-        None => format!("a value `{}` computes", crate::shown(host)),
-    };
-    let listed: Vec<String> = order.iter().map(shown).collect();
     if spec.args.len() == host_args && order.iter().all(Option::is_some) {
         let args = order
             .iter()
@@ -226,33 +265,9 @@ fn args_in_kernel_order(
         return Ok(LaunchSpec { args, ..spec });
     }
     if spec.args.len() == order.len() {
-        // The kernel's own parameters, as the spec lists them, unless its
-        // names are the host's: then it lists the host's arguments, and a
-        // value the host computes (a loop's counter) has no spec to come
-        // from. (Passed as the kernel's, the spec's `steps` became the
-        // loop counter, with exit 0.)
-        let names: Vec<&str> = spec.args.iter().map(|x| x.name.as_str()).collect();
-        if let Some(host_names) = host_parameter_names(source, host) {
-            let mut given = names.clone();
-            let mut declared: Vec<&str> = host_names.iter().map(String::as_str).collect();
-            given.sort_unstable();
-            declared.sort_unstable();
-            if spec.args.len() == host_args
-                && given == declared
-                && order.iter().any(Option::is_none)
-            {
-                anyhow::bail!(
-                    "{}: the spec lists `{}`'s arguments ({}), but `{}` (outlined from its gpu.launch) takes {}: a value the host computes inside a loop or from more than its arguments and constants cannot come from the spec; list the kernel's own {} parameter(s) in that order, named otherwise",
-                    a.spec.display(),
-                    crate::shown(host),
-                    host_names.join(", "),
-                    crate::shown(name),
-                    listed.join(", "),
-                    order.len()
-                );
-            }
-        }
+        // The kernel's own parameters, as the spec lists them.
         if order.iter().any(Option::is_none) {
+            let names: Vec<&str> = spec.args.iter().map(|x| x.name.as_str()).collect();
             eprintln!(
                 "kperf: `{}` (outlined from `{}`'s gpu.launch) takes {}: the spec's args ({}) are passed as those parameters, in that order",
                 crate::shown(name),
@@ -275,39 +290,55 @@ fn args_in_kernel_order(
     )
 }
 
-/// A spec whose args carry the names of `host`'s arguments in another
-/// order, put in the host's order: they are bound by name (positionally, a
-/// spec naming `out` first had the input buffer written as `out`).
-fn host_arguments_by_name(a: &RunArgs, source: &str, host: &str, spec: LaunchSpec) -> LaunchSpec {
-    let Some(declared) = host_parameter_names(source, host) else {
-        return spec;
-    };
-    if spec.args.len() != declared.len() {
-        return spec;
+/// Each kernel parameter from the spec arg named as the host argument it
+/// is; a parameter the host computes otherwise (a loop's counter) cannot
+/// come from such a spec.
+fn bind_by_name(
+    a: &RunArgs,
+    host: &str,
+    kernel: &str,
+    names: &[String],
+    order: &[Option<usize>],
+    listed: &[String],
+    spec: LaunchSpec,
+) -> Result<LaunchSpec> {
+    let mut args = Vec::with_capacity(order.len());
+    for (k, h) in order.iter().enumerate() {
+        let Some(i) = h else {
+            anyhow::bail!(
+                "{}: the spec lists `{}`'s arguments ({}), but `{}` (outlined from its gpu.launch) takes {}: parameter {k}, a value the host computes inside a loop or from more than its arguments and constants, cannot come from the spec; list the kernel's own {} parameter(s) in that order, named otherwise",
+                a.spec.display(),
+                crate::shown(host),
+                names.join(", "),
+                crate::shown(kernel),
+                listed.join(", "),
+                order.len()
+            );
+        };
+        let want = &names[*i];
+        let Some(x) = spec.args.iter().find(|x| &x.name == want) else {
+            anyhow::bail!(
+                "{}: `{}` (outlined from `{}`'s gpu.launch) uses `{}`'s argument `{}`, which the spec does not give",
+                a.spec.display(),
+                crate::shown(kernel),
+                crate::shown(host),
+                crate::shown(host),
+                crate::shown(want)
+            );
+        };
+        args.push(x.clone());
     }
-    let by_name: Option<Vec<_>> = declared
-        .iter()
-        .map(|d| {
-            let mut same = spec.args.iter().filter(|x| &x.name == d);
-            match (same.next(), same.next()) {
-                (Some(x), None) => Some(x.clone()),
-                _ => None,
-            }
-        })
-        .collect();
-    let Some(args) = by_name else {
-        return spec;
-    };
-    if args.iter().zip(&spec.args).all(|(x, y)| x.name == y.name) {
-        return spec;
+    let same =
+        args.len() == spec.args.len() && args.iter().zip(&spec.args).all(|(x, y)| x.name == y.name);
+    if !same {
+        eprintln!(
+            "kperf: `{}` (outlined from `{}`'s gpu.launch) takes {}: the spec's args are bound by name",
+            crate::shown(kernel),
+            crate::shown(host),
+            listed.join(", ")
+        );
     }
-    eprintln!(
-        "kperf: {} names `{}`'s arguments in another order: they are bound by name ({})",
-        a.spec.display(),
-        crate::shown(host),
-        declared.join(", ")
-    );
-    LaunchSpec { args, ..spec }
+    Ok(LaunchSpec { args, ..spec })
 }
 
 /// The names of function `host`'s arguments as its signature in `source`
@@ -326,8 +357,22 @@ fn host_parameter_names(source: &str, host: &str) -> Option<Vec<String>> {
                     || before.ends_with("nested")
             }
         })?;
-    let rest = &source[at + host.len() + 2..];
-    let (mut depth, mut end) = (0i32, None);
+    // The argument list with its `//` comments blanked (a `,` or `)` in
+    // one misled the count), then split at the top level, where `->`
+    // (an affine map's `(d0) -> (d0)`) closes nothing.
+    let mut rest = String::new();
+    for line in source[at + host.len() + 2..].split_inclusive('\n') {
+        match line.find("//") {
+            Some(c) => {
+                rest.push_str(&line[..c]);
+                rest.push('\n');
+            }
+            None => rest.push_str(line),
+        }
+    }
+    let (mut depth, mut end, mut prev) = (0i32, None, ' ');
+    let mut items = Vec::new();
+    let mut start = 0usize;
     for (i, c) in rest.char_indices() {
         match c {
             '(' | '<' | '[' | '{' => depth += 1,
@@ -335,34 +380,26 @@ fn host_parameter_names(source: &str, host: &str) -> Option<Vec<String>> {
                 end = Some(i);
                 break;
             }
-            ')' | '>' | ']' | '}' => depth -= 1,
-            _ => {}
-        }
-    }
-    let list = &rest[..end?];
-    let mut names = Vec::new();
-    let (mut depth, mut start) = (0i32, 0usize);
-    let mut push = |item: &str| -> Option<()> {
-        let item = item.trim();
-        if item.is_empty() {
-            return Some(());
-        }
-        let name = item.strip_prefix('%')?.split(':').next()?.trim();
-        names.push(name.to_string());
-        Some(())
-    };
-    for (i, c) in list.char_indices() {
-        match c {
-            '(' | '<' | '[' | '{' => depth += 1,
+            '>' if prev == '-' => {}
             ')' | '>' | ']' | '}' => depth -= 1,
             ',' if depth == 0 => {
-                push(&list[start..i])?;
+                items.push(&rest[start..i]);
                 start = i + 1;
             }
             _ => {}
         }
+        prev = c;
     }
-    push(&list[start..])?;
+    items.push(&rest[start..end?]);
+    let mut names = Vec::new();
+    for item in items {
+        let item = item.trim();
+        if item.is_empty() {
+            continue;
+        }
+        let name = item.strip_prefix('%')?.split(':').next()?.trim();
+        names.push(name.to_string());
+    }
     Some(names)
 }
 

@@ -99,40 +99,39 @@ fn host_computes(v: Value, launch: Op, depth: usize) -> bool {
     if depth > MOST_SUNK_OPS {
         return false;
     }
+    let Some(def) = v.defining_op() else {
+        // A host argument, memref or scalar: the kernel takes it.
+        return is_host_argument(v, launch);
+    };
+    let name = def.name();
     let ty = type_string(v.ty());
-    let scalar =
-        ty == "index" || ty.starts_with('i') || ty.starts_with('f') || ty.starts_with("bf");
-    if !scalar || ty.contains('<') {
-        return false;
-    }
-    match v.defining_op() {
-        None => is_host_argument(v, launch),
-        Some(def) => {
-            let name = def.name();
-            let pure = (name.starts_with("arith.") || name.starts_with("index."))
-                && def.num_results() == 1
-                && def.regions().is_empty();
-            pure && (0..def.num_operands())
-                .all(|i| host_computes(def.operand(i), launch, depth + 1))
-        }
-    }
+    let scalar = !ty.contains('<')
+        && (ty == "index" || ty.starts_with('i') || ty.starts_with('f') || ty.starts_with("bf"));
+    // Scalar arithmetic, a buffer's dimension and a cast of a buffer: the
+    // same in the kernel, given the host's buffer.
+    let pure = match name.as_str() {
+        "memref.dim" | "memref.cast" => true,
+        n => (n.starts_with("arith.") || n.starts_with("index.")) && scalar,
+    };
+    pure && def.num_results() == 1
+        && def.regions().is_empty()
+        && (0..def.num_operands()).all(|i| host_computes(def.operand(i), launch, depth + 1))
 }
 
 /// Whether `v` is an argument of the entry block of the function whose
-/// body holds `launch` (directly: not inside a loop of it).
+/// body holds `launch` (directly, or under an `scf.if`; a loop's counter is
+/// its body's argument, not the function's).
 fn is_host_argument(v: Value, launch: Op) -> bool {
     if !unsafe { mlirValueIsABlockArgument(v.0) } {
         return false;
     }
     let owner = unsafe { mlirBlockArgumentGetOwner(v.0) };
-    let Some(block) = launch.block() else {
-        return false;
-    };
-    let Some(host) = launch.parent().filter(|p| p.name() == "func.func") else {
-        return false;
-    };
-    let entry = host.regions().first().and_then(|r| r.first_block());
-    owner.ptr == block.0.ptr && entry.is_some_and(|e| e.0.ptr == owner.ptr)
+    let mut host = launch.parent();
+    while let Some(h) = host.filter(|h| h.name() != "func.func") {
+        host = h.parent();
+    }
+    let entry = host.and_then(|h| h.regions().first().and_then(|r| r.first_block()));
+    entry.is_some_and(|e| e.0.ptr == owner.ptr)
 }
 
 /// The copy of host value `v` at the start of the launch body (before

@@ -418,7 +418,10 @@ mod tests {
         assert!(d.contains("atomicrmw add ptr addrspace(3) %a0, i32 %a1 seq_cst"));
         let d = definition("f2ll.rn", "f", "i64", &["float".into()]).unwrap();
         assert!(d.contains("@llvm.roundeven.f32") && d.contains("@llvm.fptosi.sat.i64.f32"));
-        assert!(definition("div.rz.f", "f", "float", &["float".into(), "float".into()]).is_none());
+        // Directed roundings call the runner, which sets the host's mode.
+        let d = definition("div.rz.f", "f", "float", &["float".into(), "float".into()]).unwrap();
+        assert!(d.contains("@kperf_simt_rounded_f32(i32 3, i32 3,"), "{d}");
+        assert!(definition("fns.b32", "f", "i32", &vec!["i32".to_string(); 3]).is_none());
         assert!(definition("ex2.approx.ftz.f32", "f", "float", &["float".into()]).is_some());
         assert!(definition("prmt.b4e", "f", "i32", &vec!["i32".to_string(); 3]).is_none());
     }
