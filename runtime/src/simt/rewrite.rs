@@ -836,9 +836,27 @@ fn activemask_sites<'c>(
     let mut sites = Vec::new();
     let mut number = 0u64;
     let functions: Vec<FunctionValue<'c>> = module.get_functions().collect();
+    // A call through a pointer may reach one too (a helper picked from a
+    // table): it is numbered and wrapped like a direct call of one.
+    let indirect = |i: &InstructionValue<'c>| {
+        i.get_opcode() == InstructionOpcode::Call
+            && callee_of(i).is_none()
+            && !i.print_to_string().to_string().contains(" asm ")
+    };
     for func in functions {
         for bb in blocks_in_flow_order(func) {
             for i in bb.get_instructions() {
+                if indirect(&i) {
+                    number += 1;
+                    b.position_before(&i);
+                    let n = ctx.i32_type().const_int(number, false);
+                    let _ = b.build_call(enter, &[n.into()], "");
+                    if let Some(next) = i.get_next_instruction() {
+                        b.position_before(&next);
+                        let _ = b.build_call(leave, &[], "");
+                    }
+                    continue;
+                }
                 let Some(callee) = callee_of(&i) else {
                     continue;
                 };
