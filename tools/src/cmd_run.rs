@@ -73,11 +73,13 @@ pub fn run(a: RunArgs) -> Result<()> {
         Target::Host => {}
         Target::Nvptx { simt: true, .. } => {
             let spec = crate::cmd_run_cuda::spec_from_host_code(&a, &opts, spec)?;
+            let opts = with_launch_shared(&opts, &spec);
             return crate::cmd_run_simt::run(&a, &opts, &spec);
         }
         Target::Nvptx { .. } => {
             kperf_runtime::cuda::check_driver()?;
             let spec = crate::cmd_run_cuda::spec_from_host_code(&a, &opts, spec)?;
+            let opts = with_launch_shared(&opts, &spec);
             return crate::cmd_run_cuda::run(&a, &opts, &spec);
         }
         Target::Amdgpu { .. } => bail!("running on AMD GPUs is not supported; instrument with --target amdgpu and run with your own launcher"),
@@ -281,4 +283,17 @@ fn check_outputs(a: &RunArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The options for instrumenting the launch `spec` describes: the ring
+/// planner leaves room for the launch's dynamic shared memory (`--buffer
+/// auto` put the rings in shared memory beside 230000 B of it, and the
+/// launch was refused for more shared memory than a GPU has).
+fn with_launch_shared(
+    opts: &kperf_instrument::options::InstrumentOptions,
+    spec: &LaunchSpec,
+) -> kperf_instrument::options::InstrumentOptions {
+    let mut o = opts.clone();
+    o.dynamic_shared = o.dynamic_shared.max(spec.shared_bytes);
+    o
 }
