@@ -1,7 +1,7 @@
 // kperf opt with the pipeline inside builtin.module(...), as mlir-opt's
 // --pass-pipeline spells it: kperf's passes in it were "not a registered
 // pass" (adversarial test s7h4, 2026-11-27).
-// RUN: kperf opt %s -p builtin.module(canonicalize,kperf-insert{regions=kernel},kperf-lower-gpu)
+// RUN: kperf opt %s -p builtin.module(canonicalize,kperf-insert{regions=kernel}),kperf-lower-gpu
 // CHECK: gpu.launch_func
 // CHECK: gpu.func @host_kernel
 // CHECK: kperfgpu.init

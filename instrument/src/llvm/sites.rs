@@ -547,7 +547,9 @@ impl<'a> Collector<'a> {
         // LLVM's intrinsics are single instructions, not calls (a special
         // register read, a fabs): `calls=*` bracketed each `tid.x` read.
         // A glob that names them (`llvm.nvvm.*`) still can.
-        let intrinsics_too = glob.starts_with("llvm.");
+        // A glob that spells part of a name (`*sqrt*`, `llvm.nvvm.*`)
+        // matches intrinsics too; `*` alone means the kernel's calls.
+        let intrinsics_too = glob.chars().any(|c| !matches!(c, '*' | '?'));
         for b in self.cfg.blocks.clone() {
             for i in b.instructions() {
                 let Some(callee) = i.callee_name() else {

@@ -1211,6 +1211,9 @@ fn drop_kernel_results(kctx: &KperfContext, f: Op, name: &str) -> Result<Option<
         });
     }
     f.set_attr("function_type", unsafe { mlirTypeAttrGet(ty) });
+    // Attributes of the results that are gone (`llvm.noalias` on a
+    // bufferized result) fail the verifier.
+    f.remove_attr("res_attrs");
     for ret in f
         .nested_ops()
         .into_iter()
@@ -1439,12 +1442,19 @@ pub fn run_opt(
     // `builtin.module(...)` around the whole pipeline, as mlir-opt's
     // `--pass-pipeline` spells it: its passes are the pipeline (kperf's
     // passes inside it were not recognized).
-    let trimmed = pipeline.trim();
-    let pipeline = trimmed
-        .strip_prefix("builtin.module(")
-        .and_then(|p| p.strip_suffix(')'))
-        .filter(|inner| split_pipeline(&format!("({inner})")).len() == 1)
-        .unwrap_or(trimmed);
+    // Any top-level element `builtin.module(a,b)` is `a,b`: the module is
+    // what the pipeline runs on anyway.
+    let pipeline = split_pipeline(pipeline)
+        .into_iter()
+        .map(|p| {
+            p.strip_prefix("builtin.module(")
+                .and_then(|q| q.strip_suffix(')'))
+                .map(str::to_string)
+                .unwrap_or(p)
+        })
+        .collect::<Vec<_>>()
+        .join(",");
+    let pipeline = pipeline.as_str();
     let nested_kperf = split_pipeline(pipeline)
         .into_iter()
         .find(|p| p.contains('(') && KPERF_PASSES.iter().any(|k| p.contains(k)));
