@@ -220,9 +220,13 @@ fn args_in_kernel_order(
             .enumerate()
             .all(|(k, n)| !given[..k].contains(n));
         if !given.is_empty() && unique && given.iter().all(|n| is_host(n)) {
-            return bind_by_name(a, host, name, names, order, &listed, spec);
-        }
-        if given.iter().any(|n| is_host(n)) {
+            // A kernel's own parameter may share a host argument's name
+            // (`out`): where the names do not give every argument the
+            // kernel takes, the spec is read as below.
+            if let Some(bound) = bind_by_name(a, host, name, names, order, &listed, &spec)? {
+                return Ok(bound);
+            }
+        } else if given.iter().any(|n| is_host(n)) {
             let strangers: Vec<String> = given
                 .iter()
                 .filter(|n| !is_host(n))
@@ -291,8 +295,9 @@ fn args_in_kernel_order(
 }
 
 /// Each kernel parameter from the spec arg named as the host argument it
-/// is; a parameter the host computes otherwise (a loop's counter) cannot
-/// come from such a spec.
+/// is; `None` where the spec does not name one the kernel takes. A
+/// parameter the host computes otherwise (a loop's counter) cannot come
+/// from a spec naming all the host's arguments.
 fn bind_by_name(
     a: &RunArgs,
     host: &str,
@@ -300,11 +305,14 @@ fn bind_by_name(
     names: &[String],
     order: &[Option<usize>],
     listed: &[String],
-    spec: LaunchSpec,
-) -> Result<LaunchSpec> {
+    spec: &LaunchSpec,
+) -> Result<Option<LaunchSpec>> {
     let mut args = Vec::with_capacity(order.len());
     for (k, h) in order.iter().enumerate() {
         let Some(i) = h else {
+            if spec.args.len() < names.len() {
+                return Ok(None);
+            }
             anyhow::bail!(
                 "{}: the spec lists `{}`'s arguments ({}), but `{}` (outlined from its gpu.launch) takes {}: parameter {k}, a value the host computes inside a loop or from more than its arguments and constants, cannot come from the spec; list the kernel's own {} parameter(s) in that order, named otherwise",
                 a.spec.display(),
@@ -317,14 +325,7 @@ fn bind_by_name(
         };
         let want = &names[*i];
         let Some(x) = spec.args.iter().find(|x| &x.name == want) else {
-            anyhow::bail!(
-                "{}: `{}` (outlined from `{}`'s gpu.launch) uses `{}`'s argument `{}`, which the spec does not give",
-                a.spec.display(),
-                crate::shown(kernel),
-                crate::shown(host),
-                crate::shown(host),
-                crate::shown(want)
-            );
+            return Ok(None);
         };
         args.push(x.clone());
     }
@@ -338,7 +339,10 @@ fn bind_by_name(
             listed.join(", ")
         );
     }
-    Ok(LaunchSpec { args, ..spec })
+    Ok(Some(LaunchSpec {
+        args,
+        ..spec.clone()
+    }))
 }
 
 /// The names of function `host`'s arguments as its signature in `source`

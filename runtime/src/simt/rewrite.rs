@@ -650,7 +650,14 @@ fn redirect_static_shared(module: &Module<'_>) -> Vec<StaticShared> {
         let name = g.get_name().to_string_lossy().into_owned();
         let moved = module.add_global(basic, Some(shared), &symbol);
         moved.set_linkage(Linkage::External);
-        let align = g.get_alignment().max(16);
+        // The array's own alignment, so that it ends where its guard
+        // begins: at 16, a 33-int array had 12 bytes of canary after it,
+        // and a read past its end returned the canary unseen.
+        let align = match g.get_alignment() {
+            0 => target.get_abi_alignment(&basic),
+            a => a,
+        }
+        .max(1);
         moved.set_alignment(align);
         g.as_pointer_value()
             .replace_all_uses_with(moved.as_pointer_value());
