@@ -575,6 +575,11 @@ impl HostBuffer {
             // them out as an allocator hands blocks out, `shuffled` as a
             // long-running server's fragmented pool would, a seeded
             // permutation of the same values.
+            "iota" | "sequential" | "shuffled" if dtype == DType::F16 && n > 65505 => {
+                return Err(format!(
+                    "{who}: {fill} of {n} elements: f16 holds integers up to 65504"
+                ));
+            }
             "iota" | "sequential" => (0..n as usize).for_each(|i| put(&mut b, i, i as f64)),
             "shuffled" => {
                 // The values 0..n laid out, then shuffled in the buffer
@@ -723,6 +728,22 @@ mod tests {
         assert_eq!(b(1e6), 0x4974, "999424");
         assert_eq!(b(f32::MAX as f64), 0x7f80, "rounds past bf16's largest");
         assert!(number_bits(DType::F16, Number::Float(70000.0)).is_err());
+        // An iota past f16's integers is refused, not filled with inf.
+        let iota = |n: u64| ArgSpec {
+            name: "h".into(),
+            dtype: "f16".into(),
+            shape: Some(vec![n]),
+            fill: Some("iota".into()),
+            seed: None,
+            values: None,
+            value: None,
+        };
+        let err = HostBuffer::from_spec(&iota(70000), 0, Placement::default())
+            .err()
+            .expect("refused");
+        assert!(err.contains("f16 holds integers up to 65504"), "{err}");
+        let ok = HostBuffer::from_spec(&iota(65505), 0, Placement::default()).expect("fits");
+        assert_eq!(ok.get(65504), 65504.0);
         assert_eq!(number_bits(DType::BF16, Number::Float(1.0)), Ok(0x3f80));
     }
 

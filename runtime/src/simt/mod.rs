@@ -101,6 +101,8 @@ fn kernel_param(
 /// The most shared memory one CTA may have on any NVIDIA GPU: 227 KiB
 /// (sm_90, sm_100; sm_80 allows 163 KiB, sm_86 99 KiB).
 pub const MAX_SHARED_PER_CTA: u64 = 227 * 1024;
+/// The most static shared memory ptxas accepts in one kernel.
+pub const MAX_STATIC_SHARED: u64 = 48 * 1024;
 
 /// Refuse a launch no NVIDIA GPU makes: a grid beyond 2^31 - 1 CTAs in x
 /// or 65535 in y or z, or a CTA with more shared memory (the module's
@@ -128,6 +130,22 @@ fn check_launch_limits(
         })
         .map(|g| target.get_abi_size(&g.get_value_type()))
         .sum();
+    // ptxas refuses a kernel declaring more than 48 KiB of static shared
+    // memory (more must be dynamic, opted in); kperf's rings are its own.
+    let kernels_own: u64 = module
+        .get_globals()
+        .filter(|g| {
+            g.as_pointer_value().get_type().get_address_space() == inkwell::AddressSpace::from(3u16)
+                && !g.get_name().to_bytes().starts_with(b"__kperf_")
+        })
+        .map(|g| target.get_abi_size(&g.get_value_type()))
+        .sum();
+    if kernels_own > MAX_STATIC_SHARED {
+        return Err(launch(format!(
+            "kernel `{kernel}` declares {kernels_own} B of static shared memory: ptxas refuses \
+             more than {MAX_STATIC_SHARED} B (48 KiB); more must be dynamic shared memory"
+        )));
+    }
     let total = static_bytes + spec.shared_bytes as u64;
     if total > MAX_SHARED_PER_CTA {
         return Err(spec.error(format!(
