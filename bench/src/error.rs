@@ -139,5 +139,15 @@ pub(crate) fn read_input(path: &std::path::Path) -> std::io::Result<String> {
             "is not a regular file (a directory, FIFO or device): give a file",
         ));
     }
+    // As kperf's other inputs are bounded: a 1.2 GB results file was read
+    // whole before its first character was found wrong.
+    const MOST: u64 = 1 << 30;
+    let size = std::fs::metadata(path)?.len();
+    if size > MOST {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("is {size} bytes, more than the {MOST} (1 GiB) kperf reads of a results, peaks or spec file"),
+        ));
+    }
     std::fs::read_to_string(path)
 }

@@ -103,6 +103,26 @@ _FIELD_KINDS = {
     "Optional[int]": lambda v: v is None or _is_int(v),
 }
 
+# Top-level fields and list entries, by what they must be.
+_TOP_FIELDS = {
+    "kernel": (lambda v: isinstance(v, str), "a string"),
+    "target": (lambda v: isinstance(v, str), "a string"),
+    "granularity": (lambda v: isinstance(v, str), "a string"),
+    "tick_unit": (lambda v: isinstance(v, str), "a string"),
+    "clock": (lambda v: isinstance(v, str), "a string"),
+    "unit_time_ns": (_is_number, "a number"),
+    "wall_span_ns": (_is_number, "a number"),
+    "ctas": (lambda v: _is_int(v) and v >= 0, "a count"),
+    "corrected": (lambda v: isinstance(v, bool), "true or false"),
+}
+_LIST_ENTRIES = {
+    "corrections": (lambda v: isinstance(v, str), "a string"),
+    "caveats": (lambda v: isinstance(v, str), "a string"),
+    "overlaps": (lambda v: isinstance(v, Mapping), "an object"),
+    "critical_paths": (lambda v: isinstance(v, Mapping), "an object"),
+    "async_waits": (lambda v: isinstance(v, Mapping), "an object"),
+}
+
 # The feedback fields that are lists, and the most bytes read of a file.
 _LIST_FIELDS = ("corrections", "overlaps", "critical_paths", "async_waits", "caveats", "regions")
 _MAX_FEEDBACK_BYTES = 1 << 30
@@ -114,7 +134,7 @@ class Feedback:
 
     def __init__(self, doc: Mapping[str, Any], origin: str = "<feedback>"):
         version = doc.get("feedback_version")
-        if not isinstance(version, int):
+        if not _is_int(version):
             raise KperfError(f"{origin}: not a kperf feedback file (no feedback_version)")
         if version > FEEDBACK_VERSION:
             raise KperfError(f"{origin}: feedback_version {version} is newer than this kperf reads "
@@ -124,6 +144,13 @@ class Feedback:
         for name in _LIST_FIELDS:
             if name in doc and not isinstance(doc[name], list):
                 raise KperfError(f"{origin}: `{name}` is {doc[name]!r}, not a list")
+        for name, (kind, what) in _TOP_FIELDS.items():
+            if name in doc and not kind(doc[name]):
+                raise KperfError(f"{origin}: `{name}` is {doc[name]!r}, not {what}")
+        for name, (kind, what) in _LIST_ENTRIES.items():
+            for k, entry in enumerate(doc.get(name, [])):
+                if not kind(entry):
+                    raise KperfError(f"{origin}: `{name}[{k}]` is {entry!r}, not {what}")
         try:
             self.regions: List[Region] = [Region.from_json(r) for r in doc["regions"]]
         except KperfError as e:

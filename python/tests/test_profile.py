@@ -165,6 +165,11 @@ def test_feedback_errors(tmp_path):
     (lambda d: d["regions"][0].update(count=True), "field `count` is True"),
     (lambda d: d.update(corrections=5), "`corrections` is 5, not a list"),
     (lambda d: d.update(caveats=None), "`caveats` is None, not a list"),
+    (lambda d: d.update(unit_time_ns="x"), "`unit_time_ns` is 'x', not a number"),
+    (lambda d: d.update(kernel=[1]), "`kernel` is \\[1\\], not a string"),
+    (lambda d: d.update(corrections=[1, 2]), "`corrections\\[0\\]` is 1, not a string"),
+    (lambda d: d.update(overlaps=[3]), "`overlaps\\[0\\]` is 3, not an object"),
+    (lambda d: d.update(feedback_version=True), "no feedback_version"),
 ])
 def test_feedback_fields_of_the_wrong_type(fixtures, tmp_path, change, message):
     doc = json.loads((fixtures / "reduce_simt.feedback.json").read_text())

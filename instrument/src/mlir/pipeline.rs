@@ -275,14 +275,25 @@ fn regions_outside_kernels(top: Op, kernels: &[Op]) -> Vec<String> {
                 }
                 p.map(regions::symbol_name).unwrap_or_default()
             };
+            let on_device = {
+                let mut p = o.parent();
+                while let Some(q) = p.filter(|q| q.name() != "gpu.module") {
+                    p = q.parent();
+                }
+                p.is_some()
+            };
             format!(
                 "{}: `kperf.region = \"{}\"` on `{}` is in `{holder}`, not in a kernel: it is not \
-                 recorded (regions are recorded in kernels only: put the attribute on the kernel's \
-                 call of the function instead)",
+                 recorded (regions are recorded in kernels only: {})",
                 o.loc_string(),
                 o.str_attr(kperf_dialects::irdl::attrs::REGION)
                     .unwrap_or_default(),
-                o.name()
+                o.name(),
+                if on_device {
+                    "put the attribute on the kernel's call of the function instead"
+                } else {
+                    "this is host code, which runs on the CPU"
+                }
             )
         })
         .collect()
@@ -1013,7 +1024,7 @@ fn refuse_unlowered(module: &Module) -> Result<()> {
                 "`{}` has no lowering for the host target (it is still there after the host \
                  lowering, and the JIT cannot compile it); {}",
                 op.name(),
-                lowering_hint(&op.name())
+                lowering_hint(op)
             ),
         }),
     }
@@ -1230,8 +1241,19 @@ fn drop_kernel_results(kctx: &KperfContext, f: Op, name: &str) -> Result<Option<
 /// What lowers an op the host lowering left: a structured op needs its
 /// dialect's own lowering first (as the file's RUN line would run it); a
 /// GPU op, the SIMT target.
-fn lowering_hint(op: &str) -> &'static str {
-    match op.split('.').next().unwrap_or("") {
+fn lowering_hint(op: Op) -> &'static str {
+    // Tensors (a linalg op on them, a function taking them) are bufferized
+    // first: converted to loops as they are, they stay tensors.
+    let on_tensors = {
+        let text = op.print();
+        let head = text.lines().next().unwrap_or("").to_string();
+        head.contains("tensor<")
+    };
+    if on_tensors {
+        return "it works on tensors: bufferize it first, e.g. --pre-pipeline 'one-shot-bufferize{bufferize-function-boundaries},convert-linalg-to-loops'";
+    }
+    let name = op.name();
+    match name.split('.').next().unwrap_or("") {
         "linalg" => "lower it first with --pre-pipeline convert-linalg-to-loops",
         "tensor" | "bufferization" => {
             "bufferize it first, e.g. --pre-pipeline 'one-shot-bufferize{bufferize-function-boundaries},convert-linalg-to-loops'"

@@ -266,6 +266,7 @@ pub const STATIC_SHARED: &str = "kperf_simt_static_shared.";
 /// runner must provide, or why the module cannot run.
 pub fn rewrite_for_host<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Rewritten, String> {
     refuse_inline_asm(module)?;
+    refuse_shared_window_addresses(module)?;
     let kernels = kernel_names(module);
     let dynamic_shared_align = redirect_dynamic_shared(ctx, module);
     let static_shared = redirect_static_shared(module);
@@ -679,6 +680,56 @@ struct Entries<'c> {
     warp: FunctionValue<'c>,
     fence: FunctionValue<'c>,
     nanosleep: FunctionValue<'c>,
+}
+
+/// Shared-memory addresses as 32-bit integers (`__cvta_generic_to_shared`,
+/// a shared pointer's `ptrtoint` truncated or masked to 32 bits and turned
+/// back): on a GPU the shared window fits 32 bits; here shared memory lives
+/// at 64-bit host addresses, and the round trip faulted far outside every
+/// buffer, blamed on the spec.
+fn refuse_shared_window_addresses(module: &Module) -> Result<(), String> {
+    use inkwell::values::AnyValue;
+    for f in module.get_functions() {
+        for bb in f.get_basic_block_iter() {
+            for i in bb.get_instructions() {
+                if i.get_opcode() != InstructionOpcode::PtrToInt {
+                    continue;
+                }
+                let from_shared = matches!(
+                    i.get_operand(0),
+                    Some(inkwell::values::Operand::Value(v))
+                        if v.get_type().is_pointer_type()
+                            && v.into_pointer_value().get_type().get_address_space()
+                                == AddressSpace::from(3u16)
+                );
+                if !from_shared {
+                    continue;
+                }
+                let narrowed = i.get_type().into_int_type().get_bit_width() < 64 || {
+                    let mut u = i.get_first_use();
+                    let mut found = false;
+                    while let Some(use_) = u {
+                        let text = use_.get_user().print_to_string().to_string();
+                        if text.contains(" trunc ") && text.contains(" to i32")
+                            || text.contains(" and i64 ") && text.contains("4294967295")
+                        {
+                            found = true;
+                        }
+                        u = use_.get_next_use();
+                    }
+                    found
+                };
+                if narrowed {
+                    return Err(format!(
+                        "the SIMT target cannot run this kernel: function `{}` takes a shared-memory address as a 32-bit integer (`{}`; a shared window address, as `__cvta_generic_to_shared` gives), and shared memory lives at 64-bit addresses here",
+                        f.get_name().to_string_lossy(),
+                        i.print_to_string().to_string().trim()
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 fn refuse_inline_asm(module: &Module) -> Result<(), String> {
