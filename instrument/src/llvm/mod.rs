@@ -1278,13 +1278,20 @@ fn collect_sites(
             .expect("kernel has a body")
             .as_mut_ptr(),
     );
-    let cfg = Cfg::new(entry);
-    let found = sites::collect(&cfg, name, file, modes)?;
-    if found.unplaced.is_empty() {
-        return Ok((cfg, found));
-    }
-    for &(u, v) in &found.unplaced {
-        ir::split_edge(cfg.blocks[u], cfg.blocks[v]);
+    // Splitting some edges can leave others that need a place (a loop
+    // holding two switches: the iteration records' edges are found on the
+    // CFG the loop records' splits made), so split until every record has
+    // one; each round splits at least one edge, and there are finitely many.
+    const ROUNDS: usize = 8;
+    for _ in 0..ROUNDS {
+        let cfg = Cfg::new(entry);
+        let found = sites::collect(&cfg, name, file, modes)?;
+        if found.unplaced.is_empty() {
+            return Ok((cfg, found));
+        }
+        for &(u, v) in &found.unplaced {
+            ir::split_edge(cfg.blocks[u], cfg.blocks[v]);
+        }
     }
     let cfg = Cfg::new(entry);
     let found = sites::collect(&cfg, name, file, modes)?;
@@ -1292,7 +1299,7 @@ fn collect_sites(
         return Err(InstrumentError::At {
             location: format!("{file}: @{name}"),
             message: format!(
-                "no place for a record on the edge from block {u} to block {v}, even after splitting it"
+                "no place for a record on the edge from block {u} to block {v}, even after splitting it {ROUNDS} times"
             ),
         });
     }
