@@ -475,7 +475,9 @@ pub struct InstrumentOptions {
     pub block: Option<[u32; 3]>,
     /// The kernel `block` is the launch's block of (`kperf run`'s spec):
     /// other kernels of the file keep the block they declare, where the
-    /// given one would disagree. None: `block` is for every kernel.
+    /// given one would disagree. None: `block` is for every kernel. On the
+    /// LLVM-IR path only this kernel is instrumented (the one `kperf run`
+    /// launches).
     pub block_kernel: Option<String>,
     /// MLIR: copy every constant a `gpu.launch` body uses into it before
     /// outlining, scalars too (`kperf run`: the spec gives the host

@@ -954,6 +954,12 @@ fn instrument_llvm_with(
         .map(|k| k.get_name().to_string_lossy().into_owned())
         .collect();
     for name in names {
+        // Under `kperf run`, the launched kernel only: a sibling the modes
+        // cannot instrument (a loop of two switches) failed the run of
+        // another, and its records would go nowhere.
+        if opts.block_kernel.as_ref().is_some_and(|k| *k != name) {
+            continue;
+        }
         let f = module.get_function(&name).expect("kernel listed");
         // A called kernel would run init and finalize again inside itself,
         // over the caller's ring, and a new profile parameter would leave
