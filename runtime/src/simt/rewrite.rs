@@ -901,35 +901,27 @@ fn activemask_sites<'c>(
             && callee_of(i).is_none()
             && !i.print_to_string().to_string().contains(" asm ")
     };
+    // Call number `n` between ENTRY_CALL_ENTER(n) and ENTRY_CALL_LEAVE.
+    let wrap = |i: &InstructionValue<'c>, n: u64| {
+        b.position_before(i);
+        let n = ctx.i32_type().const_int(n, false);
+        let _ = b.build_call(enter, &[n.into()], "");
+        if let Some(next) = i.get_next_instruction() {
+            b.position_before(&next);
+            let _ = b.build_call(leave, &[], "");
+        }
+    };
     for func in functions {
         for bb in blocks_in_flow_order(func) {
             for i in bb.get_instructions() {
-                if indirect(&i) {
-                    number += 1;
-                    b.position_before(&i);
-                    let n = ctx.i32_type().const_int(number, false);
-                    let _ = b.build_call(enter, &[n.into()], "");
-                    if let Some(next) = i.get_next_instruction() {
-                        b.position_before(&next);
-                        let _ = b.build_call(leave, &[], "");
-                    }
-                    continue;
-                }
-                let Some(callee) = callee_of(&i) else {
-                    continue;
-                };
-                if callee == f {
+                let callee = callee_of(&i);
+                if callee == Some(f) {
                     number += 1;
                     sites.push((number, i));
-                } else if callee != func && reaching.contains(&callee) {
+                } else if indirect(&i) || callee.is_some_and(|c| c != func && reaching.contains(&c))
+                {
                     number += 1;
-                    b.position_before(&i);
-                    let n = ctx.i32_type().const_int(number, false);
-                    let _ = b.build_call(enter, &[n.into()], "");
-                    if let Some(next) = i.get_next_instruction() {
-                        b.position_before(&next);
-                        let _ = b.build_call(leave, &[], "");
-                    }
+                    wrap(&i, number);
                 }
             }
         }

@@ -30,56 +30,60 @@ pub fn mode_of(ptx: &str) -> Option<u32> {
     }
 }
 
+/// One SSE instruction with MXCSR's rounding control set to `mode` (0..3)
+/// and restored after it, all in one asm block, so that nothing the
+/// compiler schedules runs in the mode.
+#[cfg(target_arch = "x86_64")]
+macro_rules! with_rounding {
+    ($mode:expr, $insn:literal, $($operands:tt)*) => {{
+        let mut saved = 0u32;
+        let mut set = 0u32;
+        let rc: u32 = ($mode & 3) << 13;
+        // SAFETY: saves MXCSR, sets its rounding control, runs one SSE
+        // instruction on registers and restores MXCSR; no memory but the
+        // two locals is touched.
+        unsafe {
+            std::arch::asm!(
+                "stmxcsr [{saved}]",
+                "mov {t:e}, dword ptr [{saved}]",
+                "and {t:e}, 0xFFFF9FFF",
+                "or {t:e}, {rc:e}",
+                "mov dword ptr [{set}], {t:e}",
+                "ldmxcsr [{set}]",
+                $insn,
+                "ldmxcsr [{saved}]",
+                saved = in(reg) &mut saved,
+                set = in(reg) &mut set,
+                t = out(reg) _,
+                rc = in(reg) rc,
+                $($operands)*
+            )
+        }
+    }};
+}
+
 /// `a op b (+ c)` in double precision rounded by `mode` (MXCSR's rounding
 /// control, 0..3).
 #[cfg(target_arch = "x86_64")]
 fn in_mode(op: u32, mode: u32, a: f64, b: f64, c: f64) -> f64 {
-    use std::arch::asm;
-    let mut saved = 0u32;
-    let mut set = 0u32;
-    let rc = (mode & 3) << 13;
     let mut x = a;
-    // SAFETY: each block saves MXCSR, sets its rounding control, runs one
-    // SSE instruction on registers and restores MXCSR; no memory but the
-    // two locals is touched.
-    unsafe {
-        macro_rules! with_mode {
-            ($insn:literal, $($operands:tt)*) => {
-                asm!(
-                    "stmxcsr [{saved}]",
-                    "mov {t:e}, dword ptr [{saved}]",
-                    "and {t:e}, 0xFFFF9FFF",
-                    "or {t:e}, {rc:e}",
-                    "mov dword ptr [{set}], {t:e}",
-                    "ldmxcsr [{set}]",
-                    $insn,
-                    "ldmxcsr [{saved}]",
-                    saved = in(reg) &mut saved,
-                    set = in(reg) &mut set,
-                    t = out(reg) _,
-                    rc = in(reg) rc,
-                    $($operands)*
-                )
-            };
-        }
-        match op {
-            op::ADD => with_mode!("addsd {x}, {y}", x = inout(xmm_reg) x, y = in(xmm_reg) b),
-            op::MUL => with_mode!("mulsd {x}, {y}", x = inout(xmm_reg) x, y = in(xmm_reg) b),
-            op::DIV => with_mode!("divsd {x}, {y}", x = inout(xmm_reg) x, y = in(xmm_reg) b),
-            op::SQRT => with_mode!("sqrtsd {x}, {x}", x = inout(xmm_reg) x),
-            _ if std::arch::is_x86_feature_detected!("fma") => with_mode!(
-                "vfmadd213sd {x}, {y}, {z}",
-                x = inout(xmm_reg) x,
-                y = in(xmm_reg) b,
-                z = in(xmm_reg) c
-            ),
-            _ => {
-                // No FMA unit: the product rounded to nearest, then the
-                // sum in the mode (exact where a * b is).
-                let p = a * b;
-                x = p;
-                with_mode!("addsd {x}, {y}", x = inout(xmm_reg) x, y = in(xmm_reg) c);
-            }
+    match op {
+        op::ADD => with_rounding!(mode, "addsd {x}, {y}", x = inout(xmm_reg) x, y = in(xmm_reg) b),
+        op::MUL => with_rounding!(mode, "mulsd {x}, {y}", x = inout(xmm_reg) x, y = in(xmm_reg) b),
+        op::DIV => with_rounding!(mode, "divsd {x}, {y}", x = inout(xmm_reg) x, y = in(xmm_reg) b),
+        op::SQRT => with_rounding!(mode, "sqrtsd {x}, {x}", x = inout(xmm_reg) x),
+        _ if std::arch::is_x86_feature_detected!("fma") => with_rounding!(
+            mode,
+            "vfmadd213sd {x}, {y}, {z}",
+            x = inout(xmm_reg) x,
+            y = in(xmm_reg) b,
+            z = in(xmm_reg) c
+        ),
+        _ => {
+            // No FMA unit: the product rounded to nearest, then the sum in
+            // the mode (exact where a * b is).
+            x = a * b;
+            with_rounding!(mode, "addsd {x}, {y}", x = inout(xmm_reg) x, y = in(xmm_reg) c);
         }
     }
     x
@@ -88,30 +92,8 @@ fn in_mode(op: u32, mode: u32, a: f64, b: f64, c: f64) -> f64 {
 /// A double rounded to float by `mode`.
 #[cfg(target_arch = "x86_64")]
 fn to_f32_in_mode(mode: u32, v: f64) -> f32 {
-    use std::arch::asm;
-    let mut saved = 0u32;
-    let mut set = 0u32;
-    let rc = (mode & 3) << 13;
     let out: f32;
-    // SAFETY: as in `in_mode`.
-    unsafe {
-        asm!(
-            "stmxcsr [{saved}]",
-            "mov {t:e}, dword ptr [{saved}]",
-            "and {t:e}, 0xFFFF9FFF",
-            "or {t:e}, {rc:e}",
-            "mov dword ptr [{set}], {t:e}",
-            "ldmxcsr [{set}]",
-            "cvtsd2ss {o}, {v}",
-            "ldmxcsr [{saved}]",
-            saved = in(reg) &mut saved,
-            set = in(reg) &mut set,
-            t = out(reg) _,
-            rc = in(reg) rc,
-            o = out(xmm_reg) out,
-            v = in(xmm_reg) v,
-        );
-    }
+    with_rounding!(mode, "cvtsd2ss {o}, {v}", o = out(xmm_reg) out, v = in(xmm_reg) v);
     out
 }
 
@@ -129,51 +111,14 @@ pub mod conv {
 /// `mode`.
 #[cfg(target_arch = "x86_64")]
 fn int_in_mode(mode: u32, v: i64, to_double: bool) -> f64 {
-    use std::arch::asm;
-    let mut saved = 0u32;
-    let mut set = 0u32;
-    let rc = (mode & 3) << 13;
-    // SAFETY: as in `in_mode`.
-    unsafe {
-        if to_double {
-            let out: f64;
-            asm!(
-                "stmxcsr [{saved}]",
-                "mov {t:e}, dword ptr [{saved}]",
-                "and {t:e}, 0xFFFF9FFF",
-                "or {t:e}, {rc:e}",
-                "mov dword ptr [{set}], {t:e}",
-                "ldmxcsr [{set}]",
-                "cvtsi2sd {o}, {v}",
-                "ldmxcsr [{saved}]",
-                saved = in(reg) &mut saved,
-                set = in(reg) &mut set,
-                t = out(reg) _,
-                rc = in(reg) rc,
-                o = out(xmm_reg) out,
-                v = in(reg) v,
-            );
-            out
-        } else {
-            let out: f32;
-            asm!(
-                "stmxcsr [{saved}]",
-                "mov {t:e}, dword ptr [{saved}]",
-                "and {t:e}, 0xFFFF9FFF",
-                "or {t:e}, {rc:e}",
-                "mov dword ptr [{set}], {t:e}",
-                "ldmxcsr [{set}]",
-                "cvtsi2ss {o}, {v}",
-                "ldmxcsr [{saved}]",
-                saved = in(reg) &mut saved,
-                set = in(reg) &mut set,
-                t = out(reg) _,
-                rc = in(reg) rc,
-                o = out(xmm_reg) out,
-                v = in(reg) v,
-            );
-            out as f64
-        }
+    if to_double {
+        let out: f64;
+        with_rounding!(mode, "cvtsi2sd {o}, {v}", o = out(xmm_reg) out, v = in(reg) v);
+        out
+    } else {
+        let out: f32;
+        with_rounding!(mode, "cvtsi2ss {o}, {v}", o = out(xmm_reg) out, v = in(reg) v);
+        out as f64
     }
 }
 
