@@ -160,7 +160,24 @@ pub fn spec_from_host_code(
         return Ok(spec);
     };
     let mut spec = args_in_kernel_order(a, &source, &launch, spec)?;
-    if let Some(bytes) = launch.dynamic_shared_bytes.filter(|b| *b > 0) {
+    let agreed = match &launch.dynamic_shared[..] {
+        [] => None,
+        [first, rest @ ..] => first.filter(|b| rest.iter().all(|r| r == &Some(*b))),
+    };
+    if agreed.is_none() && !launch.dynamic_shared.is_empty() && spec.shared_bytes == 0 {
+        // A kernel faulting on a 0-byte buffer said nothing of why.
+        let sizes: Vec<String> = launch
+            .dynamic_shared
+            .iter()
+            .map(|s| s.map_or("a size computed at run time".into(), |b| format!("{b} B")))
+            .collect();
+        eprintln!(
+            "kperf: warning: {file} launches `{}` with dynamic shared memory of {}: give the launch's size as the spec's shared_bytes",
+            crate::shown(&launch.kernel),
+            sizes.join(", ")
+        );
+    }
+    if let Some(bytes) = agreed.filter(|b| *b > 0) {
         if spec.shared_bytes == 0 {
             eprintln!(
                 "kperf: `{}` is launched with {bytes} B of dynamic shared memory in {file}: the spec gives no shared_bytes, so it runs with {bytes} B",

@@ -67,23 +67,23 @@ pub fn launch_block_size(f: Op) -> Option<[u32; 3]> {
     }))
 }
 
-/// The dynamic shared memory, in bytes, that the `gpu.launch_func`s of
-/// kernel `f` in the same file give it, when they all give the same
-/// constant (a `gpu.launch ... dynamic_shared_memory_size %c` outlined).
-pub fn launch_dynamic_shared_bytes(f: Op) -> Option<u32> {
-    agreed(launches_of(f).into_iter().map(|launch| {
-        let sizes = operand_segments(launch)?;
-        // The segment just before the kernel operands.
-        let segment = KERNEL_OPERANDS - 1;
-        if sizes[segment] != 1 {
-            return None;
-        }
-        let at = sizes[..segment].iter().sum::<usize>();
-        (at < launch.num_operands() as usize)
-            .then(|| constant_index(launch.operand(at as isize)))
-            .flatten()
-            .and_then(|b| u32::try_from(b).ok())
-    }))
+/// The dynamic shared memory each `gpu.launch_func` of kernel `f` in the
+/// same file gives it (a `gpu.launch ... dynamic_shared_memory_size %c`
+/// outlined), in bytes where it is a constant, `None` where it is computed;
+/// launches giving none are left out.
+pub fn launch_dynamic_shared(f: Op) -> Vec<Option<u32>> {
+    launches_of(f)
+        .into_iter()
+        .filter_map(|launch| {
+            let sizes = operand_segments(launch)?;
+            // The segment just before the kernel operands.
+            let segment = KERNEL_OPERANDS - 1;
+            let at = sizes[..segment].iter().sum::<usize>();
+            (sizes[segment] == 1 && at < launch.num_operands() as usize).then(|| {
+                constant_index(launch.operand(at as isize)).and_then(|b| u32::try_from(b).ok())
+            })
+        })
+        .collect()
 }
 
 /// The value of `v` inside kernel `f` when the file fixes it: an

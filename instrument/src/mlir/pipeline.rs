@@ -1075,8 +1075,9 @@ pub struct HostLaunch {
     /// Where each kernel parameter comes from, when one `func.func`
     /// launches it.
     pub arguments: Option<super::launch::HostArguments>,
-    /// The constant dynamic shared memory every launch of it gives.
-    pub dynamic_shared_bytes: Option<u32>,
+    /// The dynamic shared memory each launch of it gives (bytes where
+    /// constant), for the launches that give some.
+    pub dynamic_shared: Vec<Option<u32>>,
 }
 
 /// For a kernel outlined from a `gpu.launch` (or launched by
@@ -1108,7 +1109,7 @@ pub fn host_launch(
     Ok(f.map(|f| HostLaunch {
         kernel: regions::symbol_name(f),
         arguments: super::launch::host_argument_order(f),
-        dynamic_shared_bytes: super::launch::launch_dynamic_shared_bytes(f),
+        dynamic_shared: super::launch::launch_dynamic_shared(f),
     }))
 }
 
