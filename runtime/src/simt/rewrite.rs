@@ -688,67 +688,78 @@ struct Entries<'c> {
 /// at 64-bit host addresses, and the round trip faulted far outside every
 /// buffer, blamed on the spec.
 fn refuse_shared_window_addresses(module: &Module) -> Result<(), String> {
-    use inkwell::values::AnyValue;
-    for f in module.get_functions() {
-        for bb in f.get_basic_block_iter() {
-            for i in bb.get_instructions() {
-                if i.get_opcode() != InstructionOpcode::PtrToInt {
-                    continue;
-                }
-                let from_shared = matches!(
-                    i.get_operand(0),
-                    Some(inkwell::values::Operand::Value(v))
-                        if v.get_type().is_pointer_type()
-                            && v.into_pointer_value().get_type().get_address_space()
-                                == AddressSpace::from(3u16)
-                );
-                if !from_shared {
-                    continue;
-                }
-                let narrowed = i.get_type().into_int_type().get_bit_width() < 64 || {
-                    let mut u = i.get_first_use();
-                    let mut found = false;
-                    while let Some(use_) = u {
-                        let text = use_.get_user().print_to_string().to_string();
-                        if text.contains(" trunc ") && text.contains(" to i32")
-                            || text.contains(" and i64 ") && text.contains("4294967295")
-                        {
-                            found = true;
-                        }
-                        u = use_.get_next_use();
-                    }
-                    found
-                };
-                if narrowed {
-                    return Err(format!(
-                        "the SIMT target cannot run this kernel: function `{}` takes a shared-memory address as a 32-bit integer (`{}`; a shared window address, as `__cvta_generic_to_shared` gives), and shared memory lives at 64-bit addresses here",
-                        f.get_name().to_string_lossy(),
-                        i.print_to_string().to_string().trim()
-                    ));
-                }
-            }
+    use inkwell::values::{AnyValue, AnyValueEnum, BasicValueEnum};
+    let narrows_to_32 = |user: AnyValueEnum| {
+        let AnyValueEnum::IntValue(v) = user else {
+            return false;
+        };
+        let Some(u) = v.as_instruction() else {
+            return false;
+        };
+        match u.get_opcode() {
+            InstructionOpcode::Trunc => v.get_type().get_bit_width() <= 32,
+            InstructionOpcode::And => (0..u.get_num_operands()).any(|k| {
+                matches!(
+                    u.get_operand(k),
+                    Some(inkwell::values::Operand::Value(BasicValueEnum::IntValue(c)))
+                        if c.get_zero_extended_constant() == Some(u32::MAX as u64)
+                )
+            }),
+            _ => false,
+        }
+    };
+    for (f, i) in instructions(module) {
+        if i.get_opcode() != InstructionOpcode::PtrToInt {
+            continue;
+        }
+        let from_shared = matches!(
+            i.get_operand(0),
+            Some(inkwell::values::Operand::Value(v))
+                if v.get_type().is_pointer_type()
+                    && v.into_pointer_value().get_type().get_address_space()
+                        == AddressSpace::from(3u16)
+        );
+        if !from_shared {
+            continue;
+        }
+        let mut users = std::iter::successors(i.get_first_use(), |u| u.get_next_use());
+        let narrowed = i.get_type().into_int_type().get_bit_width() < 64
+            || users.any(|u| narrows_to_32(u.get_user()));
+        if narrowed {
+            return Err(format!(
+                "the SIMT target cannot run this kernel: function `{}` takes a shared-memory address as a 32-bit integer (`{}`; a shared window address, as `__cvta_generic_to_shared` gives), and shared memory lives at 64-bit addresses here",
+                f.get_name().to_string_lossy(),
+                i.print_to_string().to_string().trim()
+            ));
         }
     }
     Ok(())
 }
 
+/// Every instruction of the module, with its function.
+fn instructions<'c>(
+    module: &Module<'c>,
+) -> impl Iterator<Item = (FunctionValue<'c>, InstructionValue<'c>)> {
+    module.get_functions().flat_map(|f| {
+        f.get_basic_block_iter()
+            .flat_map(|bb| bb.get_instructions())
+            .map(move |i| (f, i))
+    })
+}
+
 fn refuse_inline_asm(module: &Module) -> Result<(), String> {
-    for f in module.get_functions() {
-        for bb in f.get_basic_block_iter() {
-            for i in bb.get_instructions() {
-                if i.get_opcode() != InstructionOpcode::Call {
-                    continue;
-                }
-                // A call of inline asm prints as `call <ty> asm [sideeffect] "…"`.
-                let text = i.print_to_string().to_string();
-                if let Some((_, asm)) = text.split_once(" asm ") {
-                    let asm: String = asm.chars().take(80).collect();
-                    return Err(format!(
-                        "the SIMT target cannot run this kernel: function `{}` uses inline PTX (asm {asm}…), which only a GPU runs (Triton's kernels do; kperf's own records use none on this target)",
-                        f.get_name().to_string_lossy()
-                    ));
-                }
-            }
+    for (f, i) in instructions(module) {
+        if i.get_opcode() != InstructionOpcode::Call {
+            continue;
+        }
+        // A call of inline asm prints as `call <ty> asm [sideeffect] "…"`.
+        let text = i.print_to_string().to_string();
+        if let Some((_, asm)) = text.split_once(" asm ") {
+            let asm: String = asm.chars().take(80).collect();
+            return Err(format!(
+                "the SIMT target cannot run this kernel: function `{}` uses inline PTX (asm {asm}…), which only a GPU runs (Triton's kernels do; kperf's own records use none on this target)",
+                f.get_name().to_string_lossy()
+            ));
         }
     }
     Ok(())
