@@ -76,7 +76,7 @@ fn sink_constants(launch: Op, scalars_too: bool) {
                 continue;
             }
             let constant = def.name() == "arith.constant" && (shaped || scalars_too);
-            let computed = scalars_too && !constant && host_computes(v, launch, 0);
+            let computed = scalars_too && !constant && host_computes(v, launch, &mut Vec::new());
             if !constant && !computed {
                 continue;
             }
@@ -95,8 +95,16 @@ const MOST_SUNK_OPS: usize = 32;
 /// launch spec listing the host's arguments cannot give: the spec's `n`
 /// was passed as `m`, with exit 0. Copied into the body, the kernel takes
 /// `n` itself.
-fn host_computes(v: Value, launch: Op, depth: usize) -> bool {
-    if depth > MOST_SUNK_OPS {
+///
+/// `seen` holds the values already found computable (each is looked at
+/// once: a chain reusing its values, `x1 = x0 + x0`, `x2 = x1 + x1`, took
+/// 2^n steps, and 26 of them held `kperf run` for more than 30 s); at most
+/// [`MOST_SUNK_OPS`] ops are taken.
+fn host_computes(v: Value, launch: Op, seen: &mut Vec<*const std::ffi::c_void>) -> bool {
+    if seen.contains(&v.0.ptr) {
+        return true;
+    }
+    if seen.len() >= MOST_SUNK_OPS {
         return false;
     }
     let Some(def) = v.defining_op() else {
@@ -113,9 +121,14 @@ fn host_computes(v: Value, launch: Op, depth: usize) -> bool {
         "memref.dim" | "memref.cast" => true,
         n => (n.starts_with("arith.") || n.starts_with("index.")) && scalar,
     };
-    pure && def.num_results() == 1
+    let computable = pure
+        && def.num_results() == 1
         && def.regions().is_empty()
-        && (0..def.num_operands()).all(|i| host_computes(def.operand(i), launch, depth + 1))
+        && (0..def.num_operands()).all(|i| host_computes(def.operand(i), launch, seen));
+    if computable {
+        seen.push(v.0.ptr);
+    }
+    computable
 }
 
 /// Whether `v` is an argument of the entry block of the function whose
