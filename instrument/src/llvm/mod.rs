@@ -1118,19 +1118,19 @@ fn instrument_llvm_with(
             make_param_writable(f, prof_index);
         }
         let snippet_names = SnippetNames::new(&name);
-        let mut stores: Vec<(RegionId, Edge)> = found
-            .sites
-            .iter()
-            .map(|s| {
-                (
-                    RegionId(table.ids[&s.name] as u16),
-                    if s.is_start { Edge::Start } else { Edge::End },
-                )
-            })
-            .collect();
-        stores.sort_by_key(|(r, e)| (r.0, *e == Edge::End));
-        stores.dedup();
-        let text = snippets_llvm_ir(kctx, &plan.cfg, &snippet_names, &stores)?;
+        let store_kinds = |at_exit: bool| {
+            let mut v: Vec<(RegionId, Edge)> = found
+                .sites
+                .iter()
+                .filter(|s| stores_at_exit(s, &plan.cfg) == at_exit)
+                .map(|s| (RegionId(table.ids[&s.name] as u16), edge_of(s)))
+                .collect();
+            v.sort_by_key(|(r, e)| (r.0, *e == Edge::End));
+            v.dedup();
+            v
+        };
+        let (stores, exit_stores) = (store_kinds(false), store_kinds(true));
+        let text = snippets_llvm_ir(kctx, &plan.cfg, &snippet_names, &stores, &exit_stores)?;
         let snip = ctx
             .create_module_from_ir(MemoryBuffer::create_from_memory_range_copy(
                 text.as_bytes(),
@@ -1154,6 +1154,11 @@ fn instrument_llvm_with(
             snippet_names.finalize(),
         ];
         fn_names.extend(stores.iter().map(|(r, e)| snippet_names.store(*r, *e)));
+        fn_names.extend(
+            exit_stores
+                .iter()
+                .map(|(r, e)| snippet_names.store_at_exit(*r, *e)),
+        );
         let always =
             ctx.create_enum_attribute(Attribute::get_named_enum_kind_id("alwaysinline"), 0);
         for n in &fn_names {
@@ -1625,6 +1630,21 @@ fn plan_kernel(
     })
 }
 
+fn edge_of(s: &Site) -> Edge {
+    if s.is_start {
+        Edge::Start
+    } else {
+        Edge::End
+    }
+}
+
+/// A record right before the return (and so right before finalize) on a
+/// GPU derives its ring slot itself ([`templates::store_at_exit`]) rather
+/// than keep init's live across the kernel.
+fn stores_at_exit(s: &Site, cfg: &LoweringConfig) -> bool {
+    s.before.is_return() && !cfg.target.is_host()
+}
+
 /// Locals and init at the entry, read_counter + store at each site,
 /// finalize before the return (one, once [`ir::unify_returns`] ran).
 #[allow(clippy::too_many_arguments)]
@@ -1732,17 +1752,21 @@ fn insert_records<'c>(
         builder.position_before(&unsafe { inkwell::values::InstructionValue::new(anchor.0) });
         for (_, s) in list {
             let id = RegionId(table.ids[&s.name] as u16);
-            let edge = if s.is_start { Edge::Start } else { Edge::End };
+            let edge = edge_of(s);
             locate(anchor, tag_line_of_record(id, edge));
             let clock = builder
                 .build_call(read, &[], "kperf.clock")
                 .map_err(bad)?
                 .try_as_basic_value()
                 .expect_basic("read_counter returns the counter");
-            let mut args = store_state.clone();
+            let (store, mut args) = if stores_at_exit(s, cfg) {
+                (names.store_at_exit(id, edge), init_args.clone())
+            } else {
+                (names.store(id, edge), store_state.clone())
+            };
             args.push(clock.into());
             builder
-                .build_call(get(&names.store(id, edge))?, &args, "")
+                .build_call(get(&store)?, &args, "")
                 .map_err(bad)?;
         }
     }

@@ -705,6 +705,23 @@ fn region_of(op: Op) -> Result<RegionMeta> {
     })
 }
 
+/// Only records (counter reads and stores) stand between `op` and
+/// finalize: a record on a GPU there derives its ring slot itself
+/// ([`templates::store_at_exit`]).
+fn just_before_finalize(op: Op) -> bool {
+    let mut next = op.next();
+    while let Some(o) = next {
+        if o.name() == ops::FINALIZE {
+            return true;
+        }
+        if o.name() != ops::READ_COUNTER && !is_store(o) {
+            return false;
+        }
+        next = o.next();
+    }
+    false
+}
+
 fn is_store(op: Op) -> bool {
     let n = op.name();
     n == ops::CIRCULAR_STORE || n == ops::STORE_COUNTER
@@ -811,14 +828,21 @@ pub fn to_llvm(kctx: &KperfContext, f: Op, target: &Target) -> Result<Option<Ker
             } else {
                 Edge::End
             };
-            let t = templates::store(&cfg, r.id, edge);
-            tpl.splice(
-                &cfg,
-                "store",
-                &t,
-                op,
-                &[rec, seg, cnt, blk, unit_idx, op.operand(0)],
-            )?;
+            if !target.is_host() && just_before_finalize(op) {
+                let t = templates::store_at_exit(&cfg, r.id, edge);
+                let mut args = init_args.clone();
+                args.push(op.operand(0));
+                tpl.splice(&cfg, "store_at_exit", &t, op, &args)?;
+            } else {
+                let t = templates::store(&cfg, r.id, edge);
+                tpl.splice(
+                    &cfg,
+                    "store",
+                    &t,
+                    op,
+                    &[rec, seg, cnt, blk, unit_idx, op.operand(0)],
+                )?;
+            }
             op.erase();
         } else if n == ops::FINALIZE {
             tpl.splice(&cfg, "finalize", &templates::finalize(&cfg), op, &init_args)?;

@@ -42,6 +42,11 @@ impl SnippetNames {
         };
         format!("{}_store_{}_{e}", self.prefix, region.0)
     }
+    /// The store of a record right before finalize
+    /// ([`templates::store_at_exit`]).
+    pub fn store_at_exit(&self, region: RegionId, edge: Edge) -> String {
+        format!("{}_exit", self.store(region, edge))
+    }
     pub fn finalize(&self) -> String {
         format!("{}_finalize", self.prefix)
     }
@@ -60,7 +65,8 @@ fn renamed(template: String, name: &str) -> String {
 }
 
 /// LLVM IR text of every snippet one kernel needs: init, read_counter, one
-/// store per (region, edge) in `stores`, finalize. The stack slots of
+/// store per (region, edge) in `stores` and one at-exit store per (region,
+/// edge) in `exit_stores`, finalize. The stack slots of
 /// [`templates::locals`] are not among them: the caller allocates them in
 /// the kernel's entry block, because a slot allocated in an inlined callee
 /// ends its lifetime where the callee returns.
@@ -69,6 +75,7 @@ pub fn snippets_llvm_ir(
     cfg: &LoweringConfig,
     names: &SnippetNames,
     stores: &[(RegionId, Edge)],
+    exit_stores: &[(RegionId, Edge)],
 ) -> Result<String> {
     let mut text = String::from("module {\n");
     text.push_str(&template_prelude(cfg));
@@ -81,6 +88,12 @@ pub fn snippets_llvm_ir(
         text.push_str(&renamed(
             templates::store(cfg, *r, *e),
             &names.store(*r, *e),
+        ));
+    }
+    for (r, e) in exit_stores {
+        text.push_str(&renamed(
+            templates::store_at_exit(cfg, *r, *e),
+            &names.store_at_exit(*r, *e),
         ));
     }
     text.push_str(&renamed(templates::finalize(cfg), &names.finalize()));

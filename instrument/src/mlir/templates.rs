@@ -1017,7 +1017,69 @@ fn store16(
 /// {tag, clock} at the ring slot. The counter update stays outside the
 /// predicate so that in straight-line code the slot folds to an immediate.
 pub fn store(cfg: &LoweringConfig, region: RegionId, edge: Edge) -> String {
+    let refs = StoreRefs {
+        rec: "%rec",
+        unit: UnitRefs {
+            blk: "%blk",
+            unit_idx: "%unit_idx",
+            seg: "%seg",
+        },
+    };
     let mut b = Body::new();
+    store_body(&mut b, cfg, region, edge, refs);
+    let mut args = vec![
+        ("%rec", "i1"),
+        ("%seg", cfg.seg_ptr()),
+        ("%cnt", cfg.cnt_ptr()),
+        ("%blk", cfg.gptr()),
+        ("%unit_idx", "i32"),
+    ];
+    args.push(("%clock", counter_type(cfg.counter)));
+    function("kperf_store", &args, b, &[])
+}
+
+/// [`store`] for a record right before finalize (the kernel region's END at
+/// the exit): it derives the thread's ring slot itself, as finalize does,
+/// instead of taking init's. Init's ring address, used only there, stayed
+/// live across the whole kernel: one register more, and ptxas no longer
+/// coalesced a binary search's loop registers (its loop 13 → 15 SASS, three
+/// MOVs more; docs/fidelity.md, fifth round). Derived again (3–4 SASS), the
+/// kernel's own code is the plain kernel's. The derivation is
+/// [`profile_state`], so the slot is init's: same unit and CTA sampling,
+/// same trash ring, same null-profile test.
+///
+/// Arguments: init's ([`init_args`]), then the clock.
+pub fn store_at_exit(cfg: &LoweringConfig, region: RegionId, edge: Edge) -> String {
+    let mut b = Body::new();
+    b.opaque_sregs = cfg.target.inline_ptx();
+    let st = profile_state(&mut b, cfg);
+    b.opaque_sregs = false;
+    let refs = StoreRefs {
+        rec: &st.rec,
+        unit: UnitRefs {
+            blk: &st.blk,
+            unit_idx: &st.unit_idx,
+            seg: &st.seg,
+        },
+    };
+    store_body(&mut b, cfg, region, edge, refs);
+    let mut args = init_args(cfg);
+    args.push(("%clock", counter_type(cfg.counter)));
+    function("kperf_store", &args, b, &[])
+}
+
+/// Where a record store writes: the thread's recording predicate and its
+/// unit's ring and CTA block.
+#[derive(Clone, Copy)]
+struct StoreRefs<'a> {
+    rec: &'a str,
+    unit: UnitRefs<'a>,
+}
+
+/// The record store itself, shared by [`store`] and [`store_at_exit`].
+fn store_body(b: &mut Body, cfg: &LoweringConfig, region: RegionId, edge: Edge, refs: StoreRefs) {
+    let StoreRefs { rec, unit } = refs;
+    let seg = unit.seg;
     let seg_ty = cfg.seg_ptr();
     let cp = cfg.cnt_ptr();
     let n = b.def(format!(
@@ -1028,7 +1090,7 @@ pub fn store(cfg: &LoweringConfig, region: RegionId, edge: Edge) -> String {
     let three = b.c32(3);
     let off = b.def(format!("llvm.shl {slot}, {three} : i32"));
     let p = b.def(format!(
-        "llvm.getelementptr %seg[{off}] : ({seg_ty}, i32) -> {seg_ty}, i8"
+        "llvm.getelementptr {seg}[{off}] : ({seg_ty}, i32) -> {seg_ty}, i8"
     ));
     let tag_const = RecordWord::tag_constant(region, edge) as i64;
     let nvptx_circular = cfg.strategy == Strategy::Circular && cfg.target.inline_ptx();
@@ -1044,10 +1106,11 @@ pub fn store(cfg: &LoweringConfig, region: RegionId, edge: Edge) -> String {
 
         let guard = if cfg.trash_ring() { "" } else { "@$0 " };
         b.line(format!(
-            "llvm.inline_asm has_side_effects asm_dialect = att \"{{ .reg .b32 lo, hi; mov.b64 {{lo, hi}}, $2; shl.b32 hi, hi, {TAG_CLOCK_HI_SHIFT}; or.b32 hi, hi, {tag_const}; {guard}st.{space}.v2.b32 [$1], {{lo, hi}}; }}\", \"b,{pc},l\" %rec, {p}, %clock : (i1, {seg_ty}, i64) -> ()",
+            "llvm.inline_asm has_side_effects asm_dialect = att \"{{ .reg .b32 lo, hi; mov.b64 {{lo, hi}}, $2; shl.b32 hi, hi, {TAG_CLOCK_HI_SHIFT}; or.b32 hi, hi, {tag_const}; {guard}st.{space}.v2.b32 [$1], {{lo, hi}}; }}\", \"b,{pc},l\" {rec}, {p}, %clock : (i1, {seg_ty}, i64) -> ()",
             pc = cfg.ptr_constraint(seg_ty)
         ));
-        return finish_store(b, cfg, &n, seg_ty);
+        count_record(b, cfg, &n);
+        return;
     }
     if nvptx_circular {
         // One store and no branch: a branch here lets LLVM duplicate the
@@ -1065,12 +1128,13 @@ pub fn store(cfg: &LoweringConfig, region: RegionId, edge: Edge) -> String {
         words[RECORD_CLOCK_WORD] = "$2";
         words[RECORD_TAG_WORD] = "tag";
         b.line(format!(
-            "llvm.inline_asm has_side_effects asm_dialect = att \"{{ .reg .b32 tag; mov.b32 tag, {tag_const}; {guard}st.{space}.v2.b32 [$1], {{{w0}, {w1}}}; }}\", \"b,{pc},r\" %rec, {p}, %clock : (i1, {seg_ty}, i32) -> ()",
+            "llvm.inline_asm has_side_effects asm_dialect = att \"{{ .reg .b32 tag; mov.b32 tag, {tag_const}; {guard}st.{space}.v2.b32 [$1], {{{w0}, {w1}}}; }}\", \"b,{pc},r\" {rec}, {p}, %clock : (i1, {seg_ty}, i32) -> ()",
             pc = cfg.ptr_constraint(seg_ty),
             w0 = words[0],
             w1 = words[1]
         ));
-        return finish_store(b, cfg, &n, seg_ty);
+        count_record(b, cfg, &n);
+        return;
     }
     let (tag, lo) = if cfg.counter == Counter::Clock32 {
         (b.c32(tag_const), "%clock".to_string())
@@ -1099,42 +1163,26 @@ pub fn store(cfg: &LoweringConfig, region: RegionId, edge: Edge) -> String {
         "llvm.insertelement {}, {v}[{i1} : i32] : vector<2xi32>",
         words[1]
     ));
-    b.line("scf.if %rec {");
+    b.line(format!("scf.if {rec} {{"));
     b.store(&v, "vector<2xi32>", &p, seg_ty, 8);
     if cfg.strategy == Strategy::Flush {
-        flush_if_full(&mut b, cfg, &n, &mask);
+        flush_if_full(b, cfg, &n, &mask, unit);
     }
     b.line("}");
-    finish_store(b, cfg, &n, seg_ty)
+    count_record(b, cfg, &n);
 }
 
-/// The ring counter update and the template's signature, shared by every
-/// form of the record store.
-fn finish_store(mut b: Body, cfg: &LoweringConfig, n: &str, seg_ty: &str) -> String {
-    let cp = cfg.cnt_ptr();
+/// The ring counter update, shared by every form of the record store.
+fn count_record(b: &mut Body, cfg: &LoweringConfig, n: &str) {
     let one = b.c32(1);
     let n1 = b.def(format!("llvm.add {n}, {one} : i32"));
-    b.store(&n1, "i32", "%cnt", cp, 4);
-    let ct = counter_type(cfg.counter);
-    function(
-        "kperf_store",
-        &[
-            ("%rec", "i1"),
-            ("%seg", seg_ty),
-            ("%cnt", cfg.cnt_ptr()),
-            ("%blk", cfg.gptr()),
-            ("%unit_idx", "i32"),
-            ("%clock", ct),
-        ],
-        b,
-        &[],
-    )
+    b.store(&n1, "i32", "%cnt", cfg.cnt_ptr(), 4);
 }
 
 /// Flush strategy: when the record just stored filled the shared segment,
 /// the leader writes the whole segment through to its global segment at
 /// chunk `n / slots`, while the global segment has room.
-fn flush_if_full(b: &mut Body, cfg: &LoweringConfig, n: &str, mask: &str) {
+fn flush_if_full(b: &mut Body, cfg: &LoweringConfig, n: &str, mask: &str, unit: UnitRefs) {
     let slot = b.def(format!("llvm.and {n}, {mask} : i32"));
     let full = b.def(format!("llvm.icmp \"eq\" {slot}, {mask} : i32"));
     let chunk_first = b.def(format!("llvm.sub {n}, {mask} : i32"));
@@ -1143,11 +1191,6 @@ fn flush_if_full(b: &mut Body, cfg: &LoweringConfig, n: &str, mask: &str) {
     let go = b.def(format!("llvm.and {full}, {room} : i1"));
     b.line(format!("scf.if {go} {{"));
     let full_count = b.c32(cfg.slots as i64);
-    let unit = UnitRefs {
-        blk: "%blk",
-        unit_idx: "%unit_idx",
-        seg: "%seg",
-    };
     copy_segment(b, cfg, unit, &chunk_first, &full_count);
     b.line("}");
 }
