@@ -95,6 +95,13 @@ pub fn plan_segments(
             g.max(slots).next_multiple_of(2)
         }
     };
+    // Flushed into a global buffer, records go straight to their segment
+    // (templates::flushes_in_place): the segment is the ring.
+    let slots = if opts.strategy == Strategy::Flush && opts.buffer == BufferKind::Global {
+        global_slots
+    } else {
+        slots
+    };
     if on_device_shared {
         let needed = crate::mlir::templates::shared_layout(
             &opts.target,

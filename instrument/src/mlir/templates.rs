@@ -1086,7 +1086,14 @@ fn store_body(b: &mut Body, cfg: &LoweringConfig, region: RegionId, edge: Edge, 
         "llvm.load %cnt {{alignment = 4 : i64}} : {cp} -> i32"
     ));
     let mask = b.c32(cfg.slots as i64 - 1);
-    let slot = b.def(format!("llvm.and {n}, {mask} : i32"));
+    // Flush into a global buffer: the segment is the record's place, slot n
+    // while it has room (no ring to stage in; see [`flushes_in_place`]).
+    let in_place = flushes_in_place(cfg);
+    let slot = if in_place {
+        n.clone()
+    } else {
+        b.def(format!("llvm.and {n}, {mask} : i32"))
+    };
     let three = b.c32(3);
     let off = b.def(format!("llvm.shl {slot}, {three} : i32"));
     let p = b.def(format!(
@@ -1163,13 +1170,31 @@ fn store_body(b: &mut Body, cfg: &LoweringConfig, region: RegionId, edge: Edge, 
         "llvm.insertelement {}, {v}[{i1} : i32] : vector<2xi32>",
         words[1]
     ));
-    b.line(format!("scf.if {rec} {{"));
+    let go = if in_place {
+        let cap = b.c32(cfg.global_slots as i64);
+        let room = b.def(format!("llvm.icmp \"ult\" {n}, {cap} : i32"));
+        b.def(format!("llvm.and {rec}, {room} : i1"))
+    } else {
+        rec.to_string()
+    };
+    b.line(format!("scf.if {go} {{"));
     b.store(&v, "vector<2xi32>", &p, seg_ty, 8);
-    if cfg.strategy == Strategy::Flush {
+    if cfg.strategy == Strategy::Flush && !in_place {
         flush_if_full(b, cfg, &n, &mask, unit);
     }
     b.line("}");
     count_record(b, cfg, &n);
+}
+
+/// The flush strategy with a global buffer: records go straight to their
+/// unit's global segment, the first `global_slots` of them, and later ones
+/// are dropped. A staging ring in global memory, copied to the segment
+/// when full, would only cost time; and placed at the segments' own
+/// offsets (as it once was, `slots` apart where segments are
+/// `global_slots` apart), sixteen threads' rings sat inside unit 0's
+/// segment and overwrote its records, with no record counted lost.
+pub fn flushes_in_place(cfg: &LoweringConfig) -> bool {
+    cfg.strategy == Strategy::Flush && cfg.buffer == BufferKind::Global
 }
 
 /// The ring counter update, shared by every form of the record store.
