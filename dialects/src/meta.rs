@@ -120,6 +120,14 @@ pub enum CtaSampling {
 
 impl CtaSampling {
     /// Profile blocks the buffer needs for `grid_ctas` CTAs.
+    /// Whether the CTA of linear id `cta` records.
+    pub fn records(&self, cta: u64) -> bool {
+        match self {
+            CtaSampling::All => true,
+            CtaSampling::Every(k) => cta.is_multiple_of((*k).max(1) as u64),
+            CtaSampling::List(ids) => ids.iter().any(|i| *i as u64 == cta),
+        }
+    }
     pub fn blocks(&self, grid_ctas: u64) -> u64 {
         match self {
             CtaSampling::All => grid_ctas,

@@ -133,6 +133,14 @@ pub struct CheckReport {
     /// What the calibrated cost gave, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibrated_error: Option<f64>,
+    /// Complete kernel-region instances in the profile, and instances the
+    /// uninstrumented run timed (0: not known). Where they differ, the two
+    /// means are of different CTAs or units and `error` is not the
+    /// profile's ([`CheckReport::same_instances`]).
+    #[serde(default)]
+    pub instances: u64,
+    #[serde(default)]
+    pub truth_instances: u64,
 }
 
 /// Beyond this relative error the report says the profile's corrected
@@ -140,6 +148,12 @@ pub struct CheckReport {
 pub const CHECK_TOLERANCE: f64 = 0.05;
 
 impl CheckReport {
+    /// Whether the profile's kernel-region instances are the ones the
+    /// uninstrumented run timed.
+    pub fn same_instances(&self) -> bool {
+        self.truth_instances == 0 || self.instances == self.truth_instances
+    }
+
     /// Compare `report`'s kernel region with `run`; None without a kernel
     /// region or a per-CTA truth.
     pub fn compare(
@@ -170,6 +184,8 @@ impl CheckReport {
             fitted: report.correction.source == crate::correct::CostSource::FittedToCheck
                 && !report.correction.kernel_below_resolution(),
             calibrated_error: report.correction.fit.as_ref().map(|f| f.calibrated_error),
+            instances: k.count,
+            truth_instances: run.ctas,
         })
     }
 }

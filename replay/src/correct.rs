@@ -114,6 +114,14 @@ pub struct CostFit {
     /// reports the difference.
     #[serde(default = "yes")]
     pub plausible: bool,
+    /// Kernel-region instances the profile holds, and how many the
+    /// uninstrumented run timed: a fit needs the same ones (a profile of
+    /// some CTAs, or one whose rings lost the START of the long CTAs,
+    /// against the mean of all, fitted a cost of 0).
+    #[serde(default)]
+    pub instances: u64,
+    #[serde(default)]
+    pub truth_instances: u64,
 }
 
 fn yes() -> bool {
@@ -134,9 +142,25 @@ const RESOLVED_WORK_SHARE: f64 = 0.25;
 pub const FIT_BEYOND_CALIBRATED: f64 = 4.0;
 
 impl CostFit {
+    /// Whether the profile's kernel regions are the instances the
+    /// uninstrumented run timed (files written before the count was kept
+    /// say 0: taken as the same).
+    pub fn same_instances(&self) -> bool {
+        self.truth_instances == 0 || self.instances == self.truth_instances
+    }
+
+    /// Whether the records could have made the kernel region longer than
+    /// the uninstrumented run: not where the raw region is shorter by more
+    /// than the check's tolerance (a record makes nothing faster; a fit to
+    /// cost 0 would only hide that the two runs differ).
+    pub fn slower_than_truth(&self) -> bool {
+        self.raw_ticks >= self.truth_ticks * (1.0 - crate::analyze::CHECK_TOLERANCE)
+    }
+
     fn new(info: &RunInfo, scan: &ProfileScan) -> Option<CostFit> {
         let spans = &scan.kernel_spans;
-        let truth = info.check.as_ref()?.cta_mean_ticks.filter(|t| *t > 0.0)?;
+        let check = info.check.as_ref()?;
+        let truth = check.cta_mean_ticks.filter(|t| *t > 0.0)?;
         if spans.units == 0 || spans.records <= 0.0 {
             return None;
         }
@@ -173,17 +197,24 @@ impl CostFit {
         // average is kept.
         let resolved = truth >= RESOLVED_WORK_SHARE * raw;
         let plausible = calibrated_max <= 0.0 || linear <= FIT_BEYOND_CALIBRATED * calibrated_max;
-        Some(CostFit {
+        let mut fit = CostFit {
             truth_ticks: truth,
             raw_ticks: raw,
             records,
             fitted_cost_ticks: if believable { fitted } else { linear },
             calibrated_error,
-            applied: plausible && calibrated_error.abs() > crate::analyze::CHECK_TOLERANCE,
+            applied: false,
             resolved,
             needed_cost_ticks: fitted,
             plausible,
-        })
+            instances: spans.units,
+            truth_instances: check.ctas,
+        };
+        fit.applied = plausible
+            && fit.same_instances()
+            && fit.slower_than_truth()
+            && calibrated_error.abs() > crate::analyze::CHECK_TOLERANCE;
+        Some(fit)
     }
 }
 

@@ -639,13 +639,26 @@ impl Replayer {
                 report.caveats.push(below_resolution_caveat(f, check_error));
             }
             if let Some(f) = self.correction.fit.as_ref().filter(|f| {
-                !f.plausible && f.calibrated_error.abs() > crate::analyze::CHECK_TOLERANCE
+                !f.plausible
+                    && f.same_instances()
+                    && f.calibrated_error.abs() > crate::analyze::CHECK_TOLERANCE
             }) {
                 report
                     .caveats
                     .push(implausible_fit_caveat(f, self.correction.cost_ticks));
             }
+            if let Some(f) = self.correction.fit.as_ref().filter(|f| {
+                f.same_instances()
+                    && !f.slower_than_truth()
+                    && f.calibrated_error.abs() > crate::analyze::CHECK_TOLERANCE
+            }) {
+                report.caveats.push(faster_than_truth_caveat(f));
+            }
             match &report.check {
+                Some(c) if !c.same_instances() => {
+                    let instance = report.kernel_region_instance();
+                    report.caveats.push(different_instances_caveat(c, instance))
+                }
                 Some(c) if c.fitted && c.error.abs() <= crate::analyze::CHECK_TOLERANCE => {
                     report.caveats.push(format!(
                     "the calibrated record cost put the `{}` region {:+.1}% off the same launch \
@@ -893,6 +906,39 @@ fn below_resolution_caveat(f: &crate::correct::CostFit, check_error: Option<f64>
         100.0 * share,
         f.raw_ticks,
         f.records,
+    )
+}
+
+/// Why the check's figure is not the profile's error: the profile's kernel
+/// regions and the uninstrumented run's are different instances.
+fn different_instances_caveat(c: &crate::analyze::CheckReport, instance: &str) -> String {
+    let why = if c.instances < c.truth_instances {
+        "the others were not recorded (--sample-ctas) or their rings lost the region's START \
+         or END (see the lost records)"
+    } else {
+        "the profile holds more than were timed"
+    };
+    format!(
+        "the check compares different {instance}s: the profile's `{}` region has {} complete \
+         instances and the uninstrumented run timed {} ({why}), so its {:+.1}% is the \
+         difference between two sets, not this profile's error, and no record cost was fitted \
+         to it",
+        c.region,
+        c.instances,
+        c.truth_instances,
+        100.0 * c.error
+    )
+}
+
+/// Why a calibrated cost that misses the uninstrumented run was kept
+/// where the raw kernel region is shorter than the truth.
+fn faster_than_truth_caveat(f: &crate::correct::CostFit) -> String {
+    format!(
+        "the instrumented kernel region ({:.0} ticks raw) is shorter than the same launch run \
+         uninstrumented ({:.0} ticks): records make nothing faster, so the two launches ran \
+         differently (a disturbed host, a launch that ran cold); the calibrated record cost is \
+         kept, not fitted",
+        f.raw_ticks, f.truth_ticks
     )
 }
 

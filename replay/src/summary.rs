@@ -369,7 +369,7 @@ impl ReplayReport {
 impl ReplayReport {
     /// What one kernel-region instance is: a CTA on the host (one thread
     /// each), else the unit the profile records by.
-    fn kernel_region_instance(&self) -> &'static str {
+    pub(crate) fn kernel_region_instance(&self) -> &'static str {
         match (self.target.as_str(), self.granularity) {
             ("host", _) | (_, Granularity::Cta) => "CTA",
             (_, g) => g.name(),

@@ -1033,6 +1033,51 @@ fn a_calibrated_cost_the_uninstrumented_run_refutes_is_fitted_to_it() {
 }
 
 #[test]
+fn a_check_over_other_instances_is_named_and_fits_nothing() {
+    // The profile holds one CTA's kernel region; the uninstrumented run
+    // timed 4 CTAs (the others not recorded, or their START lost): the
+    // calibrated cost stays, and the report says the two are different
+    // sets instead of calling the profile -57% off.
+    let (mut info, ctas) = kernel_with_check(10.0);
+    info.check = Some(timed_by_hand(4, 94.0, 94));
+    let p = Profile::from_parts(info, ctas).unwrap();
+    let r = p.report();
+    assert_eq!(r.correction.source, CostSource::Calibrated);
+    let check = r.check.as_ref().unwrap();
+    assert_eq!((check.instances, check.truth_instances), (1, 4));
+    assert!(!check.fitted, "{check:?}");
+    assert!(
+        r.caveats
+            .iter()
+            .any(|c| c.contains("compares different warps")
+                && c.contains("no record cost was fitted")),
+        "{:?}",
+        r.caveats
+    );
+    assert!(!r.caveats.iter().any(|c| c.contains("off by about as much")));
+}
+
+#[test]
+fn a_kernel_region_shorter_than_the_truth_fits_no_cost() {
+    // 130 ticks raw against 200 uninstrumented: no record cost explains a
+    // faster instrumented run; fitting took the cost to 0 (every region
+    // inside uncorrected). The calibration stays and the report says why.
+    let (mut info, ctas) = kernel_with_check(10.0);
+    info.check = Some(timed_by_hand(1, 200.0, 200));
+    let p = Profile::from_parts(info, ctas).unwrap();
+    let r = p.report();
+    assert_eq!(r.correction.source, CostSource::Calibrated);
+    assert_eq!(r.correction.cost_ticks, 10.0);
+    assert!(
+        r.caveats
+            .iter()
+            .any(|c| c.contains("records make nothing faster")),
+        "{:?}",
+        r.caveats
+    );
+}
+
+#[test]
 fn the_fit_holds_for_the_units_past_its_sample() {
     // 300 CTAs of one unit: a kernel region of 999 gaps (499 iterations).
     // The fit samples the first 2^18 record clocks, 262 units of 1000; the

@@ -247,6 +247,29 @@ pub fn host_ticks() -> u64 {
     }
 }
 
+/// [`host_ticks`] once everything before it has executed, and before
+/// anything after it starts (`lfence` on both sides): what the check's
+/// truth is timed with. Unfenced, a CTA's dependent chain was still in
+/// flight at the second read: a CTA of 20 iterations (about 590 ticks by
+/// the 2000-iteration CTAs' rate) timed 332.
+pub fn host_ticks_fenced() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_mm_lfence, _rdtsc};
+        // SAFETY: lfence and rdtsc have no preconditions on x86-64.
+        unsafe {
+            _mm_lfence();
+            let t = _rdtsc();
+            _mm_lfence();
+            t
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        host_ticks()
+    }
+}
+
 /// A kernel called with one pointer per argument word.
 pub type Packed = unsafe extern "C" fn(*mut *mut c_void);
 
@@ -539,30 +562,44 @@ impl<'jit> GridLauncher<'jit> {
         }
         // The kernel writes the buffers through the template's addresses;
         // `&mut self` keeps anyone else from reading them meanwhile.
-        run_grid(f, &self.template, grid, self.threads, |call| call());
+        run_grid(f, &self.template, grid, self.threads, |_, call| {
+            call();
+            None::<()>
+        });
         start.elapsed().as_nanos() as u64
     }
 
     /// Run every CTA of the grid once, reading the host counter
     /// ([`host_ticks`]) around each CTA's call: the uninstrumented truth a
-    /// profile is checked against. Returns the wall time in ns and each
-    /// CTA's ticks (in no particular order). In a child process, as
-    /// [`GridLauncher::launch`].
-    pub fn launch_timed(&mut self) -> Result<(u64, Vec<u64>), RuntimeError> {
-        self.in_child(|g| g.launch_timed_here())
+    /// profile is checked against. Returns the wall time in ns and the
+    /// ticks of each CTA `timed` takes (by linear CTA id; in no particular
+    /// order): a profile that records some CTAs is checked against those.
+    /// In a child process, as [`GridLauncher::launch`].
+    pub fn launch_timed(
+        &mut self,
+        timed: &(dyn Fn(u64) -> bool + Sync),
+    ) -> Result<(u64, Vec<u64>), RuntimeError> {
+        self.in_child(|g| g.launch_timed_here(timed))
     }
 
     /// [`GridLauncher::launch_timed`] in this process: for code already in
     /// a child (the check times its launches there and sends back only a
     /// summary, where each launch's per-CTA times crossed a pipe as JSON).
-    pub fn launch_timed_here(&mut self) -> (u64, Vec<u64>) {
+    pub fn launch_timed_here(&mut self, timed: &(dyn Fn(u64) -> bool + Sync)) -> (u64, Vec<u64>) {
         let _running = KernelRunning::start();
         let start = Instant::now();
-        let ticks = run_grid(self.f, &self.template, self.grid, self.threads, |call| {
-            let t0 = host_ticks();
-            call();
-            host_ticks().wrapping_sub(t0)
-        });
+        let ticks = run_grid(
+            self.f,
+            &self.template,
+            self.grid,
+            self.threads,
+            |cta, call| {
+                let t0 = host_ticks_fenced();
+                call();
+                let t = host_ticks_fenced().wrapping_sub(t0);
+                timed(cta).then_some(t)
+            },
+        );
         (start.elapsed().as_nanos() as u64, ticks)
     }
 
@@ -650,7 +687,7 @@ fn run_grid<T: Send>(
     template: &[u64],
     grid: [u32; 3],
     threads: usize,
-    per_cta: impl Fn(&mut dyn FnMut()) -> T + Sync,
+    per_cta: impl Fn(u64, &mut dyn FnMut()) -> Option<T> + Sync,
 ) -> Vec<T> {
     let total = grid.iter().map(|g| *g as u64).product::<u64>();
     let base = template.len();
@@ -668,7 +705,7 @@ fn run_grid<T: Send>(
                 unsafe { *(ptrs[base + k] as *mut u64) = *v };
             }
             // SAFETY: the packed wrapper reads one pointer per argument.
-            mine.push(per_cta(&mut || unsafe { f(ptrs.as_mut_ptr()) }));
+            mine.extend(per_cta(c, &mut || unsafe { f(ptrs.as_mut_ptr()) }));
         }
         mine
     };

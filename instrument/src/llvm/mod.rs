@@ -1765,9 +1765,7 @@ fn insert_records<'c>(
                 (names.store(id, edge), store_state.clone())
             };
             args.push(clock.into());
-            builder
-                .build_call(get(&store)?, &args, "")
-                .map_err(bad)?;
+            builder.build_call(get(&store)?, &args, "").map_err(bad)?;
         }
     }
     // Finalize takes init's arguments and derives the rest itself.
