@@ -234,9 +234,13 @@ impl RegisterHold {
     }
 
     /// A warning when the instrumented build spills registers the plain
-    /// one keeps (with no cap set: a cap's spills are `describe`'s).
+    /// one keeps (with no cap set, or a cap set for the kernel's own code
+    /// where the occupancy held free: an occupancy cap's spills are
+    /// `describe`'s).
     pub fn describe_spills(&self) -> Option<String> {
-        let extra = self.added_spills.filter(|_| self.cap.is_none())?;
+        let extra = self.added_spills.filter(|_| {
+            self.cap.is_none() || self.instrumented_ctas_per_sm >= self.plain_ctas_per_sm
+        })?;
         let kernel = kperf_dialects::meta::displayable_name(&self.kernel, 256)
             .unwrap_or_else(|| self.kernel.clone());
         Some(format!(
@@ -527,6 +531,10 @@ fn hold_llvm(
         if drift_capped < drift_free && capped.ptxas.spill_bytes() <= free.ptxas.spill_bytes() {
             opts.register_limits.insert(name.clone(), c);
             if let Some(h) = holds.iter_mut().find(|h| h.kernel == name) {
+                // The capped build is the one delivered: its spills, not
+                // the free build's (Triton's attention backward spilled 8
+                // bytes capped at 255 and no warning said so).
+                h.added_spills = extra_spills(&p, &capped);
                 h.cap = Some(c);
                 h.drift = Some((drift_free, drift_capped));
                 h.plain_instructions = Some(p.in_line().len() as u64);

@@ -960,6 +960,11 @@ pub fn prepare_host<'c>(
         meta.source_sha256 = Some(crate::source_digest(source.as_bytes()));
         Some(meta)
     } else {
+        // The plain build (the check's truth): the author's records go, as
+        // on the GPU's plain build; kept, no host lowering knew them and
+        // every `kperf run` of a file with `kperf.record` ops failed its
+        // check.
+        regions::strip_user_regions(f);
         apply_host_abi(kctx, f)?;
         None
     };
