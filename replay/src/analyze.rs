@@ -1240,6 +1240,12 @@ struct ClockAcc {
     /// first (CTA id, unit id).
     beyond_units: u64,
     first_beyond: Option<(u32, u32)>,
+    /// Units other than thread 0's whose records span longer than thread
+    /// 0's CTA lifetime but no longer than the launch: legitimate where
+    /// they outlive thread 0 (finalize has no barrier), and the first
+    /// (CTA id, unit id).
+    outlived_units: u64,
+    first_outlived: Option<(u32, u32)>,
     /// CTAs whose header span reaches the record clock's wrap, and the
     /// first one's id.
     wrapping_ctas: u64,
@@ -1414,6 +1420,8 @@ impl Accumulator {
         }
         c.beyond_units += o.beyond_units;
         c.first_beyond = c.first_beyond.or(o.first_beyond);
+        c.outlived_units += o.outlived_units;
+        c.first_outlived = c.first_outlived.or(o.first_outlived);
         c.wrapping_ctas += o.wrapping_ctas;
         c.first_wrapping = c.first_wrapping.or(o.first_wrapping);
         c.timer_backwards += o.timer_backwards;
@@ -1481,10 +1489,13 @@ impl Accumulator {
     /// header clocks: a flipped clock bit read as 8796 s); and global-timer
     /// stamps that go backwards, which leave the CTA's place on the axis
     /// unknown.
+    /// `launch_ns`: the profiled launch's wall time, when measured: no
+    /// unit records for longer.
     pub(crate) fn check_clocks(
         &mut self,
         cta: &kperf_runtime::profile::CtaTrace,
         counter: Counter,
+        launch_ns: Option<u64>,
     ) {
         let c = &mut self.clock;
         // A unit is counted once, whichever checks it fails.
@@ -1500,12 +1511,25 @@ impl Accumulator {
         } else {
             // The timer's resolution (a microsecond on NVIDIA by default)
             // is allowed on top of its span.
+            // The timer spans thread 0's life in the CTA (init to its
+            // finalize). Other units may outlive it (finalize has no
+            // barrier: a warp 0 that returns at once, a producer warp
+            // done early), so theirs is held to the launch, where known.
             let ns = (cta.finalize_end_ns - cta.start_time_ns) as f64 + 1_000.0;
             let most = ns * crate::time::PLAUSIBLE_TICKS_PER_NS.end();
+            let launch_most =
+                launch_ns.map(|l| (l as f64 + 1_000.0) * crate::time::PLAUSIBLE_TICKS_PER_NS.end());
             for u in &cta.units {
                 if let (Some(a), Some(b)) = (u.records.first(), u.records.last()) {
-                    if b.clock.saturating_sub(a.clock) as f64 > most {
+                    let span = b.clock.saturating_sub(a.clock) as f64;
+                    if span <= most {
+                        continue;
+                    }
+                    if u.unit_id == 0 || launch_most.is_some_and(|l| span > l) {
                         beyond.push(u.unit_id);
+                    } else {
+                        c.outlived_units += 1;
+                        c.first_outlived.get_or_insert((cta.cta_id, u.unit_id));
                     }
                 }
             }
@@ -2031,6 +2055,15 @@ impl Accumulator {
                  record count or clocks are not what the kernel wrote, so their durations \
                  cannot be trusted",
                 ck.beyond_units
+            ));
+        }
+        if let Some((cta, unit)) = ck.first_outlived {
+            caveats.push(format!(
+                "{} units recorded for longer than thread 0 lived in their CTA (first: CTA {cta} \
+                 unit {unit}): right where they outlive thread 0 (it returned early, or its warp \
+                 finished first: finalize has no barrier); if nothing in the kernel lets them, \
+                 their clocks are corrupt",
+                ck.outlived_units
             ));
         }
         if let Some(cta) = ck.first_timer_backwards {

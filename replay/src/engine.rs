@@ -556,7 +556,8 @@ impl Replayer {
             acc.min_record_gap = min_record_gap(cta);
         }
         acc.add_clock(&clock);
-        acc.check_clocks(cta, self.info.counter);
+        let launch_ns = self.info.check.as_ref().and_then(|c| c.profiled_wall_ns);
+        acc.check_clocks(cta, self.info.counter, launch_ns);
         let replayed = replay_cta(
             cta,
             &self.table,

@@ -1765,3 +1765,47 @@ fn a_report_lists_the_largest_overlapping_pairs() {
         r.caveats
     );
 }
+
+#[test]
+fn a_unit_that_outlives_thread_0_is_not_called_corrupt() {
+    // Warp 0 returns at once (its finalize closes the CTA's timer span at
+    // 1 µs); warp 1 works for 500 µs. Finalize has no barrier, so that is
+    // a legitimate profile (tests/simt: a kernel whose warp 0 returns
+    // early drew "their record count or clocks are not what the kernel
+    // wrote", s10h1 2026-11-28). Where the launch is known to have taken
+    // 2 µs, the same span is impossible and is called corrupt.
+    let info = ns_info(&[(0, "kernel", RegionKind::Kernel, None, None)]);
+    let units = vec![
+        unit(0, vec![s(0, 0), e(0, 500)]),
+        unit(1, vec![s(0, 0), e(0, 500_000)]),
+    ];
+    let p = Profile::from_parts(info.clone(), vec![ns_cta(0, 0, 0, units.clone())]).unwrap();
+    let r = p.report();
+    assert!(
+        r.caveats.iter().any(
+            |c| c.contains("1 units recorded for longer than thread 0 lived")
+                && c.contains("CTA 0 unit 1")
+        ),
+        "{:?}",
+        r.caveats
+    );
+    assert!(!r
+        .caveats
+        .iter()
+        .any(|c| c.contains("not what the kernel wrote")));
+
+    let mut timed = info;
+    timed.check = Some(kperf_runtime::profile::UninstrumentedRun {
+        profiled_wall_ns: Some(2_000),
+        ..timed_by_hand(1, 1_000.0, 1_000)
+    });
+    let p = Profile::from_parts(timed, vec![ns_cta(0, 0, 0, units)]).unwrap();
+    let r = p.report();
+    assert!(
+        r.caveats
+            .iter()
+            .any(|c| c.contains("not what the kernel wrote") && c.contains("CTA 0 unit 1")),
+        "{:?}",
+        r.caveats
+    );
+}
