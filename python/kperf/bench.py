@@ -33,6 +33,7 @@ import math
 import os
 import sys
 import warnings
+from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 from . import _kperf
@@ -427,6 +428,18 @@ def _fmt_rate(x: Optional[float]) -> str:
     return "" if x is None else f"{x:.3g}"
 
 
+def _check_writable(out: PathLike) -> None:
+    """Refuse an output path whose directory is missing (or that is a
+    directory) before a sweep spends its time: found only at the end, it
+    threw every measurement away."""
+    path = Path(os.fspath(out))
+    parent = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise KperfError(f"cannot write {os.fspath(out)}: it is a directory")
+    if not parent.is_dir():
+        raise KperfError(f"cannot write {os.fspath(out)}: {parent} is not a directory")
+
+
 def parametrize(grid: Mapping[str, Sequence[Any]], *, flops: Optional[Callable[..., float]] = None,
                 bytes: Optional[Callable[..., float]] = None, baseline: Optional[str] = None,
                 out: Optional[PathLike] = None, show: bool = True, **bench_kw: Any):
@@ -451,6 +464,8 @@ def parametrize(grid: Mapping[str, Sequence[Any]], *, flops: Optional[Callable[.
 
     def wrap(setup: Callable[..., Any]):
         def run() -> Sweep:
+            if out is not None:
+                _check_writable(out)
             results = []
             for values in itertools.product(*(grid[n] for n in names)):
                 params = dict(zip(names, values))
@@ -464,11 +479,13 @@ def parametrize(grid: Mapping[str, Sequence[Any]], *, flops: Optional[Callable[.
                 for impl, fn in impls.items():
                     results.append(benchmark(fn, name=impl, params=params, **work, **bench_kw))
             sweep = Sweep(results, baseline)
-            if out is not None:
-                sweep.save(out)
+            # Shown before saving: a save that fails still leaves the
+            # measurements on the screen.
             if show:
                 print(sweep.table())
                 print(sweep.markdown())
+            if out is not None:
+                sweep.save(out)
             return sweep
 
         run.__name__ = getattr(setup, "__name__", "sweep")

@@ -310,7 +310,8 @@ class Profile(Feedback):
         cta = int(cta)
         if cta < 0:
             raise ValueError(f"cta: a linear CTA id is >= 0, got {cta}")
-        if cta >= 2**64:
+        # CTA ids are 32-bit (`cta_table()`): none beyond holds a path.
+        if cta >= 2**32:
             return None
         text = self._p.critical_path_json(cta)
         return None if text is None else json.loads(text)

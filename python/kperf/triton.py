@@ -331,25 +331,36 @@ class KperfHook:
     def save(self) -> List[Path]:
         """Synchronize and write every kept launch as
         `<out>/<kernel>.<n>.kprof` (n counts the kernel's launches); the
-        written launches are released."""
-        pending = [launch for q in self.launches.values() for launch in q]
-        if not pending:
+        written launches are released. A launch that cannot be written is
+        released too and named in the KperfError raised once the others
+        are written: one bad launch loses itself only (it used to leave the
+        launches already written queued, their buffers released, and every
+        later save failed)."""
+        if not any(self.launches.values()):
             return []
         self.out.mkdir(parents=True, exist_ok=True)
-        written = []
-        for launch in pending:
-            inst = launch.variant
-            blocks = launch.size // inst.bytes_per_cta
-            path = self.out / f"{inst.kernel}.{launch.index}.kprof"
-            _kperf.write_kprof(os.fspath(path), _host_bytes(launch.buffer), os.fspath(inst.meta),
-                               kernel=inst.kernel, grid=list(cuda_grid(launch.grid, blocks)), block=[inst.block],
-                               calibration=None if self.calibration is None else os.fspath(self.calibration))
-            written.append(path)
-            if isinstance(launch.buffer, DeviceBuffer):
-                launch.buffer.release()
+        written: List[Path] = []
+        failed: List[str] = []
         for q in self.launches.values():
-            q.clear()
+            while q:
+                launch = q.popleft()
+                inst = launch.variant
+                path = self.out / f"{inst.kernel}.{launch.index}.kprof"
+                try:
+                    blocks = launch.size // inst.bytes_per_cta
+                    _kperf.write_kprof(os.fspath(path), _host_bytes(launch.buffer), os.fspath(inst.meta),
+                                       kernel=inst.kernel, grid=list(cuda_grid(launch.grid, blocks)),
+                                       block=[inst.block],
+                                       calibration=None if self.calibration is None else os.fspath(self.calibration))
+                    written.append(path)
+                except (KperfError, OSError, ValueError) as e:
+                    failed.append(f"{path.name}: {e}")
+                finally:
+                    if isinstance(launch.buffer, DeviceBuffer):
+                        launch.buffer.release()
         self.written.extend(written)
+        if failed:
+            raise KperfError(f"{len(failed)} launch(es) not written ({len(written)} written): " + "; ".join(failed))
         return written
 
     def finish(self, summary: bool = True) -> List[Path]:
@@ -645,7 +656,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--no-summary", action="store_true", help="do not print the summary")
     ap.add_argument("script", help="the Python program")
     ap.add_argument("args", nargs=argparse.REMAINDER, help="its arguments")
-    a = ap.parse_args(argv)
+    raw = list(sys.argv[1:] if argv is None else argv)
+    a = ap.parse_args(raw)
+    # argparse's REMAINDER drops a `--` right after the script, which is
+    # the program's own argument: `prog.py -- --x` must see `--` too.
+    at = len(raw) - len(a.args)
+    if at >= 2 and raw[at - 1] == "--" and raw[at - 2] == a.script:
+        a.args = ["--", *a.args]
     # Kernels compiled before the hook (Triton's cache) would run
     # uninstrumented: the hook's cache key keeps them apart.
     sys.argv = [a.script, *a.args]

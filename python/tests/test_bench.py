@@ -98,6 +98,17 @@ def test_a_grid_naming_one_point_twice_is_refused_before_measuring():
         kb.parametrize({"n": [4, np.int64(4)]}, show=False)(lambda n: (lambda: None))
 
 
+def test_a_sweep_to_an_unwritable_path_is_refused_before_measuring(tmp_path):
+    # The path was checked after the whole sweep, and every measurement
+    # was lost (adversarial test, 2026-11-28).
+    calls = []
+    sweep = kb.parametrize({"n": [1, 2]}, show=False, out=tmp_path / "no" / "such.json", **FAST)(
+        lambda n: (lambda: calls.append(n)))
+    with pytest.raises(kperf.KperfError, match="is not a directory"):
+        sweep()
+    assert calls == []
+
+
 def test_grid_axes_are_lists_of_values():
     # A string axis ran one point per letter; a generator axis was consumed
     # by the duplicate check and measured nothing (adversarial test,

@@ -226,6 +226,9 @@ def test_critical_path_takes_a_linear_cta_id(fixtures):
     with pytest.raises(TypeError, match="cta"):
         p.critical_path(1.5)
     assert p.critical_path(2**70) is None
+    # CTA ids are 32-bit: ids from 2**32 up were an OverflowError
+    # (adversarial test, 2026-11-28).
+    assert p.critical_path(2**32) is None and p.critical_path(2**63) is None
     # The package's own tables hold numpy ids (refused before, 2026-11-27).
     np = pytest.importorskip("numpy")
     assert p.critical_path(np.uint32(0)) == p.critical_path(0)

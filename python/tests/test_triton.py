@@ -174,6 +174,45 @@ def test_a_second_hook_on_one_directory_numbers_on(tmp_path, capsys):
     assert "kperf:" not in capsys.readouterr().err
 
 
+def test_a_launch_that_cannot_be_written_loses_itself_only(tmp_path, monkeypatch):
+    # A failing write left the launches already written queued with their
+    # buffers released: every later save failed, the exit handler too
+    # (adversarial test, 2026-11-28).
+    hook = kt.install("kernel", tmp_path / "prof", keep_last=3, profile_allocator=False)
+    compile_scale_rows()
+    device = fake_device(hook)
+    per_cta = hook.instrumented["scale_rows"].bytes_per_cta
+    for _ in range(3):
+        hook.allocate(per_cta, 128, None)
+        hook.on_launch({"name": "scale_rows"})
+    kt.uninstall()
+    real = kt._kperf.write_kprof
+    calls = []
+
+    def second_fails(path, *a, **kw):
+        calls.append(path)
+        if len(calls) == 2:
+            raise kperf.KperfError("disk full")
+        return real(path, *a, **kw)
+
+    monkeypatch.setattr(kt._kperf, "write_kprof", second_fails)
+    with pytest.raises(kperf.KperfError, match=r"1 launch\(es\) not written \(2 written\): scale_rows.1.kprof: disk full"):
+        hook.save()
+    assert [p.name for p in hook.written] == ["scale_rows.0.kprof", "scale_rows.2.kprof"]
+    assert not hook.launches["scale_rows"] and not device.memory
+    assert hook.save() == [] and hook.finish(summary=False) == hook.written
+
+
+def test_the_programs_own_double_dash_reaches_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "argv", list(sys.argv))
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    prog = tmp_path / "argv.py"
+    out = tmp_path / "argv.json"
+    prog.write_text(f"import json, sys\njson.dump(sys.argv[1:], open({str(out)!r}, 'w'))\n")
+    assert kt.main(["--out", os.fspath(tmp_path / "prof"), "--no-summary", os.fspath(prog), "--", "--x"]) == 0
+    assert json.loads(out.read_text()) == ["--", "--x"]
+
+
 def launch(hook, function, name, ctas, per_cta):
     hook.allocate(ctas * per_cta, 128, None)
     hook.on_launch({"name": name, "function": function})

@@ -1282,6 +1282,9 @@ pub(crate) struct Accumulator {
     /// and the first one (CTA, unit, count).
     implausible_units: u64,
     implausible_first: Option<(u32, u32, u64)>,
+    /// Instances of raw length above 0 that the correction took to exactly
+    /// 0 (the record cost covers their raw span).
+    corrected_to_zero: u64,
     ignored_wait_ends: u64,
     cta_time: f64,
     unit_time_total: f64,
@@ -1323,6 +1326,7 @@ impl Accumulator {
             nonmonotone,
             implausible_units,
             implausible_first,
+            corrected_to_zero,
             ignored_wait_ends,
             cta_time,
             unit_time_total,
@@ -1440,6 +1444,7 @@ impl Accumulator {
         if self.implausible_first.is_none() {
             self.implausible_first = implausible_first;
         }
+        self.corrected_to_zero += corrected_to_zero;
         self.ignored_wait_ends += ignored_wait_ends;
         self.cta_time += cta_time;
         self.unit_time_total += unit_time_total;
@@ -1597,12 +1602,16 @@ impl Accumulator {
             for i in &u.instances {
                 let idx = table.idx(i.region);
                 let d = i.duration_ns();
+                if i.corrected_ticks == 0.0 && i.raw_ticks > 0 {
+                    self.corrected_to_zero += 1;
+                }
                 let r = self.region(idx);
                 r.count += 1;
                 r.total_ns += d;
                 r.max_ns = r.max_ns.max(d);
                 r.raw_ticks += i.raw_ticks as f64;
                 r.corrected_ticks += i.corrected_ticks;
+
                 r.durations.push(d);
                 r.ticks.push(i.corrected_ticks);
                 r.max_ticks = r.max_ticks.max(i.corrected_ticks);
@@ -2191,6 +2200,16 @@ impl Accumulator {
                 "{} CTA(s) nest regions more than {CRITICAL_PATH_LEVELS} deep on their critical \
                  unit: the critical path stops there, and regions below get no critical-path time",
                 self.critical_depth_limited
+            ));
+        }
+        if self.corrected_to_zero > 0 {
+            let n = self.corrected_to_zero;
+            caveats.push(format!(
+                "{n} region instance{} corrected to exactly 0: the record cost covers {} raw \
+                 span (below resolution; the raw ticks are kept with each instance and in the \
+                 trace's args)",
+                if n == 1 { "" } else { "s" },
+                if n == 1 { "its" } else { "their" }
             ));
         }
         if let Some((cta, unit, written)) = self.implausible_first {

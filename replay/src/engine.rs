@@ -808,9 +808,11 @@ where
     }
     fold_and_write(pending, &mut acc, trace.as_mut(), &replayer.table)?;
     replayer.acc = acc;
-    let mut report = replayer.finish();
+    let report = replayer.finish();
     if let Some(t) = trace {
-        report.caveats.extend(t.zero_length_caveat());
+        // How the trace draws instances shorter than its time step is the
+        // trace's own note (its metadata): the report is the same with or
+        // without a trace, and Python's (no trace) equals the CLI's.
         t.finish(Some(&report))?;
     }
     Ok(report)

@@ -1809,3 +1809,27 @@ fn a_unit_that_outlives_thread_0_is_not_called_corrupt() {
         r.caveats
     );
 }
+
+#[test]
+fn instances_corrected_to_zero_are_named_without_a_trace() {
+    // An iteration of 5 raw ticks under a 10-tick record cost corrects to
+    // exactly 0. The report says so whether or not a trace is written:
+    // the caveat came from the trace writer, so Python's profiles (no
+    // trace) and `kperf replay --json` disagreed (s10h2, 2026-11-28).
+    let regions = [
+        (0, "kernel", RegionKind::Kernel, None, None),
+        (1, "iter", RegionKind::Iteration, Some(0), None),
+    ];
+    let mut info = ns_info(&regions);
+    info.record_cost_ticks = Some(10.0);
+    let recs = vec![s(0, 0), s(1, 100), e(1, 105), e(0, 300)];
+    let p = Profile::from_parts(info, vec![ns_cta(0, 0, 0, vec![unit(0, recs)])]).unwrap();
+    let r = p.report();
+    assert!(
+        r.caveats
+            .iter()
+            .any(|c| c.starts_with("1 region instance corrected to exactly 0")),
+        "{:?}",
+        r.caveats
+    );
+}
