@@ -1232,6 +1232,12 @@ struct ClockAcc {
     measured_sum: f64,
     rejected: u64,
     no_header_clock: u64,
+    /// The first CTA without a usable header clock.
+    first_no_header_clock: Option<u32>,
+    /// CTAs whose header clock and timer spans disagree, and the first
+    /// (CTA id and the two spans).
+    stamps_disagree: u64,
+    first_stamps_disagree: Option<(u32, crate::time::StampDisagreement)>,
     /// CTAs' own measured rates (used or not): how many, and their range.
     own_n: u64,
     own_min: f64,
@@ -1413,6 +1419,9 @@ impl Accumulator {
         }
         c.rejected += o.rejected;
         c.no_header_clock += o.no_header_clock;
+        c.first_no_header_clock = c.first_no_header_clock.or(o.first_no_header_clock);
+        c.stamps_disagree += o.stamps_disagree;
+        c.first_stamps_disagree = c.first_stamps_disagree.or(o.first_stamps_disagree);
         if o.own_n > 0 {
             if c.own_n == 0 {
                 (c.own_min, c.own_max) = (o.own_min, o.own_max);
@@ -1450,7 +1459,7 @@ impl Accumulator {
         self.unit_time_total += unit_time_total;
     }
 
-    pub(crate) fn add_clock(&mut self, clock: &CtaClock) {
+    pub(crate) fn add_clock(&mut self, clock: &CtaClock, cta_id: u32) {
         let k = match clock.source {
             RateSource::Nanoseconds => 0,
             RateSource::Override => 1,
@@ -1473,6 +1482,13 @@ impl Accumulator {
         c.by_source[k] += 1;
         c.rejected += u64::from(clock.rejected_rate.is_some());
         c.no_header_clock += u64::from(!clock.header_clock_used);
+        if !clock.header_clock_used {
+            c.first_no_header_clock.get_or_insert(cta_id);
+        }
+        if let Some(d) = clock.stamps_disagree {
+            c.stamps_disagree += 1;
+            c.first_stamps_disagree.get_or_insert((cta_id, d));
+        }
         if let Some(r) = clock.own_rate {
             if c.own_n == 0 {
                 (c.own_min, c.own_max) = (r, r);
@@ -2092,11 +2108,23 @@ impl Accumulator {
                 ck.wrapping_ctas, bits
             ));
         }
+        if let Some((cta, d)) = ck.first_stamps_disagree {
+            caveats.push(format!(
+                "{} CTAs have header stamps that disagree (first: CTA {cta}, init to finalize \
+                 {:.0} ns by its clock and {:.0} ns by the global timer): one stamp is corrupt; \
+                 such a CTA is aligned on its first record where the clock span is the longer, \
+                 placed by its finalize stamp where the timer's is, and its place on the time \
+                 axis is uncertain by the difference",
+                ck.stamps_disagree, d.clock_span_ns, d.timer_span_ns
+            ));
+        }
         if ck.no_header_clock > 0 {
             caveats.push(format!(
-                "{} CTAs carry no usable header clock: each is aligned on its first record, so \
-                 the time from CTA start to its first record is unknown",
-                ck.no_header_clock
+                "{} CTAs carry no usable header clock (first: CTA {}): each is aligned on its \
+                 first record, so the time from CTA start to its first record is unknown",
+                ck.no_header_clock,
+                ck.first_no_header_clock
+                    .map_or("?".to_string(), |c| c.to_string())
             ));
         }
         let clock = ClockReport {

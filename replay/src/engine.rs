@@ -555,7 +555,7 @@ impl Replayer {
         if self.gathers_min_gap {
             acc.min_record_gap = min_record_gap(cta);
         }
-        acc.add_clock(&clock);
+        acc.add_clock(&clock, cta.cta_id);
         let launch_ns = self.info.check.as_ref().and_then(|c| c.profiled_wall_ns);
         acc.check_clocks(cta, self.info.counter, launch_ns);
         let replayed = replay_cta(

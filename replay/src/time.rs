@@ -73,6 +73,32 @@ pub struct CtaClock {
     /// The CTA's own measured rate (clock span over timer span), whether
     /// used or not: the report shows their spread.
     pub own_rate: Option<f64>,
+    /// The header's clock and global-timer spans disagree beyond the
+    /// timer's resolution and any clock's drift ([`stamps_disagree`]): one
+    /// stamp is corrupt, and the CTA is placed without it.
+    pub stamps_disagree: Option<StampDisagreement>,
+}
+
+/// How a CTA's header stamps disagree, in ns: its clock span (init to
+/// finalize) at the rate used, and its global-timer span.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct StampDisagreement {
+    pub clock_span_ns: f64,
+    pub timer_span_ns: f64,
+}
+
+/// Slack allowed between a CTA's clock span and its global-timer span:
+/// the timer's resolution (a microsecond on NVIDIA by default, on each of
+/// the two stamps) and half the span for clock drift and a launch rate
+/// pooled over other CTAs. A corrupt stamp moved a short CTA by
+/// milliseconds to seconds (a wall span of 384 ms from 27 µs of data).
+const STAMP_SLACK_NS: f64 = 2_000.0;
+const STAMP_SLACK_SHARE: f64 = 0.5;
+
+/// Whether `clock_ns` and `timer_ns`, the same CTA's spans, cannot both be
+/// right.
+fn stamps_disagree(clock_ns: f64, timer_ns: f64) -> bool {
+    (clock_ns - timer_ns).abs() > STAMP_SLACK_NS + STAMP_SLACK_SHARE * clock_ns.max(timer_ns)
 }
 
 impl CtaClock {
@@ -109,8 +135,31 @@ impl CtaClock {
             .iter()
             .filter_map(|u| u.records.first().map(|r| r.clock))
             .min();
-        let header_ok = cta.finalize_clock > cta.start_clock
+        let mut header_ok = cta.finalize_clock > cta.start_clock
             && first_record.is_none_or(|f| f >= cta.start_clock);
+        // The header's two spans, init to finalize: a rate not measured
+        // from this CTA's own stamps can tell them apart.
+        let timer_ns = cta.finalize_start_ns as f64 - cta.start_time_ns as f64;
+        let own_quotient = source == RateSource::Measured && launch_rate.is_none();
+        let stamps = (header_ok && !own_quotient && cta.finalize_start_ns > 0 && timer_ns >= 0.0)
+            .then(|| StampDisagreement {
+                clock_span_ns: signed_difference(cta.finalize_clock, cta.start_clock)
+                    / ticks_per_ns,
+                timer_span_ns: timer_ns,
+            })
+            .filter(|d| stamps_disagree(d.clock_span_ns, d.timer_span_ns));
+        // A clock span too long: the init clock is the likely culprit (the
+        // records lie between it and finalize's); the CTA is aligned on
+        // its first record instead. Too short: the init timer stamp, and
+        // the CTA is placed by its finalize stamp.
+        let mut offset_ns = (cta.start_time_ns as i128 - t0 as i128) as f64;
+        if let Some(d) = stamps {
+            if d.clock_span_ns > d.timer_span_ns {
+                header_ok = false;
+            } else {
+                offset_ns = (cta.finalize_start_ns as i128 - t0 as i128) as f64 - d.clock_span_ns;
+            }
+        }
         let (origin_clock, origin_shift) = if header_ok {
             (cta.start_clock, 0.0)
         } else {
@@ -137,10 +186,11 @@ impl CtaClock {
             source,
             origin_clock,
             origin_shift,
-            offset_ns: (cta.start_time_ns as i128 - t0 as i128) as f64,
+            offset_ns,
             header_clock_used: header_ok,
             rejected_rate,
             own_rate,
+            stamps_disagree: stamps,
         }
     }
 

@@ -1833,3 +1833,45 @@ fn instances_corrected_to_zero_are_named_without_a_trace() {
         r.caveats
     );
 }
+
+#[test]
+fn a_corrupt_header_stamp_moves_no_cta_and_is_named() {
+    // Two CTAs of 1 µs, 10 µs apart: a wall span of 11 µs. One stamp of
+    // CTA 1 corrupt: its init timer 1 ms early, or its finalize clock
+    // 1 ms late. Either made the wall span about a millisecond, with no
+    // caveat for short CTAs (s10h4, 2026-11-28); the CTA is now placed
+    // without the stamp and named.
+    let info = ns_info(&[(0, "kernel", RegionKind::Kernel, None, None)]);
+    let make = || {
+        vec![
+            ns_cta(0, 0, 2_000_000, vec![unit(0, vec![s(0, 100), e(0, 900)])]),
+            ns_cta(1, 1, 2_010_000, vec![unit(0, vec![s(0, 100), e(0, 900)])]),
+        ]
+    };
+    let span = |ctas: Vec<kperf_runtime::profile::CtaTrace>| {
+        let p = Profile::from_parts(info.clone(), ctas).unwrap();
+        let r = p.report();
+        (r.kernel_time.wall_span_ns, r.caveats.clone())
+    };
+    let (base, caveats) = span(make());
+    assert!((10_000.0..12_000.0).contains(&base), "{base}");
+    assert!(
+        !caveats.iter().any(|c| c.contains("disagree")),
+        "{caveats:?}"
+    );
+
+    let mut early_timer = make();
+    early_timer[1].start_time_ns -= 1_000_000;
+    let mut late_clock = make();
+    late_clock[1].finalize_clock += 1_000_000;
+    for (what, ctas) in [("init timer", early_timer), ("finalize clock", late_clock)] {
+        let (wall, caveats) = span(ctas);
+        assert!((wall - base).abs() < 1_000.0, "{what}: {wall} vs {base}");
+        assert!(
+            caveats
+                .iter()
+                .any(|c| c.starts_with("1 CTAs have header stamps that disagree (first: CTA 1")),
+            "{what}: {caveats:?}"
+        );
+    }
+}
