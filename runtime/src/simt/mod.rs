@@ -293,6 +293,10 @@ pub fn run_simt(
             rewrite::ENTRY_ASSERTFAIL,
             threads::kperf_simt_assertfail as *const () as usize,
         ),
+        (
+            rewrite::ENTRY_MISALIGNED,
+            threads::kperf_simt_misaligned as *const () as usize,
+        ),
     ];
     if let Some(b) = dynamic_shared.as_mut() {
         symbols.push((rewrite::DYNAMIC_SHARED, b.as_mut_ptr() as usize));

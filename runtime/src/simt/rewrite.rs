@@ -301,7 +301,8 @@ pub fn rewrite_for_host<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Rew
     // left (none known) must not reach the JIT, which computes garbage
     // or stops on PTX text.
     refuse_inline_asm(module)?;
-    let sites = mark_sites(ctx, module)?;
+    let mut sites = mark_sites(ctx, module)?;
+    check_alignment(ctx, module, &mut sites)?;
     let decls: Vec<FunctionValue> = module
         .get_functions()
         .filter(|f| f.count_basic_blocks() == 0)
@@ -374,6 +375,126 @@ pub fn rewrite_for_host<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Rew
         sites,
         static_shared,
     })
+}
+
+/// The runner's entry for a misaligned access (see [`check_alignment`]).
+pub const ENTRY_MISALIGNED: &str = "kperf_simt_misaligned";
+/// The test [`check_alignment`] puts before each access, inlined by the
+/// JIT's optimizer.
+const ALIGN_CHECK: &str = "kperf_simt_align_check";
+
+/// Before every load, store and atomic of the module's functions, a test
+/// of its address against the alignment a GPU needs for it, calling
+/// [`ENTRY_MISALIGNED`] (which stops the launch, as a GPU's misaligned
+/// address error does) when it fails. The host's loads do not care: an
+/// `int` read 2 bytes into a buffer ran silently, and a misaligned
+/// `float4` store stopped with "a null or non-canonical address" (the SSE
+/// fault carries none). The alignment tested is the one the IR promises
+/// (up to 16 bytes, the widest GPU access): NVPTX emits instructions as
+/// wide as the promise allows (`align 1`: byte loads) and its vectorizer
+/// joins neighbouring accesses on it (four `float` stores, the first
+/// promised `align 16`, become one 16-byte store), so a broken promise is
+/// a misaligned address on a GPU. Each access site is named in `sites`.
+fn check_alignment<'c>(
+    ctx: &'c Context,
+    module: &Module<'c>,
+    sites: &mut Vec<String>,
+) -> Result<(), String> {
+    use inkwell::llvm_sys::core::{LLVMGetAlignment, LLVMGetOperand, LLVMTypeOf};
+    use inkwell::llvm_sys::target::LLVMStoreSizeOfType;
+    let layout = module.get_data_layout();
+    let td = inkwell::targets::TargetData::create(&layout.as_str().to_string_lossy());
+    let functions: Vec<FunctionValue> = module
+        .get_functions()
+        .filter(|f| f.count_basic_blocks() > 0)
+        .collect();
+    let mut accesses = Vec::new();
+    for func in functions {
+        let fname = func.get_name().to_string_lossy().into_owned();
+        for i in func
+            .get_basic_block_iter()
+            .flat_map(|bb| bb.get_instructions())
+        {
+            let r = i.as_value_ref();
+            // SAFETY: a store's operand 0 is its value and 1 its pointer;
+            // an atomic's 0 its pointer and 1 its value.
+            let (ptr, value) = unsafe {
+                match i.get_opcode() {
+                    InstructionOpcode::Load => (LLVMGetOperand(r, 0), r),
+                    InstructionOpcode::Store => (LLVMGetOperand(r, 1), LLVMGetOperand(r, 0)),
+                    InstructionOpcode::AtomicRMW | InstructionOpcode::AtomicCmpXchg => {
+                        (LLVMGetOperand(r, 0), LLVMGetOperand(r, 1))
+                    }
+                    _ => continue,
+                }
+            };
+            // SAFETY: the value is the access's; the layout is the module's.
+            let size = unsafe { LLVMStoreSizeOfType(td.as_mut_ptr(), LLVMTypeOf(value)) };
+            // SAFETY: loads, stores and atomics have an alignment.
+            let promised = unsafe { LLVMGetAlignment(r) } as u64;
+            let need = if promised == 0 { size } else { promised }.min(16);
+            if need <= 1 || !need.is_power_of_two() {
+                continue;
+            }
+            let text = i.print_to_string().to_string();
+            let what = text.trim().split(',').next().unwrap_or("").to_string();
+            let at = source_line(i).unwrap_or_else(|| format!("access {}", sites.len()));
+            sites.push(format!("`{what}` at {at} in `{fname}`"));
+            accesses.push((i, ptr, need, sites.len() as u64 - 1));
+        }
+    }
+    if accesses.is_empty() {
+        return Ok(());
+    }
+    let text = format!(
+        "declare void @{ENTRY_MISALIGNED}(i64, i64, i32)\n\
+         define void @{ALIGN_CHECK}(i64 %a, i64 %need, i32 %site) alwaysinline {{\n\
+         \x20 %m = sub i64 %need, 1\n\
+         \x20 %low = and i64 %a, %m\n\
+         \x20 %bad = icmp ne i64 %low, 0\n\
+         \x20 br i1 %bad, label %f, label %ok\n\
+         f:\n\
+         \x20 call void @{ENTRY_MISALIGNED}(i64 %a, i64 %need, i32 %site) cold\n\
+         \x20 ret void\n\
+         ok:\n\
+         \x20 ret void\n\
+         }}\n"
+    );
+    let buf = inkwell::memory_buffer::MemoryBuffer::create_from_memory_range_copy(
+        text.as_bytes(),
+        "kperf-simt-align",
+    );
+    let lib = ctx
+        .create_module_from_ir(buf)
+        .map_err(|e| format!("SIMT rewrite: the alignment test: {e}"))?;
+    lib.set_triple(&module.get_triple());
+    lib.set_data_layout(&module.get_data_layout());
+    module
+        .link_in_module(lib)
+        .map_err(|e| format!("SIMT rewrite: linking the alignment test: {e}"))?;
+    let check = module
+        .get_function(ALIGN_CHECK)
+        .ok_or("SIMT rewrite: the alignment test is missing")?;
+    check.set_linkage(Linkage::Internal);
+    let (i32t, i64t) = (ctx.i32_type(), ctx.i64_type());
+    let b = ctx.create_builder();
+    for (i, ptr, need, site) in accesses {
+        b.position_before(&i);
+        // SAFETY: `ptr` is the access's pointer operand.
+        let p = unsafe { inkwell::values::PointerValue::new(ptr) };
+        let addr = b.build_ptr_to_int(p, i64t, "kperf.addr").map_err(err)?;
+        b.build_call(
+            check,
+            &[
+                addr.into(),
+                i64t.const_int(need, false).into(),
+                i32t.const_int(site, false).into(),
+            ],
+            "",
+        )
+        .map_err(err)?;
+    }
+    Ok(())
 }
 
 /// Before every call of a barrier or warp operation, a call telling the

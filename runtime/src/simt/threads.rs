@@ -1207,6 +1207,34 @@ pub unsafe extern "C" fn kperf_simt_assertfail(
     cta(&m).assert_failed()
 }
 
+/// A load, store or atomic at `addr` that a GPU stops as misaligned (it
+/// needs `need`-byte alignment): named with its site (see
+/// `rewrite::check_alignment`) and the thread, then the launch stops, as
+/// a GPU's does with `cudaErrorMisalignedAddress`.
+pub extern "C" fn kperf_simt_misaligned(addr: u64, need: u64, site: u32) {
+    let m = me();
+    let name = SITES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(site as usize)
+        .cloned()
+        .unwrap_or_else(|| format!("access {site}"));
+    let (b, t) = (m.ctaid, m.tid);
+    let _ = writeln!(
+        std::io::stderr(),
+        "kperf: error: SIMT: misaligned address 0x{addr:x}: {name} needs {need}-byte alignment \
+         (block [{},{},{}], thread [{},{},{}]); on a GPU the launch fails with a misaligned \
+         address error",
+        b[0],
+        b[1],
+        b[2],
+        t[0],
+        t[1],
+        t[2]
+    );
+    cta(&m).stop()
+}
+
 /// The calling thread is about to wait at barrier or warp-operation site
 /// `site` (numbered by the rewrite).
 pub extern "C" fn kperf_simt_site(site: u32) {
