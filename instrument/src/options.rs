@@ -525,6 +525,11 @@ pub struct InstrumentOptions {
     /// `nvvm.maxnreg`, lowered to `.maxnreg`), never raising one the kernel
     /// has; see [`crate::registers::hold_occupancy`].
     pub register_limits: std::collections::BTreeMap<String, u32>,
+    /// LLVM IR on NVPTX: the kernels whose record right before finalize
+    /// derives its ring slot there instead of keeping init's live across
+    /// the kernel, chosen where that leaves the kernel's own code closer
+    /// to the plain build ([`crate::registers::hold_occupancy`]).
+    pub derive_exit_slot: std::collections::BTreeSet<String>,
     /// MLIR: passes run on the input right after parsing, in both builds,
     /// as the file's own RUN line runs them before lowering
     /// (`convert-linalg-to-loops` for host code, `transform-interpreter`).
@@ -562,6 +567,7 @@ impl Default for InstrumentOptions {
             copy_loop: false,
             ordering: Ordering::Auto,
             register_limits: Default::default(),
+            derive_exit_slot: Default::default(),
             pre_pipeline: None,
         }
     }

@@ -1608,6 +1608,10 @@ fn plan_kernel(
         smem_symbol: format!("__kperf_smem_{name}"),
         short_shared_ptr: shared_pointer_bytes(module) == 4,
         max_records,
+        // The SIMT target runs the derived form (the riskier one), so its
+        // runs check it whichever form a GPU build keeps.
+        derive_exit_slot: opts.derive_exit_slot.contains(name)
+            || matches!(opts.target, Target::Nvptx { simt: true, .. }),
     };
     let layout = Layout {
         units: plan.units,
@@ -1638,11 +1642,14 @@ fn edge_of(s: &Site) -> Edge {
     }
 }
 
-/// A record right before the return (and so right before finalize) on a
-/// GPU derives its ring slot itself ([`templates::store_at_exit`]) rather
-/// than keep init's live across the kernel.
+/// A record right before the return (and so right before finalize), in a
+/// kernel whose build derives its exit slot
+/// ([`LoweringConfig::derive_exit_slot`], chosen per kernel by
+/// [`crate::registers::hold_occupancy`]), derives its ring slot itself
+/// ([`templates::store_at_exit`]) rather than keep init's live across the
+/// kernel.
 fn stores_at_exit(s: &Site, cfg: &LoweringConfig) -> bool {
-    s.before.is_return() && !cfg.target.is_host()
+    s.before.is_return() && cfg.derive_exit_slot && !cfg.target.is_host()
 }
 
 /// Locals and init at the entry, read_counter + store at each site,
