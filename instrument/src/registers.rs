@@ -480,10 +480,15 @@ fn hold_llvm(
             let threads = km.block.iter().product::<u32>();
             let keeps_ctas = sm.ctas_per_sm(d.ptxas.registers, threads)
                 >= sm.ctas_per_sm(i.ptxas.registers, threads);
-            if keeps_ctas
-                && d.ptxas.spill_bytes() <= i.ptxas.spill_bytes()
-                && cost::kernel_drift(&p, &d) < cost::kernel_drift(&p, &i)
-            {
+            let (drift, spills) = (
+                cost::kernel_drift(&p, &d).cmp(&cost::kernel_drift(&p, &i)),
+                d.ptxas.spill_bytes().cmp(&i.ptxas.spill_bytes()),
+            );
+            // Closer to plain: less drift at no more spills, or fewer
+            // spills at no more drift (Triton's attention backward: 8
+            // bytes spilled against 16).
+            let closer = (drift.is_lt() && spills.is_le()) || (drift.is_le() && spills.is_lt());
+            if keeps_ctas && closer {
                 opts.derive_exit_slot.insert(km.name.clone());
                 i = d;
             }

@@ -20,9 +20,12 @@ pub struct LoweringArgs {
     /// kperf.region; LLVM IR markers) are always used.
     #[arg(long, default_value = "")]
     pub regions: String,
-    /// clock32 | clock64 | globaltimer
-    #[arg(long, default_value = "clock32")]
-    pub counter: String,
+    /// clock32 | clock64 | globaltimer (default: clock32; on the SIMT
+    /// target clock64: its CPU threads may start hundreds of milliseconds
+    /// apart, and a 32-bit clock then wraps between a unit's first record
+    /// and thread 0's init stamp)
+    #[arg(long)]
+    pub counter: Option<String>,
     /// Which threads own one buffer segment: thread | warp | warpgroup | cta
     #[arg(long, default_value = "warp")]
     pub granularity: String,
@@ -115,11 +118,15 @@ impl LoweringArgs {
             regions: RegionMode::parse_list(&self.regions)?,
             ..InstrumentOptions::default()
         };
-        o.counter = Counter::from_name(&self.counter).with_context(|| {
-            format!(
-                "unknown --counter `{}` (clock32, clock64, globaltimer)",
-                self.counter
-            )
+        let counter = self.counter.as_deref().unwrap_or(
+            if matches!(o.target, Target::Nvptx { simt: true, .. }) {
+                "clock64"
+            } else {
+                "clock32"
+            },
+        );
+        o.counter = Counter::from_name(counter).with_context(|| {
+            format!("unknown --counter `{counter}` (clock32, clock64, globaltimer)")
         })?;
         o.granularity = Granularity::from_name(&self.granularity).with_context(|| {
             format!(
