@@ -92,7 +92,28 @@ pub fn plan_segments(
         Strategy::Flush => {
             let g = opts.flush_slots.unwrap_or(slots.saturating_mul(16));
             crate::options::check_flush_slots(g)?;
-            g.max(slots).next_multiple_of(2)
+            // A given size is kept or refused, never raised in silence
+            // (`--flush-slots 8` kept 1024 records a unit on the host).
+            let staged = opts.buffer == BufferKind::Shared;
+            if let Some(g) = opts.flush_slots {
+                if g == 0 || !g.is_multiple_of(2) || (staged && g < slots) {
+                    return Err(InstrumentError::Option(format!(
+                        "--flush-slots {g}: a unit's global segment holds an even number of \
+                         records (16-byte aligned blocks){}",
+                        if staged {
+                            format!(", at least its ring's {slots} (--slots): a full ring is copied at once")
+                        } else {
+                            String::new()
+                        }
+                    )));
+                }
+            }
+            if staged {
+                g.max(slots).next_multiple_of(2)
+            } else {
+                // Straight into the segment: the ring's size is not its.
+                g.next_multiple_of(2)
+            }
         }
     };
     // Flushed into a global buffer, records go straight to their segment

@@ -290,6 +290,12 @@ pub fn calibrate_host(opts: &InstrumentOptions, pairs: usize, ctas: u32) -> Resu
         granularity: kperf_dialects::meta::Granularity::Cta,
         slots: Some(calibration_records(pairs).next_power_of_two()),
         regions: Vec::new(),
+        // Every CTA of the calibration kernel records: the run's own
+        // sampling (`--sample-ctas 4` on a grid of 4 calibration CTAs)
+        // left none, and the run failed with "no complete empty region
+        // survived (rings too small for the calibration?)".
+        sample_ctas: kperf_dialects::meta::CtaSampling::All,
+        sample_units: Vec::new(),
         ..opts.clone()
     };
     // A 2 ms spin per CTA makes the header's tick-rate measurement precise.
