@@ -19,3 +19,19 @@ extern "C" int kperf_set_llvm_bool_option(const char *name, int value) {
   static_cast<llvm::cl::opt<bool> *>(it->second)->setValue(value != 0);
   return 1;
 }
+
+// Set any of LLVM's registered command-line options to `value`, as if
+// given once on the command line (`-name=value`): what the boolean setter
+// cannot reach (enum options such as `use-unknown-locations`). Returns 0 if
+// no such option is registered, -1 if it refused the value, 1 when set.
+extern "C" int kperf_set_llvm_option(const char *name, const char *value) {
+  auto &options = llvm::cl::getRegisteredOptions();
+  auto it = options.find(name);
+  if (it == options.end())
+    return 0;
+  llvm::cl::Option *option = it->second;
+  // Back to its default and no occurrence, so that setting it again is
+  // not a second occurrence (which LLVM refuses).
+  option->reset();
+  return option->addOccurrence(0, name, value) ? -1 : 1;
+}

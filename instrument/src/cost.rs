@@ -1059,6 +1059,100 @@ fn init_and_finalize(c: &Compiled) -> Option<usize> {
     })
 }
 
+/// Per family, the moves of a non-zero immediate the line table puts at
+/// [`crate::llvm::line_tags::KERNEL_UNKNOWN_LINE`].
+fn location_less_constants(sass: &[SassInst]) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for (k, i) in sass.iter().enumerate() {
+        if uniform_read_by_kperf_alone(sass, k) {
+            continue;
+        }
+        let unknown = i
+            .source
+            .as_ref()
+            .is_some_and(|(_, l)| *l == crate::llvm::line_tags::KERNEL_UNKNOWN_LINE);
+        if !unknown || i.work() != "MOV" {
+            continue;
+        }
+        // Sources after the destination: immediates and zero registers only.
+        let ops = i
+            .text
+            .split_once(i.opcode.as_str())
+            .map_or("", |(_, rest)| rest.trim().trim_end_matches(';'));
+        let sources: Vec<&str> = ops.split(',').skip(1).map(str::trim).collect();
+        let zero = |o: &str| matches!(o, "RZ" | "URZ" | "0x0" | "0");
+        let immediate = |o: &str| o.starts_with("0x") || o.parse::<f64>().is_ok();
+        // Not zeroes: the kernel's accumulators are zeroed (and ptxas
+        // splits a plain CS2R pair into moves beside kperf's clock reads).
+        let constant =
+            sources.iter().all(|o| zero(o) || immediate(o)) && sources.iter().any(|o| !zero(o));
+        if constant {
+            *out.entry(i.work().to_string()).or_default() += 1;
+        }
+    }
+    out
+}
+
+/// Location-less moves of a constant into a uniform register that only
+/// kperf's instructions read (up to the register's next write, in
+/// address order): kperf's ring counter starting at 0 in a loop, `UMOV
+/// UR4, URZ`, which [`crate::sass_dataflow`] does not follow through
+/// uniform registers.
+fn location_less_uniform_for_kperf(sass: &[SassInst]) -> usize {
+    (0..sass.len())
+        .filter(|&k| uniform_read_by_kperf_alone(sass, k))
+        .count()
+}
+
+/// Whether `sass[k]` is a location-less `UMOV URn, <constant>` whose
+/// readers, up to URn's next write, are kperf's, one at least.
+fn uniform_read_by_kperf_alone(sass: &[SassInst], k: usize) -> bool {
+    let i = &sass[k];
+    let unknown = i
+        .source
+        .as_ref()
+        .is_some_and(|(_, l)| *l == crate::llvm::line_tags::KERNEL_UNKNOWN_LINE);
+    if !unknown || i.family() != "UMOV" {
+        return false;
+    }
+    let ops = i
+        .text
+        .split_once(i.opcode.as_str())
+        .map_or("", |(_, rest)| rest.trim().trim_end_matches(';'));
+    let mut parts = ops.split(',').map(str::trim);
+    let Some(dest) = parts.next().filter(|d| d.starts_with("UR") && *d != "URZ") else {
+        return false;
+    };
+    if !parts.all(|o| matches!(o, "URZ" | "RZ") || o.starts_with("0x") || o.parse::<f64>().is_ok())
+    {
+        return false;
+    }
+    // `UR4` as a whole operand token, not `UR45`.
+    let names = |text: &str| {
+        text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|t| t == dest)
+    };
+    let mut readers = 0;
+    for j in &sass[k + 1..] {
+        let ops = j
+            .text
+            .split_once(j.opcode.as_str())
+            .map_or("", |(_, rest)| rest.trim().trim_end_matches(';'));
+        let (first, rest) = ops.split_once(',').unwrap_or((ops, ""));
+        let writes = first.trim() == dest && j.family().starts_with('U');
+        if names(rest) || (!writes && names(first)) {
+            if !is_kperf(j) {
+                return false;
+            }
+            readers += 1;
+        }
+        if writes {
+            break;
+        }
+    }
+    readers > 0
+}
+
 /// Is this instruction kperf's, by the line table? Tag lines are unique
 /// to kperf's code whatever file ptxas names with them.
 fn is_kperf(i: &SassInst) -> bool {
@@ -1156,6 +1250,27 @@ fn instrumentation_by_family(
         if !is_kperf(i) {
             *by_readers.entry(i.work().to_string()).or_default() += 1.0;
         }
+    }
+    // Non-zero constants LLVM's code generator made without a location
+    // (line_tags::name_line_zero gives them the kernel): the kernel's are
+    // in the plain build too, so those the instrumented build has beyond
+    // it are kperf's (its ring counter's start, `UMOV UR4, 0x2`, which no
+    // dataflow through uniform registers claims). Zeroes are left out:
+    // the kernel's accumulators are zeroed, by a CS2R pair in the plain
+    // build and by moves beside kperf's clock reads.
+    let (unknown_i, unknown_p) = (
+        location_less_constants(in_line),
+        location_less_constants(v.plain.in_line()),
+    );
+    for (f, n) in &unknown_i {
+        let extra = n.saturating_sub(unknown_p.get(f).copied().unwrap_or(0));
+        if extra > 0 && emits(f) {
+            *tagged.entry(f.clone()).or_default() += extra as f64;
+        }
+    }
+    let uniform = location_less_uniform_for_kperf(in_line);
+    if uniform > 0 && emits("MOV") {
+        *tagged.entry("MOV".into()).or_default() += uniform as f64;
     }
     Ownership {
         by_family: tagged,
@@ -1632,6 +1747,11 @@ pub fn region_fidelity(
                 continue;
             }
             let Some(line) = line_of(i) else { continue };
+            // The kernel's, of no known line (line_tags::name_line_zero):
+            // no region's, and no intruder.
+            if line == crate::llvm::line_tags::KERNEL_UNKNOWN_LINE {
+                continue;
+            }
             let mine = own_lines.binary_search(&line).is_ok();
             if mine {
                 own += 1;

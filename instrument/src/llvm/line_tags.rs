@@ -29,12 +29,16 @@ pub const KERNEL_FILE: &str = "<kernel>";
 /// 2^31: nvdisasm prints lines as signed numbers.)
 pub const TAG_LINE_BASE: u32 = 1 << 30;
 /// The line of every function's own scope (its subprogram): one no
-/// instruction has. LLVM's code motion gives an instruction whose location
-/// it merges with another's (machine sinking merges the sunk instruction's
-/// with its insertion point's) the scope's line; with the scope on the
-/// first instruction's line, such instructions, kperf's included, read as
-/// the kernel's first instruction.
+/// instruction has, so that no instruction reads as the kernel's first by
+/// sharing the scope's line. (LLVM 22 gives a location merged from two
+/// different lines line 0, not the scope's: see [`name_line_zero`].)
 pub const SCOPE_LINE: u32 = TAG_LINE_BASE - 1;
+/// The line of the kernel's instructions whose location LLVM's code
+/// generator lost ([`name_line_zero`]).
+pub const KERNEL_UNKNOWN_LINE: u32 = TAG_LINE_BASE - 2;
+/// The line of kperf's instructions whose location LLVM merged from two of
+/// kperf's (which record's is unknown).
+pub const TAG_LINE_UNKNOWN: u32 = TAG_LINE_BASE + 4;
 /// Line of init's code in [`TAG_FILE`].
 pub const TAG_LINE_INIT: u32 = TAG_LINE_BASE + 1;
 /// Line of finalize's code in [`TAG_FILE`].
@@ -136,10 +140,12 @@ pub fn tag_kernel_lines(module: &Module) {
             di::LLVMSetSubprogram(func.as_value_ref(), sp);
             for bb in func.get_basic_blocks() {
                 for i in Block(bb.as_mut_ptr()).instructions() {
+                    // Column 1: a location LLVM merges from two gets
+                    // column 0 ([`name_line_zero`]).
                     let loc = di::LLVMDIBuilderCreateDebugLocation(
                         ctx,
                         line,
-                        0,
+                        1,
                         sp,
                         std::ptr::null_mut(),
                     );
@@ -252,4 +258,92 @@ pub fn region_lines(
         walk(b, open_in(b, &open_out), Some(&mut record));
     }
     lines
+}
+
+/// Say whose the PTX's line-0 records are (`.loc F 0 C`), before ptxas,
+/// which keeps no line-table row for line 0 and files such instructions
+/// under whatever row precedes them, often kperf's. Two ways lead there,
+/// both in LLVM's code generator after the IR is final:
+/// - machine sinking merges a moved instruction's location with its
+///   insertion point's: different lines merge to line 0, column 0 (a
+///   Triton reduction's row pointers, sunk into a loop's preheader next to
+///   kperf's code: 8 LEA, 4 IMAD, 4 LOP3 of the kernel read as kperf's);
+/// - SelectionDAG's constants have no location: with
+///   `use-unknown-locations` ([`super::set_unknown_locations`]) each gets
+///   line 0 and the previous record's column, 1 (every tag has column 1;
+///   a persistent matmul's 72 accumulator zeroings after kperf's START
+///   read as kperf's).
+///
+/// A merge of two of kperf's locations (kperf's file, column 0) is kperf's,
+/// at [`TAG_LINE_UNKNOWN`]; every other line 0 is the kernel's, at
+/// [`KERNEL_UNKNOWN_LINE`] in [`KERNEL_FILE`]. That errs towards the
+/// kernel: kperf's own few location-less instructions (1 to 4 a kernel)
+/// show as unexplained rather than hide the kernel's. Only `.loc` records
+/// change: the SASS is the same (checked on both kernels above).
+pub fn name_line_zero(ptx: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(ptx);
+    // `.file N "name"`: which numbers are whose.
+    let file_number = |name: &str| {
+        text.lines().find_map(|l| {
+            let rest = l.trim_start().strip_prefix(".file")?;
+            let mut parts = rest.split_whitespace();
+            let n: u32 = parts.next()?.parse().ok()?;
+            parts
+                .next()
+                .is_some_and(|q| q.trim_matches(|c| c == '"' || c == ',') == name)
+                .then_some(n)
+        })
+    };
+    let (Some(kernel), Some(kperf)) = (file_number(KERNEL_FILE), file_number(TAG_FILE)) else {
+        return ptx.to_vec();
+    };
+    let mut out = String::with_capacity(text.len());
+    for l in text.split_inclusive('\n') {
+        let body = l.trim_start();
+        let indent = &l[..l.len() - body.len()];
+        let fields: Option<(u32, u32, u32)> = body.strip_prefix(".loc").and_then(|r| {
+            let mut p = r.split_whitespace();
+            Some((
+                p.next()?.parse().ok()?,
+                p.next()?.parse().ok()?,
+                p.next()?.trim_end_matches(',').parse().ok()?,
+            ))
+        });
+        match fields {
+            Some((f, 0, c)) => {
+                let (file, line) = if f == kperf && c == 0 {
+                    (kperf, TAG_LINE_UNKNOWN)
+                } else {
+                    (kernel, KERNEL_UNKNOWN_LINE)
+                };
+                out.push_str(indent);
+                out.push_str(&format!(".loc\t{file} {line} 0"));
+                out.push_str(if l.ends_with('\n') { "\n" } else { "" });
+            }
+            _ => out.push_str(l),
+        }
+    }
+    out.into_bytes()
+}
+
+#[cfg(test)]
+mod line_zero_tests {
+    use super::*;
+
+    #[test]
+    fn line_zero_is_the_kernels_unless_merged_from_kperfs() {
+        let ptx = ".file\t1 \"<kernel>\"\n.file\t2 \"<kperf>\"\n\t.loc\t1 7 1\n\tmov.u32 %r1, 0;\n\t.loc\t2 0 0\n\tadd.s32 %r2, %r1, 1;\n\t.loc\t2 0 1\n\tmov.u32 %r3, 0;\n\t.loc\t1 0 0\n\tadd.s32 %r4, %r3, 1;\n";
+        let out = String::from_utf8(name_line_zero(ptx.as_bytes())).unwrap();
+        let locs: Vec<&str> = out.lines().filter(|l| l.contains(".loc")).collect();
+        assert_eq!(
+            locs,
+            [
+                "\t.loc\t1 7 1".to_string(),
+                format!("\t.loc\t2 {TAG_LINE_UNKNOWN} 0"),
+                format!("\t.loc\t1 {KERNEL_UNKNOWN_LINE} 0"),
+                format!("\t.loc\t1 {KERNEL_UNKNOWN_LINE} 0"),
+            ]
+        );
+        assert_eq!(out.lines().count(), ptx.lines().count());
+    }
 }

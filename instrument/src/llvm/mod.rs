@@ -891,6 +891,7 @@ fn instrument_llvm_with(
     let triton = triton_hint || is_triton_source(&source_text);
     // Before the target machine exists: it reads them when it is made.
     set_nvptx_codegen_options(triton);
+    set_unknown_locations(opts.line_tags);
     let tm = target_machine(&opts.target, &module)?;
     check_triple(&module, &opts.target, &tm, file)?;
     check_arch_specific(&module, &opts.target, file)?;
@@ -1385,6 +1386,24 @@ extern "C" {
     /// cxx/llvm_options.cpp: 1 when set, 0 when LLVM has no such option,
     /// -1 when it is not a boolean one.
     fn kperf_set_llvm_bool_option(name: *const std::os::raw::c_char, value: i32) -> i32;
+    /// cxx/llvm_options.cpp: 1 when set, 0 when LLVM has no such option,
+    /// -1 when it refused the value.
+    fn kperf_set_llvm_option(
+        name: *const std::os::raw::c_char,
+        value: *const std::os::raw::c_char,
+    ) -> i32;
+}
+
+/// Line-tagged builds (`kperf cost`) give each instruction without a
+/// location a line record of its own (line 0), where the PTX otherwise
+/// continues the previous `.loc`: the constants SelectionDAG makes (a
+/// loop's accumulators zeroed after kperf's START) read as kperf's.
+/// [`line_tags::name_line_zero`] then says whose they are. LLVM keeps the
+/// option process-wide: every NVPTX build sets it.
+pub fn set_unknown_locations(line_tags: bool) {
+    let value = if line_tags { c"Enable" } else { c"Default" };
+    // SAFETY: NUL-terminated name and value.
+    unsafe { kperf_set_llvm_option(c"use-unknown-locations".as_ptr(), value.as_ptr()) };
 }
 
 /// The NVPTX code-generation options of the kernel's own compiler: Triton
@@ -1674,7 +1693,9 @@ fn insert_records<'c>(
             let l = di::LLVMDIBuilderCreateDebugLocation(
                 ctx.raw(),
                 line,
-                0,
+                // Column 1: a location LLVM merges from two gets column
+                // 0 (line_tags::name_line_zero).
+                1,
                 scope,
                 std::ptr::null_mut(),
             );
@@ -1839,6 +1860,11 @@ fn emit_module(
                 .as_slice()
                 .to_vec();
             let ptx = line_tables_only_target(module, ptx);
+            let ptx = if opts.line_tags {
+                line_tags::name_line_zero(&ptx)
+            } else {
+                ptx
+            };
             if emit == Emit::Ptx {
                 Ok(ptx)
             } else {

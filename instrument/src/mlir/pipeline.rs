@@ -421,6 +421,7 @@ pub fn emit_module(
     // MLIR's NVPTX target compiles with LLVM's defaults, whatever an LLVM-IR
     // build in this process set before.
     crate::llvm::set_nvptx_codegen_options(false);
+    crate::llvm::set_unknown_locations(false);
     match emit {
         Emit::Kperf | Emit::KperfGpu | Emit::Mlir => Ok(print_module(module).into_bytes()),
         Emit::Bitcode => Err(InstrumentError::Option(

@@ -158,6 +158,7 @@ fn base_name(path: &str) -> String {
 fn optimized_loops(kctx: &KperfContext, module: &Module, chip: &str) -> Result<BTreeSet<LoopSite>> {
     let mut copy = clone_module(module);
     crate::llvm::set_nvptx_codegen_options(false);
+    crate::llvm::set_unknown_locations(false);
     kctx.run_pipeline(&mut copy, &nvptx_lowering_with_lines(chip, "llvm", None))?;
     let mut sites = BTreeSet::new();
     for bitcode in gpu_binary_objects(&copy)? {
