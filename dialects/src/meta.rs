@@ -119,7 +119,6 @@ pub enum CtaSampling {
 }
 
 impl CtaSampling {
-    /// Profile blocks the buffer needs for `grid_ctas` CTAs.
     /// Whether the CTA of linear id `cta` records.
     pub fn records(&self, cta: u64) -> bool {
         match self {
@@ -128,6 +127,7 @@ impl CtaSampling {
             CtaSampling::List(ids) => ids.iter().any(|i| *i as u64 == cta),
         }
     }
+    /// Profile blocks the buffer needs for `grid_ctas` CTAs.
     pub fn blocks(&self, grid_ctas: u64) -> u64 {
         match self {
             CtaSampling::All => grid_ctas,

@@ -365,7 +365,8 @@ class KperfHook:
 
     def finish(self, summary: bool = True) -> List[Path]:
         """Save what is kept and, once, print the summary of every profile
-        this hook wrote."""
+        this hook wrote. A launch `save` cannot write raises its
+        KperfError here, before any summary."""
         self.save()
         if not self._summarized and self.written:
             # Decided once: `profile(summary=False)` is not summarized by

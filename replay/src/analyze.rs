@@ -1505,9 +1505,11 @@ impl Accumulator {
     /// after its own records) comes from a count
     /// or clock the block cannot hold; a CTA that ran 2^bits ticks or more
     /// may hide whole wraps of its `counter`'s record clock between two
-    /// records; a unit whose records span more ticks than the CTA's
-    /// global-timer span allows at 100 GHz (Proton dumps, which carry no
-    /// header clocks: a flipped clock bit read as 8796 s); and global-timer
+    /// records; thread 0's unit whose records span more ticks than the
+    /// CTA's global-timer span allows at 100 GHz (Proton dumps, which carry
+    /// no header clocks: a flipped clock bit read as 8796 s), or any unit
+    /// beyond the measured launch (another unit may outlive thread 0:
+    /// finalize has no barrier; it gets a hedged caveat); and global-timer
     /// stamps that go backwards, which leave the CTA's place on the axis
     /// unknown.
     /// `launch_ns`: the profiled launch's wall time, when measured: no

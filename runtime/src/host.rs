@@ -569,8 +569,8 @@ impl<'jit> GridLauncher<'jit> {
         start.elapsed().as_nanos() as u64
     }
 
-    /// Run every CTA of the grid once, reading the host counter
-    /// ([`host_ticks`]) around each CTA's call: the uninstrumented truth a
+    /// Run every CTA of the grid once, reading the host counter between
+    /// fences ([`host_ticks_fenced`]) around each CTA's call: the uninstrumented truth a
     /// profile is checked against. Returns the wall time in ns and the
     /// ticks of each CTA `timed` takes (by linear CTA id; in no particular
     /// order): a profile that records some CTAs is checked against those.

@@ -268,18 +268,22 @@ pub fn region_lines(
 ///   insertion point's: different lines merge to line 0, column 0 (a
 ///   Triton reduction's row pointers, sunk into a loop's preheader next to
 ///   kperf's code: 8 LEA, 4 IMAD, 4 LOP3 of the kernel read as kperf's);
-/// - SelectionDAG's constants have no location: with
-///   `use-unknown-locations` ([`super::set_unknown_locations`]) each gets
-///   line 0 and the previous record's column, 1 (every tag has column 1;
-///   a persistent matmul's 72 accumulator zeroings after kperf's START
-///   read as kperf's).
+/// - SelectionDAG's constants and the branches of block layout have no
+///   location: with `use-unknown-locations`
+///   ([`super::set_unknown_locations`]) each run of them gets line 0 in
+///   the previous record's file and column (every tag has column 1).
 ///
-/// A merge of two of kperf's locations (kperf's file, column 0) is kperf's,
-/// at [`TAG_LINE_UNKNOWN`]; every other line 0 is the kernel's, at
-/// [`KERNEL_UNKNOWN_LINE`] in [`KERNEL_FILE`]. That errs towards the
-/// kernel: kperf's own few location-less instructions (1 to 4 a kernel)
-/// show as unexplained rather than hide the kernel's. Only `.loc` records
-/// change: the SASS is the same (checked on both kernels above).
+/// A merge is kperf's where both lines were (kperf's file, column 0), else
+/// the kernel's. A location-less run after the kernel's code is the
+/// kernel's; after kperf's, each instruction is kperf's (finalize's copy
+/// loop branches, its conversions) except a move of zero, which is the
+/// kernel's: loop-carried values zeroed in a loop's preheader, right after
+/// kperf's START record (a persistent matmul's 72 accumulators read as
+/// kperf's). The kernel's lines are [`KERNEL_UNKNOWN_LINE`], kperf's
+/// [`TAG_LINE_UNKNOWN`]. `kperf cost` claims back kperf's own constants
+/// among the kernel's unknown lines where it can tell them apart
+/// (`cost::location_less_constants`). Only `.loc` records change: the
+/// SASS is the same.
 pub fn name_line_zero(ptx: &[u8]) -> Vec<u8> {
     let text = String::from_utf8_lossy(ptx);
     // `.file N "name"`: which numbers are whose.
@@ -297,10 +301,16 @@ pub fn name_line_zero(ptx: &[u8]) -> Vec<u8> {
     let (Some(kernel), Some(kperf)) = (file_number(KERNEL_FILE), file_number(TAG_FILE)) else {
         return ptx.to_vec();
     };
-    let mut out = String::with_capacity(text.len());
+    let kernels = format!(".loc\t{kernel} {KERNEL_UNKNOWN_LINE} 0");
+    let kperfs = format!(".loc\t{kperf} {TAG_LINE_UNKNOWN} 0");
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    // Inside a location-less run after kperf's code: whose record is in
+    // force (None: none written yet).
+    let mut split_run: Option<Option<bool>> = None;
     for l in text.split_inclusive('\n') {
         let body = l.trim_start();
         let indent = &l[..l.len() - body.len()];
+        let eol = if l.ends_with('\n') { "\n" } else { "" };
         let fields: Option<(u32, u32, u32)> = body.strip_prefix(".loc").and_then(|r| {
             let mut p = r.split_whitespace();
             Some((
@@ -309,21 +319,57 @@ pub fn name_line_zero(ptx: &[u8]) -> Vec<u8> {
                 p.next()?.trim_end_matches(',').parse().ok()?,
             ))
         });
-        match fields {
-            Some((f, 0, c)) => {
-                let (file, line) = if f == kperf && c == 0 {
-                    (kperf, TAG_LINE_UNKNOWN)
-                } else {
-                    (kernel, KERNEL_UNKNOWN_LINE)
-                };
+        if let Some((f, line, c)) = fields {
+            split_run = None;
+            if line != 0 {
+                out.push_str(l);
+            } else if f == kperf && c != 0 {
+                // Decided per instruction below.
+                split_run = Some(None);
+            } else {
                 out.push_str(indent);
-                out.push_str(&format!(".loc\t{file} {line} 0"));
-                out.push_str(if l.ends_with('\n') { "\n" } else { "" });
+                out.push_str(if f == kperf { &kperfs } else { &kernels });
+                out.push_str(eol);
             }
-            _ => out.push_str(l),
+            continue;
         }
+        if let Some(current) = split_run {
+            let instruction = !body.is_empty()
+                && !body.starts_with("//")
+                && !body.starts_with('$')
+                && !body.starts_with('.')
+                && !body.starts_with('{')
+                && !body.starts_with('}');
+            if instruction {
+                let kernels_own = moves_zero(body);
+                if current != Some(kernels_own) {
+                    out.push_str(indent);
+                    out.push_str(if kernels_own { &kernels } else { &kperfs });
+                    out.push('\n');
+                    split_run = Some(Some(kernels_own));
+                }
+            }
+        }
+        out.push_str(l);
     }
     out.into_bytes()
+}
+
+/// Whether a PTX instruction moves zero into a register (`mov.b32 %r1, 0;`,
+/// `mov.f32 %f2, 0f00000000;`).
+fn moves_zero(instruction: &str) -> bool {
+    let Some(rest) = instruction.strip_prefix("mov.") else {
+        return false;
+    };
+    let Some((_, source)) = rest.trim_end().trim_end_matches(';').rsplit_once(',') else {
+        return false;
+    };
+    let s = source.trim();
+    s == "0"
+        || s.strip_prefix("0f")
+            .or_else(|| s.strip_prefix("0d"))
+            .or_else(|| s.strip_prefix("0x"))
+            .is_some_and(|d| !d.is_empty() && d.chars().all(|c| c == '0'))
 }
 
 #[cfg(test)]
@@ -332,18 +378,29 @@ mod line_zero_tests {
 
     #[test]
     fn line_zero_is_the_kernels_unless_merged_from_kperfs() {
-        let ptx = ".file\t1 \"<kernel>\"\n.file\t2 \"<kperf>\"\n\t.loc\t1 7 1\n\tmov.u32 %r1, 0;\n\t.loc\t2 0 0\n\tadd.s32 %r2, %r1, 1;\n\t.loc\t2 0 1\n\tmov.u32 %r3, 0;\n\t.loc\t1 0 0\n\tadd.s32 %r4, %r3, 1;\n";
+        // A merge of kperf's lines; a location-less run after kperf's code
+        // (a zeroing, then a branch); a merge of the kernel's lines.
+        let ptx = ".file\t1 \"<kernel>\"\n.file\t2 \"<kperf>\"\n\t.loc\t1 7 1\n\tmov.u32 %r1, 0;\n\t.loc\t2 0 0\n\tadd.s32 %r2, %r1, 1;\n\t.loc\t2 0 1\n\tmov.b32 %r3, 0f00000000;\n\tmov.b32 %r5, 0;\n\t@%p1 bra $L__BB0_2;\n$L__BB0_1:\n\tcvt.u64.u32 %rd1, %r5;\n\t.loc\t1 0 0\n\tadd.s32 %r4, %r3, 1;\n";
         let out = String::from_utf8(name_line_zero(ptx.as_bytes())).unwrap();
-        let locs: Vec<&str> = out.lines().filter(|l| l.contains(".loc")).collect();
-        assert_eq!(
-            locs,
-            [
-                "\t.loc\t1 7 1".to_string(),
-                format!("\t.loc\t2 {TAG_LINE_UNKNOWN} 0"),
-                format!("\t.loc\t1 {KERNEL_UNKNOWN_LINE} 0"),
-                format!("\t.loc\t1 {KERNEL_UNKNOWN_LINE} 0"),
-            ]
-        );
-        assert_eq!(out.lines().count(), ptx.lines().count());
+        let kernel = format!("\t.loc\t1 {KERNEL_UNKNOWN_LINE} 0");
+        let kperf = format!("\t.loc\t2 {TAG_LINE_UNKNOWN} 0");
+        let want = [
+            ".file\t1 \"<kernel>\"",
+            ".file\t2 \"<kperf>\"",
+            "\t.loc\t1 7 1",
+            "\tmov.u32 %r1, 0;",
+            &kperf,
+            "\tadd.s32 %r2, %r1, 1;",
+            &kernel,
+            "\tmov.b32 %r3, 0f00000000;",
+            "\tmov.b32 %r5, 0;",
+            &kperf,
+            "\t@%p1 bra $L__BB0_2;",
+            "$L__BB0_1:",
+            "\tcvt.u64.u32 %rd1, %r5;",
+            &kernel,
+            "\tadd.s32 %r4, %r3, 1;",
+        ];
+        assert_eq!(out.lines().collect::<Vec<_>>(), want);
     }
 }

@@ -709,8 +709,9 @@ fn region_of(op: Op) -> Result<RegionMeta> {
 }
 
 /// Only records (counter reads and stores) stand between `op` and
-/// finalize: a record on a GPU there derives its ring slot itself
-/// ([`templates::store_at_exit`]).
+/// finalize: where the config derives the exit slot
+/// (`LoweringConfig::derive_exit_slot`: the SIMT target on this path), a
+/// record there derives its ring slot itself ([`templates::store_at_exit`]).
 fn just_before_finalize(op: Op) -> bool {
     let mut next = op.next();
     while let Some(o) = next {

@@ -1016,9 +1016,12 @@ fn store16(
 
 // ---- record store -----------------------------------------------------------
 
-/// `kperfgpu.circular_store` / `store_counter`: one predicated 8-byte store of
-/// {tag, clock} at the ring slot. The counter update stays outside the
-/// predicate so that in straight-line code the slot folds to an immediate.
+/// `kperfgpu.circular_store` / `store_counter`: one 8-byte store of {tag,
+/// clock} at the ring slot: predicated inline PTX on NVPTX GPUs, a masked
+/// store on the SIMT target and into global buffers, a branch for a flush
+/// ring and on AMDGPU, unconditional into the host's stack ring. The
+/// counter update stays outside the predicate so that in straight-line
+/// code the slot folds to an immediate.
 pub fn store(cfg: &LoweringConfig, region: RegionId, edge: Edge) -> String {
     let refs = StoreRefs {
         rec: "%rec",
@@ -1050,6 +1053,9 @@ pub fn store(cfg: &LoweringConfig, region: RegionId, edge: Edge) -> String {
 /// kernel's own code is the plain kernel's. The derivation is
 /// [`profile_state`], so the slot is init's: same unit and CTA sampling,
 /// same trash ring, same null-profile test.
+///
+/// Used only where [`LoweringConfig::derive_exit_slot`] is set (chosen per
+/// kernel by the register hold on LLVM IR; always on the SIMT target).
 ///
 /// Arguments: init's ([`init_args`]), then the clock.
 pub fn store_at_exit(cfg: &LoweringConfig, region: RegionId, edge: Edge) -> String {
