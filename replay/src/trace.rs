@@ -159,14 +159,6 @@ impl TraceSink {
         }
     }
 
-    /// The caveat on instances drawn with zero length, if any.
-    pub fn zero_length_caveat(&self) -> Option<String> {
-        match self {
-            TraceSink::Chrome(w) => w.zero_length().caveat(),
-            TraceSink::Perfetto(w) => w.zero_length_caveat(),
-        }
-    }
-
     pub fn finish(self, report: Option<&ReplayReport>) -> Result<(), ReplayError> {
         match self {
             TraceSink::Chrome(w) => w.finish(report).map(drop),
