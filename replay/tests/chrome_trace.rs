@@ -439,7 +439,7 @@ fn back_to_back_and_sub_ns_regions_nest_exactly_in_f64() {
         assert!(loops.windows(2).all(|w| w[0].end <= w[1].ts));
         assert!(loops.windows(2).any(|w| w[0].end == w[1].ts) || loops.len() < 2);
     }
-    // The count is in the metadata and the caveats of both report and trace.
+    // The count is in the trace's metadata and caveats.
     // Every "empty" instance (START and END at one tick) is corrected to 0.
     let corrected_to_zero = v["otherData"]["zero_length_events_corrected_to_zero"]
         .as_u64()
@@ -451,18 +451,14 @@ fn back_to_back_and_sub_ns_regions_nest_exactly_in_f64() {
     }
     .caveat()
     .unwrap();
-    assert!(report.caveats.contains(&caveat), "{:?}", report.caveats);
+    // The report is the same with or without a trace: how the trace draws
+    // zero-length instances is the trace's note only.
+    assert!(!report.caveats.contains(&caveat), "{:?}", report.caveats);
     assert!(v["otherData"]["caveats"]
         .as_array()
         .unwrap()
         .iter()
         .any(|c| c == caveat.as_str()));
-    assert_eq!(
-        report.caveats.iter().filter(|c| **c == caveat).count(),
-        1,
-        "{:?}",
-        report.caveats
-    );
 }
 
 #[test]
