@@ -1075,11 +1075,7 @@ fn location_less_constants(sass: &[SassInst]) -> BTreeMap<String, usize> {
             continue;
         }
         // Sources after the destination: immediates and zero registers only.
-        let ops = i
-            .text
-            .split_once(i.opcode.as_str())
-            .map_or("", |(_, rest)| rest.trim().trim_end_matches(';'));
-        let sources: Vec<&str> = ops.split(',').skip(1).map(str::trim).collect();
+        let sources: Vec<&str> = i.operands().split(',').skip(1).map(str::trim).collect();
         let zero = |o: &str| matches!(o, "RZ" | "URZ" | "0x0" | "0");
         let immediate = |o: &str| o.starts_with("0x") || o.parse::<f64>().is_ok();
         // Not zeroes: the kernel's accumulators are zeroed (and ptxas
@@ -1115,11 +1111,7 @@ fn uniform_read_by_kperf_alone(sass: &[SassInst], k: usize) -> bool {
     if !unknown || i.family() != "UMOV" {
         return false;
     }
-    let ops = i
-        .text
-        .split_once(i.opcode.as_str())
-        .map_or("", |(_, rest)| rest.trim().trim_end_matches(';'));
-    let mut parts = ops.split(',').map(str::trim);
+    let mut parts = i.operands().split(',').map(str::trim);
     let Some(dest) = parts.next().filter(|d| d.starts_with("UR") && *d != "URZ") else {
         return false;
     };
@@ -1134,10 +1126,7 @@ fn uniform_read_by_kperf_alone(sass: &[SassInst], k: usize) -> bool {
     };
     let mut readers = 0;
     for j in &sass[k + 1..] {
-        let ops = j
-            .text
-            .split_once(j.opcode.as_str())
-            .map_or("", |(_, rest)| rest.trim().trim_end_matches(';'));
+        let ops = j.operands();
         let (first, rest) = ops.split_once(',').unwrap_or((ops, ""));
         let writes = first.trim() == dest && j.family().starts_with('U');
         if names(rest) || (!writes && names(first)) {

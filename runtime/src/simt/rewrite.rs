@@ -460,18 +460,7 @@ fn check_alignment<'c>(
          \x20 ret void\n\
          }}\n"
     );
-    let buf = inkwell::memory_buffer::MemoryBuffer::create_from_memory_range_copy(
-        text.as_bytes(),
-        "kperf-simt-align",
-    );
-    let lib = ctx
-        .create_module_from_ir(buf)
-        .map_err(|e| format!("SIMT rewrite: the alignment test: {e}"))?;
-    lib.set_triple(&module.get_triple());
-    lib.set_data_layout(&module.get_data_layout());
-    module
-        .link_in_module(lib)
-        .map_err(|e| format!("SIMT rewrite: linking the alignment test: {e}"))?;
+    link_ir_text(ctx, module, &text, "the alignment test")?;
     let check = module
         .get_function(ALIGN_CHECK)
         .ok_or("SIMT rewrite: the alignment test is missing")?;
@@ -1147,6 +1136,28 @@ fn ir_definition(f: FunctionValue<'_>, name: &str) -> Option<String> {
     super::pure::definition(short, &host_name(name), &ret, &params)
 }
 
+/// Parse LLVM IR `text` (`what` it is, for errors) for `module`'s target
+/// and link it in.
+fn link_ir_text<'c>(
+    ctx: &'c Context,
+    module: &Module<'c>,
+    text: &str,
+    what: &str,
+) -> Result<(), String> {
+    let buf = inkwell::memory_buffer::MemoryBuffer::create_from_memory_range_copy(
+        text.as_bytes(),
+        "kperf-simt",
+    );
+    let lib = ctx
+        .create_module_from_ir(buf)
+        .map_err(|e| format!("SIMT rewrite: {what}: {e}"))?;
+    lib.set_triple(&module.get_triple());
+    lib.set_data_layout(&module.get_data_layout());
+    module
+        .link_in_module(lib)
+        .map_err(|e| format!("SIMT rewrite: linking {what}: {e}"))
+}
+
 /// Link `text` (the definition of `f`) into `module` and call it where
 /// `f` was called.
 fn link_definition<'c>(
@@ -1156,18 +1167,12 @@ fn link_definition<'c>(
     text: &str,
 ) -> Result<(), String> {
     let name = f.get_name().to_string_lossy().into_owned();
-    let buf = inkwell::memory_buffer::MemoryBuffer::create_from_memory_range_copy(
-        text.as_bytes(),
-        "kperf-simt-intrinsic",
-    );
-    let lib = ctx
-        .create_module_from_ir(buf)
-        .map_err(|e| format!("SIMT rewrite: the host definition of `{name}`: {e}"))?;
-    lib.set_triple(&module.get_triple());
-    lib.set_data_layout(&module.get_data_layout());
-    module
-        .link_in_module(lib)
-        .map_err(|e| format!("SIMT rewrite: linking the host definition of `{name}`: {e}"))?;
+    link_ir_text(
+        ctx,
+        module,
+        text,
+        &format!("the host definition of `{name}`"),
+    )?;
     let g = module
         .get_function(&host_name(&name))
         .ok_or_else(|| format!("SIMT rewrite: the host definition of `{name}` is missing"))?;
