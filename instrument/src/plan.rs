@@ -96,16 +96,27 @@ pub fn plan_segments(
             // (`--flush-slots 8` kept 1024 records a unit on the host).
             let staged = opts.buffer == BufferKind::Shared;
             if let Some(g) = opts.flush_slots {
-                if g == 0 || !g.is_multiple_of(2) || (staged && g < slots) {
-                    return Err(InstrumentError::Option(format!(
-                        "--flush-slots {g}: a unit's global segment holds an even number of \
-                         records (16-byte aligned blocks){}",
-                        if staged {
-                            format!(", at least its ring's {slots} (--slots): a full ring is copied at once")
-                        } else {
-                            String::new()
-                        }
-                    )));
+                // Staged: whole rings are copied, so the segment holds a
+                // whole number of them (6 slots for rings of 4: the second
+                // copy wrote past the profile buffer). Straight to the
+                // segment: the segment is the ring, a power of two.
+                let fits = if staged {
+                    g >= slots && g.is_multiple_of(slots)
+                } else {
+                    g.is_power_of_two()
+                };
+                if !fits {
+                    return Err(InstrumentError::Option(if staged {
+                        format!(
+                            "--flush-slots {g}: a unit's global segment takes whole rings of \
+                             {slots} records (--slots), copied at once: a multiple of {slots}"
+                        )
+                    } else {
+                        format!(
+                            "--flush-slots {g}: with --buffer global records go straight to the \
+                             unit's segment, which is its ring: a power of two"
+                        )
+                    }));
                 }
             }
             if staged {

@@ -40,7 +40,9 @@ pub struct LoweringArgs {
     /// Record slots per unit segment (power of two); default: fit --shared-budget
     #[arg(long)]
     pub slots: Option<u32>,
-    /// Global slots per unit for --strategy flush (default 16 × slots)
+    /// Global slots per unit for --strategy flush (default 16 × slots): a
+    /// multiple of --slots (whole rings are copied); with --buffer global,
+    /// where records go straight to the segment, a power of two
     #[arg(long)]
     pub flush_slots: Option<u32>,
     /// Shared-memory bytes the segments may use when --slots is not given

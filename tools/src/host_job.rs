@@ -296,6 +296,9 @@ pub fn calibrate_host(opts: &InstrumentOptions, pairs: usize, ctas: u32) -> Resu
         // survived (rings too small for the calibration?)".
         sample_ctas: kperf_dialects::meta::CtaSampling::All,
         sample_units: Vec::new(),
+        // Its own ring size: the run's --flush-slots was measured against
+        // the calibration's ring ("at least its ring's 2048" for --slots 4).
+        flush_slots: None,
         ..opts.clone()
     };
     // A 2 ms spin per CTA makes the header's tick-rate measurement precise.
