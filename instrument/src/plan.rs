@@ -94,7 +94,7 @@ pub fn plan_segments(
             crate::options::check_flush_slots(g)?;
             // A given size is kept or refused, never raised in silence
             // (`--flush-slots 8` kept 1024 records a unit on the host).
-            let staged = opts.buffer == BufferKind::Shared;
+            let staged = !crate::mlir::templates::flushes_in_place(opts.strategy, opts.buffer);
             if let Some(g) = opts.flush_slots {
                 // Staged: whole rings are copied, so the segment holds a
                 // whole number of them (6 slots for rings of 4: the second
@@ -129,7 +129,7 @@ pub fn plan_segments(
     };
     // Flushed into a global buffer, records go straight to their segment
     // (templates::flushes_in_place): the segment is the ring.
-    let slots = if opts.strategy == Strategy::Flush && opts.buffer == BufferKind::Global {
+    let slots = if crate::mlir::templates::flushes_in_place(opts.strategy, opts.buffer) {
         global_slots
     } else {
         slots

@@ -147,11 +147,18 @@ pub struct CheckReport {
 /// times are off.
 pub const CHECK_TOLERANCE: f64 = 0.05;
 
+/// Whether `instances` measured are the `truth_instances` an
+/// uninstrumented run timed (0: a file from before the count was kept,
+/// taken as the same).
+pub(crate) fn same_instances(instances: u64, truth_instances: u64) -> bool {
+    truth_instances == 0 || instances == truth_instances
+}
+
 impl CheckReport {
     /// Whether the profile's kernel-region instances are the ones the
     /// uninstrumented run timed.
     pub fn same_instances(&self) -> bool {
-        self.truth_instances == 0 || self.instances == self.truth_instances
+        same_instances(self.instances, self.truth_instances)
     }
 
     /// Compare `report`'s kernel region with `run`; None without a kernel

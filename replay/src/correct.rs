@@ -146,7 +146,7 @@ impl CostFit {
     /// uninstrumented run timed (files written before the count was kept
     /// say 0: taken as the same).
     pub fn same_instances(&self) -> bool {
-        self.truth_instances == 0 || self.instances == self.truth_instances
+        crate::analyze::same_instances(self.instances, self.truth_instances)
     }
 
     /// Whether the records could have made the kernel region longer than

@@ -1668,7 +1668,7 @@ fn edge_of(s: &Site) -> Edge {
 /// ([`templates::store_at_exit`]) rather than keep init's live across the
 /// kernel.
 fn stores_at_exit(s: &Site, cfg: &LoweringConfig) -> bool {
-    s.before.is_return() && cfg.derive_exit_slot && !cfg.target.is_host()
+    s.before.is_return() && cfg.derive_exit_slot
 }
 
 /// Locals and init at the entry, read_counter + store at each site,

@@ -1097,7 +1097,7 @@ fn store_body(b: &mut Body, cfg: &LoweringConfig, region: RegionId, edge: Edge, 
     let mask = b.c32(cfg.slots as i64 - 1);
     // Flush into a global buffer: the segment is the record's place, slot n
     // while it has room (no ring to stage in; see [`flushes_in_place`]).
-    let in_place = flushes_in_place(cfg);
+    let in_place = flushes_in_place(cfg.strategy, cfg.buffer);
     let slot = if in_place {
         n.clone()
     } else {
@@ -1225,8 +1225,8 @@ fn store_body(b: &mut Body, cfg: &LoweringConfig, region: RegionId, edge: Edge, 
 /// offsets (as it once was, `slots` apart where segments are
 /// `global_slots` apart), sixteen threads' rings sat inside unit 0's
 /// segment and overwrote its records, with no record counted lost.
-pub fn flushes_in_place(cfg: &LoweringConfig) -> bool {
-    cfg.strategy == Strategy::Flush && cfg.buffer == BufferKind::Global
+pub fn flushes_in_place(strategy: Strategy, buffer: BufferKind) -> bool {
+    strategy == Strategy::Flush && buffer == BufferKind::Global
 }
 
 /// The ring counter update, shared by every form of the record store.
