@@ -67,12 +67,16 @@ pub fn measure<E: From<BenchError>>(
     let mut sampler = Sampler::new(*rule)?;
     let warm_start = Instant::now();
     let mut warmup_runs = 0u32;
-    // At least `iterations` runs; the minimum warm-up time is capped by the
-    // timeout, so a slow kernel is not warmed for longer than it is measured.
-    while warmup_runs < warmup.iterations
-        || (warm_start.elapsed().as_secs_f64() < warmup.min_time_s
-            && warm_start.elapsed().as_secs_f64() < rule.timeout_s)
-    {
+    // `iterations` runs and at least `min_time_s`, both capped by the timeout
+    // after the first run, so a slow kernel is not warmed for longer than it
+    // may be measured (1000 warm-up runs of a 10 ms kernel under a 1 s
+    // timeout took 10 s).
+    loop {
+        let warmed_s = warm_start.elapsed().as_secs_f64();
+        let wants_more = warmup_runs < warmup.iterations || warmed_s < warmup.min_time_s;
+        if !wants_more || (warmup_runs > 0 && warmed_s >= rule.timeout_s) {
+            break;
+        }
         prepare()?;
         sample()?;
         warmup_runs += 1;
@@ -179,6 +183,30 @@ mod tests {
         assert_eq!((prepared, runs), (8, 8));
         assert!(matches!(m.stop, StopReason::MaxSamples { .. }));
         assert_eq!(m.cycles, None);
+    }
+
+    #[test]
+    fn warm_up_stops_at_the_timeout_after_its_first_run() {
+        let mut runs = 0;
+        let m = measure::<BenchError>(
+            &Warmup {
+                iterations: 1000,
+                min_time_s: 0.0,
+            },
+            &StoppingRule {
+                timeout_s: 0.001,
+                ..rule(2, 2)
+            },
+            None,
+            || Ok(()),
+            || {
+                runs += 1;
+                std::thread::sleep(Duration::from_millis(2));
+                Ok(Sample::time(2e6))
+            },
+        )
+        .unwrap();
+        assert_eq!((m.warmup_runs, runs), (1, 2));
     }
 
     #[test]

@@ -406,11 +406,11 @@ class Sweep:
 
     def markdown(self) -> str:
         keys = list(self.results[0]["params"]) if self.results else []
-        head = [*keys, "implementation", "median", "p5-p95", "noise", "samples", "TFLOP/s", "GB/s"]
+        head = [*map(_md_cell, keys), "implementation", "median", "p5-p95", "noise", "samples", "TFLOP/s", "GB/s"]
         rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for r in self.results:
-            cells = [str(r["params"].get(k, "")) for k in keys]
-            cells += [r["name"], _fmt_ms(r["median_ms"]), f"{_fmt_ms(r['p5_ms'])}-{_fmt_ms(r['p95_ms'])}",
+            cells = [_md_cell(r["params"].get(k, "")) for k in keys]
+            cells += [_md_cell(r["name"]), _fmt_ms(r["median_ms"]), f"{_fmt_ms(r['p5_ms'])}-{_fmt_ms(r['p95_ms'])}",
                       f"{100 * r['noise']:.2f}%", str(r["samples"]),
                       _fmt_rate(r.get("tflops")), _fmt_rate(r.get("gbps"))]
             rows.append("| " + " | ".join(cells) + " |")
@@ -418,6 +418,13 @@ class Sweep:
                     "noise": r["noise"], "samples": r["samples"]} for r in self.results]
         lines = ",\n ".join(json.dumps(x) for x in summary)
         return "\n".join(rows) + "\n\n```json\n[" + lines + "]\n```\n"
+
+
+def _md_cell(value: Any) -> str:
+    """One Markdown table cell: a `|` in a parameter or name split its row
+    into extra columns, and a newline ended the table."""
+    text = str(value).replace("\\", "\\\\").replace("|", "\\|")
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _fmt_ms(ms: float) -> str:

@@ -4,6 +4,7 @@ kperf CLI (`roofline`, `bench --baseline`)."""
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -304,3 +305,15 @@ def test_bad_work_is_refused_before_measuring():
     with pytest.raises(ValueError, match="flops must be finite and >= 0"):
         kb.benchmark(spin, 0.0, flops=-1.0, **{**FAST, "min_time": 5.0, "timeout": 10.0})
     assert time.perf_counter() - start < 1.0
+
+
+def test_sweep_markdown_keeps_one_cell_per_value():
+    """A `|` in a parameter split its row into extra columns and a newline
+    ended the table (found by an adversarial pass, 2026-11-27)."""
+    sweep = kb.parametrize({"layout": ["a|b", "row\nmajor"]}, show=False, **FAST)(
+        lambda layout: (lambda: None))()
+    table = sweep.markdown().split("\n\n")[0].splitlines()
+    assert len(table) == 4
+    columns = [len(re.findall(r"(?<!\\)\|", line)) for line in table]
+    assert columns == [columns[0]] * 4
+    assert "| a\\|b |" in table[2] and "| row\\nmajor |" in table[3]

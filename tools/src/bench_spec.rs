@@ -543,6 +543,9 @@ fn whole(v: f64, what: &str, min: u64, max: u64) -> Result<u64> {
 fn param_of(v: &toml::Value) -> Result<Param> {
     Ok(match v {
         toml::Value::Integer(i) => Param::Int(*i),
+        // A NaN or infinite parameter failed later, inside whichever
+        // expression first used it, naming that expression rather than it.
+        toml::Value::Float(f) if !f.is_finite() => bail!("{f} is not a finite number"),
         toml::Value::Float(f) => Param::Float(*f),
         toml::Value::String(s) => Param::Text(s.clone()),
         other => bail!(
@@ -564,6 +567,9 @@ pub fn parse_override(s: &str) -> Result<(String, Param)> {
     let p = if let Ok(i) = v.parse::<i64>() {
         Param::Int(i)
     } else if let Ok(f) = v.parse::<f64>() {
+        if !f.is_finite() {
+            bail!("--set {k}={v}: not a finite number");
+        }
         Param::Float(f)
     } else {
         Param::Text(v.to_string())
