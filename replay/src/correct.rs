@@ -122,6 +122,11 @@ pub struct CostFit {
     pub instances: u64,
     #[serde(default)]
     pub truth_instances: u64,
+    /// With the calibrated cost, the median kernel region against the
+    /// uninstrumented run's median CTA (corrected / truth − 1), where the
+    /// profile's every unit is sampled and the run kept a median.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibrated_median_error: Option<f64>,
 }
 
 fn yes() -> bool {
@@ -157,6 +162,20 @@ impl CostFit {
         self.raw_ticks >= self.truth_ticks * (1.0 - crate::analyze::CHECK_TOLERANCE)
     }
 
+    /// Whether a few units alone refute the calibration: the median kernel
+    /// region matches the uninstrumented median with the calibrated cost
+    /// while the mean does not. A unit stalled for milliseconds (a
+    /// preempted CTA on a busy host) moved the mean, and a fit spread its
+    /// stall over every record: 139 ticks a record against a calibrated
+    /// 68 corrected a 29.6 us kernel to 3 ns at the median.
+    pub fn outlier_driven(&self) -> bool {
+        let tolerance = crate::analyze::CHECK_TOLERANCE;
+        self.calibrated_error.abs() > tolerance
+            && self
+                .calibrated_median_error
+                .is_some_and(|e| e.abs() <= tolerance)
+    }
+
     fn new(info: &RunInfo, scan: &ProfileScan) -> Option<CostFit> {
         let spans = &scan.kernel_spans;
         let check = info.check.as_ref()?;
@@ -167,6 +186,19 @@ impl CostFit {
         let n = spans.units as f64;
         let (raw, records) = (spans.raw_ticks / n, spans.records / n);
         let linear = ((raw - truth) / records).max(0.0);
+        // The medians where every unit is in the samples (the first units
+        // alone may be the light ones of an imbalanced grid).
+        let calibrated_median_error = match (spans.calibrated, check.cta_median_ticks) {
+            (Some((cost, b2b)), Some(median))
+                if median > 0.0 && spans.samples.len() as u64 == spans.units =>
+            {
+                let mut corrected =
+                    corrected_spans(&spans.samples, |gap| cost_after_gap(cost, b2b, gap));
+                corrected.sort_by(f64::total_cmp);
+                Some(median_of_sorted(&corrected) / median - 1.0)
+            }
+            _ => None,
+        };
         let (calibrated_error, fitted) = if spans.samples.is_empty() {
             let corrected = (raw - spans.calibrated_shift / n).max(0.0);
             (corrected / truth - 1.0, linear)
@@ -209,8 +241,10 @@ impl CostFit {
             plausible,
             instances: spans.units,
             truth_instances: check.ctas,
+            calibrated_median_error,
         };
         fit.applied = plausible
+            && !fit.outlier_driven()
             && fit.same_instances()
             && fit.slower_than_truth()
             && calibrated_error.abs() > crate::analyze::CHECK_TOLERANCE;
@@ -223,7 +257,13 @@ impl CostFit {
 /// each gap costs `cost_of_gap(gap)`: every record moves by the cost of
 /// those before it, never before its predecessor, as `pair` corrects.
 fn mean_corrected_span(samples: &[Vec<u64>], cost_of_gap: impl Fn(u64) -> f64) -> f64 {
-    let total: f64 = samples
+    let total: f64 = corrected_spans(samples, cost_of_gap).iter().sum();
+    total / samples.len().max(1) as f64
+}
+
+/// Each sample's corrected kernel region ([`mean_corrected_span`]).
+fn corrected_spans(samples: &[Vec<u64>], cost_of_gap: impl Fn(u64) -> f64) -> Vec<f64> {
+    samples
         .iter()
         .map(|clocks| {
             let Some(&first) = clocks.first() else {
@@ -236,8 +276,16 @@ fn mean_corrected_span(samples: &[Vec<u64>], cost_of_gap: impl Fn(u64) -> f64) -
             }
             at - first as f64
         })
-        .sum();
-    total / samples.len().max(1) as f64
+        .collect()
+}
+
+/// The middle of sorted values (the mean of the two middle ones), 0 for none.
+fn median_of_sorted(sorted: &[f64]) -> f64 {
+    match sorted.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => sorted[n / 2],
+        n => 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]),
+    }
 }
 
 /// How much longer (ticks) the mean raw kernel region of all units, `raw`,

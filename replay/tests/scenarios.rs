@@ -1216,6 +1216,83 @@ fn a_difference_the_records_cannot_account_for_keeps_the_calibration() {
 }
 
 #[test]
+fn one_stalled_cta_does_not_fit_the_record_cost() {
+    // 16 CTAs of 10 iterations of 20 ticks, 4 ticks a record: 284 raw,
+    // 200 corrected, 200 uninstrumented. CTA 0 stalled 3000 ticks in one
+    // iteration (preempted on a busy host): the mean kernel region reads
+    // +94% and (471.5 - 200) / 21 = 12.9 ticks a record is within 4x the
+    // calibration, so the fit took it and corrected every iteration to
+    // 11 ticks (seen with a 64-CTA loop: its kernel to 3 ns at the median).
+    let regions = [
+        (0, "kernel", RegionKind::Kernel, None, None),
+        (1, "iter", RegionKind::Iteration, Some(0), None),
+    ];
+    let mut info = ns_info(&regions);
+    info.record_cost_ticks = Some(4.0);
+    info.check = Some(timed_by_hand(16, 200.0, 50_000));
+    let ctas: Vec<_> = (0..16u32)
+        .map(|c| {
+            let start = 100_000 * u64::from(c);
+            let mut recs = vec![s(0, start)];
+            let mut t = start + 4;
+            for k in 0..10 {
+                let stall = if c == 0 && k == 3 { 3000 } else { 0 };
+                recs.push(s(1, t));
+                recs.push(e(1, t + 24 + stall));
+                t += 28 + stall;
+            }
+            recs.push(e(0, t));
+            ns_cta(c, 0, start, vec![unit(0, recs)])
+        })
+        .collect();
+    let r = Profile::from_parts(info, ctas).unwrap().report().clone();
+    let fit = r.correction.fit.as_ref().unwrap();
+    assert!(fit.outlier_driven() && !fit.applied, "{fit:?}");
+    assert_eq!(fit.calibrated_median_error, Some(0.0));
+    assert_eq!(r.correction.source, CostSource::Calibrated);
+    let iter = r.regions.iter().find(|r| r.name == "iter").unwrap();
+    assert_eq!(iter.p50_ns, 20.0, "the iterations keep their time");
+    let check = r.check.as_ref().unwrap();
+    assert!(!check.fitted && !check.cost_fitted, "{check:?}");
+    assert!(
+        r.caveats.iter().any(
+            |c| c.contains("a few instances ran far longer than the rest")
+                && c.contains("median instance only +0.0% off")
+        ),
+        "{:?}",
+        r.caveats
+    );
+    assert!(
+        !r.caveats.iter().any(|c| c.contains("off by about as much")),
+        "{:?}",
+        r.caveats
+    );
+}
+
+#[test]
+fn a_region_whose_median_instance_is_under_a_record_is_below_resolution() {
+    // 100 iterations of 2 ticks between records of 4, one stalled 10000
+    // ticks: the mean raw duration (106) is over two records' cost, the
+    // median instance's corrected 2 ticks under one.
+    let regions = [(1, "iter", RegionKind::Iteration, None, None)];
+    let mut info = ns_info(&regions);
+    info.record_cost_ticks = Some(4.0);
+    let mut recs = Vec::new();
+    let mut t = 0;
+    for k in 0..100 {
+        let stall = if k == 7 { 10_000 } else { 0 };
+        recs.push(s(1, t));
+        recs.push(e(1, t + 6 + stall));
+        t += 10 + stall;
+    }
+    let ctas = vec![ns_cta(0, 0, 0, vec![unit(0, recs)])];
+    let r = Profile::from_parts(info, ctas).unwrap().report().clone();
+    let iter = &r.regions[0];
+    assert!(iter.mean_raw_ticks > 8.0, "{iter:?}");
+    assert!(iter.below_resolution, "{iter:?}");
+}
+
+#[test]
 fn a_calibrated_cost_the_uninstrumented_run_confirms_is_kept() {
     let (info, ctas) = kernel_with_check(4.0);
     let r = Profile::from_parts(info, ctas).unwrap().report().clone();

@@ -270,6 +270,25 @@ pub fn host_ticks_fenced() -> u64 {
     }
 }
 
+/// What timing a call between two [`host_ticks_fenced`] reads adds when
+/// the call does nothing: the median of back-to-back fenced reads, in
+/// ticks. The check takes it off each CTA's time, since a record's clock
+/// read is calibrated out of the profile the same way (an empty kernel
+/// read 74 ticks "uninstrumented" against its corrected 2).
+pub fn fenced_read_floor() -> u64 {
+    let mut gaps: Vec<u64> = (0..257)
+        .map(|_| {
+            let t0 = host_ticks_fenced();
+            host_ticks_fenced().wrapping_sub(t0)
+        })
+        .collect();
+    gaps.sort_unstable();
+    gaps[gaps.len() / 2]
+}
+
+/// The buffers' contents at one moment ([`GridLauncher::save_buffers`]).
+pub struct SavedBuffers(Vec<Vec<u8>>);
+
 /// A kernel called with one pointer per argument word.
 pub type Packed = unsafe extern "C" fn(*mut *mut c_void);
 
@@ -517,9 +536,7 @@ impl<'jit> GridLauncher<'jit> {
     /// launch, profile and copy do not fit, the launch runs cold, once, and
     /// a line on stderr says so.
     pub fn launch_warm(&mut self) -> Result<u64, RuntimeError> {
-        let buffer_bytes: u64 = self.buffers.iter().map(|b| b.data.len() as u64).sum();
-        let with_copy = self.allocated_bytes().saturating_add(buffer_bytes);
-        if let Err(why) = check_memory(with_copy, "the launch with a copy of its buffers") {
+        if let Err(why) = self.buffer_copy_fits() {
             let _ = writeln!(
                 std::io::stderr(),
                 "kperf: the profiled launch runs cold, without a warm-up launch: {why}"
@@ -528,19 +545,41 @@ impl<'jit> GridLauncher<'jit> {
         }
         let quiet_stdout = crate::isolate::enabled();
         self.in_child(|g| {
-            let saved: Vec<Vec<u8>> = g.buffers.iter().map(|b| b.data.to_vec()).collect();
+            let saved = g.save_buffers();
             {
                 // In kperf's own process (KPERF_IN_PROCESS), kperf's
                 // output would go too: not silenced there.
                 let _quiet = quiet_stdout.then(Silenced::stdout);
                 g.launch_here();
             }
-            for (b, bytes) in g.buffers.iter_mut().zip(saved) {
-                b.data.copy_from_slice(&bytes);
-            }
+            g.restore_buffers(&saved);
             g.profile.fill(0);
             g.launch_here()
         })
+    }
+
+    /// Whether a copy of the buffers ([`GridLauncher::save_buffers`]) fits
+    /// the memory limit beside what the launch holds; the reason if not.
+    pub fn buffer_copy_fits(&self) -> Result<(), String> {
+        let buffer_bytes: u64 = self.buffers.iter().map(|b| b.data.len() as u64).sum();
+        check_memory(
+            self.allocated_bytes().saturating_add(buffer_bytes),
+            "the launch with a copy of its buffers",
+        )
+    }
+
+    /// The buffers' contents now, for [`GridLauncher::restore_buffers`]:
+    /// launches that are to be compared must start from the same inputs
+    /// (a kernel that zeroes its own trip count ran its work once in five).
+    pub fn save_buffers(&self) -> SavedBuffers {
+        SavedBuffers(self.buffers.iter().map(|b| b.data.to_vec()).collect())
+    }
+
+    /// Put back what [`GridLauncher::save_buffers`] saved.
+    pub fn restore_buffers(&mut self, saved: &SavedBuffers) {
+        for (b, bytes) in self.buffers.iter_mut().zip(&saved.0) {
+            b.data.copy_from_slice(bytes);
+        }
     }
 
     fn launch_here(&mut self) -> u64 {

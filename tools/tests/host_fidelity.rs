@@ -206,3 +206,37 @@ fn a_kernel_made_of_records_is_below_resolution_not_fitted() {
         assert_eq!(r["below_resolution"], true, "{r}");
     }
 }
+
+#[test]
+fn the_check_times_a_kernel_that_changes_its_input_from_the_same_input() {
+    // 2000 iterations of 8 dependent operations: about 18 ticks each. The
+    // check's launches after the first found the trip count zeroed and
+    // timed ~90 ticks a CTA, so a correct profile read +25000%.
+    let fb = profile_with("tests/fidelity/loop_in_place", "kernel", &[]);
+    let truth = fb["check"]["truth_ticks"].as_f64().expect("truth");
+    assert!(
+        truth > 10_000.0,
+        "the check timed the work: {}",
+        fb["check"]
+    );
+    assert!(check_error(&fb).abs() < 0.5, "{}", fb["check"]);
+}
+
+#[test]
+fn an_empty_kernel_is_timed_without_the_counter_reads() {
+    // The check's two fenced counter reads take ~74 ticks around nothing;
+    // left in the truth they made an empty kernel's correct 2 ticks read
+    // "-97% off, the two launches ran differently".
+    let fb = profile_with("tests/fidelity/empty", "kernel", &[]);
+    let truth = fb["check"]["truth_ticks"].as_f64().expect("truth");
+    assert!(
+        truth < 40.0,
+        "the counter's reads came off: {}",
+        fb["check"]
+    );
+    assert!(
+        !fb["caveats"].to_string().contains("ran differently"),
+        "{}",
+        fb["caveats"]
+    );
+}
