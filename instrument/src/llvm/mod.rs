@@ -355,6 +355,41 @@ fn check_arch_specific(module: &Module, target: &Target, file: &str) -> Result<(
     Ok(())
 }
 
+/// NVPTX has no indirect branch: LLVM's instruction selection aborts the
+/// process on `indirectbr` ("Cannot select: brind", exit 134, even for
+/// `--emit llvm`, whose occupancy check compiles to PTX). Refused, naming
+/// the function and block, before anything compiles it; the SIMT target
+/// runs on the CPU, which has one.
+fn refuse_indirect_branches(module: &Module, target: &Target, file: &str) -> Result<()> {
+    if !matches!(target, Target::Nvptx { simt: false, .. }) {
+        return Ok(());
+    }
+    for f in module.get_functions() {
+        for bb in f.get_basic_blocks() {
+            let Some(term) = bb.get_terminator() else {
+                continue;
+            };
+            if term.get_opcode() == inkwell::values::InstructionOpcode::IndirectBr {
+                let block = bb.get_name().to_string_lossy().into_owned();
+                return Err(InstrumentError::At {
+                    location: file.to_string(),
+                    message: format!(
+                        "@{}{}: `indirectbr` (a computed goto), which NVPTX cannot compile \
+                         (LLVM's code generator stops on it); --target simt runs it on the CPU",
+                        f.get_name().to_string_lossy(),
+                        if block.is_empty() {
+                            String::new()
+                        } else {
+                            format!(", block %{block}")
+                        }
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 fn is_definition(f: FunctionValue) -> bool {
     f.count_basic_blocks() > 0
 }
@@ -686,6 +721,18 @@ fn insert_param<'c>(
     f.as_global_value().set_name(&format!("{name}.kperf.old"));
     let nf = module.add_function(&name, new_ty, Some(f.get_linkage()));
     nf.set_call_conventions(f.get_call_conventions());
+    // What else the function itself carries: without its personality a
+    // kernel with `invoke`/`landingpad` no longer verified.
+    if let Some(personality) = f.get_personality_function() {
+        nf.set_personality_function(personality);
+    }
+    let (old_global, new_global) = (f.as_global_value(), nf.as_global_value());
+    if let Some(section) = old_global.get_section() {
+        new_global.set_section(section.to_str().ok());
+    }
+    new_global.set_alignment(old_global.get_alignment());
+    new_global.set_visibility(old_global.get_visibility());
+    new_global.set_unnamed_address(old_global.get_unnamed_address());
     for loc in [AttributeLoc::Function, AttributeLoc::Return] {
         for a in f.attributes(loc) {
             nf.add_attribute(loc, a);
@@ -895,6 +942,7 @@ fn instrument_llvm_with(
     let tm = target_machine(&opts.target, &module)?;
     check_triple(&module, &opts.target, &tm, file)?;
     check_arch_specific(&module, &opts.target, file)?;
+    refuse_indirect_branches(&module, &opts.target, file)?;
     if fp_contract_of(&opts, triton) == FpContract::Fast {
         allow_contraction(&module);
     }

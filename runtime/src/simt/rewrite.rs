@@ -296,6 +296,7 @@ pub fn rewrite_for_host<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<Rew
         fence,
         nanosleep,
     };
+    refuse_variadic_functions(module)?;
     let libdevice = super::libdevice::link(ctx, module)?;
     // What libdevice brought: its inline PTX is translated, and what is
     // left (none known) must not reach the JIT, which computes garbage
@@ -855,6 +856,25 @@ fn instructions<'c>(
             .flat_map(|bb| bb.get_instructions())
             .map(move |i| (f, i))
     })
+}
+
+/// A variadic device function: NVPTX's `va_list` is one pointer to the
+/// packed arguments, x86-64's a 24-byte record the JIT'd `va_start` wrote
+/// over the 8 bytes clang allocates for NVPTX (garbage results, or a fault
+/// blamed on the launch spec).
+fn refuse_variadic_functions(module: &Module) -> Result<(), String> {
+    match module
+        .get_functions()
+        .find(|f| f.count_basic_blocks() > 0 && f.get_type().is_var_arg())
+    {
+        Some(f) => Err(format!(
+            "the SIMT target cannot run this kernel: function `{}` is variadic, and NVPTX \
+             passes variadic arguments differently from the host the SIMT target compiles for \
+             (a va_list is one pointer on NVPTX); printf is supported",
+            f.get_name().to_string_lossy()
+        )),
+        None => Ok(()),
+    }
 }
 
 fn refuse_inline_asm(module: &Module) -> Result<(), String> {
