@@ -12,7 +12,9 @@ use crate::guard::{check_memory, human, GuardedBuffer, KernelRunning};
 use crate::launch_error::LaunchError as RuntimeError;
 use crate::spec::{DType, HostBuffer, LaunchSpec};
 use kperf_dialects::meta::KernelMeta;
+use melior::ir::operation::OperationLike;
 use melior::ir::Module;
+use melior::ir::{BlockLike, RegionLike};
 use melior::StringRef;
 use std::ffi::c_void;
 use std::io::Write as _;
@@ -309,6 +311,99 @@ pub fn run_host(
     })?
 }
 
+/// Functions kperf gives every host module itself (registered with the
+/// engine after it is made).
+const KPERF_HOST_FUNCTIONS: [&str; 2] = ["kperf_host_now_ns", "kperf_host_cpu"];
+
+/// MLIR's runner libraries (what `mlir-runner -shared-libs=` loads for
+/// upstream's tests: `printMemrefF32`, `vector.print`'s `printF32`, ...),
+/// in `$KPERF_MLIR_RUNNER_UTILS_DIR` or LLVM 22's library directory.
+fn runner_libraries() -> Vec<String> {
+    let dir = std::env::var("KPERF_MLIR_RUNNER_UTILS_DIR")
+        .unwrap_or_else(|_| "/usr/lib/llvm-22/lib".to_string());
+    ["libmlir_c_runner_utils.so", "libmlir_runner_utils.so"]
+        .iter()
+        .map(|name| format!("{dir}/{name}"))
+        .filter(|p| std::path::Path::new(p).is_file())
+        .collect()
+}
+
+/// Whether `name` is a symbol of this process, or of `library` (opened,
+/// when given, and kept open: the engine loads it again).
+fn defined_in(name: &str, library: Option<&str>) -> bool {
+    let Ok(symbol) = std::ffi::CString::new(name) else {
+        return false;
+    };
+    // SAFETY: dlopen/dlsym with NUL-terminated strings; a handle that
+    // is never closed stays valid.
+    unsafe {
+        let handle = match library {
+            None => libc::RTLD_DEFAULT,
+            Some(path) => {
+                let Ok(path) = std::ffi::CString::new(path) else {
+                    return false;
+                };
+                libc::dlopen(path.as_ptr(), libc::RTLD_LAZY | libc::RTLD_LOCAL)
+            }
+        };
+        !handle.is_null() && !libc::dlsym(handle, symbol.as_ptr()).is_null()
+    }
+}
+
+/// The runner libraries the module's undefined functions need; an error
+/// naming the functions nothing defines. The JIT printed "Symbols not
+/// found" and kperf then said the kernel itself was "not found after
+/// compilation".
+fn runtime_libraries_for(module: &Module) -> Result<Vec<String>, RuntimeError> {
+    let mut undefined = Vec::new();
+    let mut op = module.body().first_operation();
+    while let Some(o) = op {
+        let is_declaration = o.name().as_string_ref().as_str() == Ok("llvm.func")
+            && o.region(0).ok().and_then(|r| r.first_block()).is_none();
+        if is_declaration {
+            if let Some(name) = o
+                .attribute("sym_name")
+                .ok()
+                .and_then(|a| melior::ir::attribute::StringAttribute::try_from(a).ok())
+                .map(|a| a.value().to_string())
+            {
+                if !KPERF_HOST_FUNCTIONS.contains(&name.as_str()) && !defined_in(&name, None) {
+                    undefined.push(name);
+                }
+            }
+        }
+        op = o.next_in_block();
+    }
+    if undefined.is_empty() {
+        return Ok(Vec::new());
+    }
+    let libraries = runner_libraries();
+    let missing: Vec<&String> = undefined
+        .iter()
+        .filter(|name| !libraries.iter().any(|l| defined_in(name, Some(l))))
+        .collect();
+    if !missing.is_empty() {
+        return Err(RuntimeError::Launch(format!(
+            "JIT: {} declared but not defined in the module, and neither kperf nor MLIR's \
+             runner libraries ({}) define {}",
+            missing
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if libraries.is_empty() {
+                "none found: set KPERF_MLIR_RUNNER_UTILS_DIR to the directory of \
+                 libmlir_c_runner_utils.so"
+                    .to_string()
+            } else {
+                libraries.join(", ")
+            },
+            if missing.len() == 1 { "it" } else { "them" }
+        )));
+    }
+    Ok(libraries)
+}
+
 /// MLIR's execution engine over a module, at O3. Its C API returns a null
 /// engine where the module does not translate to LLVM IR or compile (an op
 /// the host target has no lowering for, such as `gpu.printf`), which
@@ -320,13 +415,25 @@ struct JitEngine {
 
 impl JitEngine {
     fn new(module: &Module) -> Result<JitEngine, RuntimeError> {
-        // SAFETY: the module is valid for the call; no shared libraries.
+        // NUL-terminated: the C API reads each path's `data` as a C string.
+        let libraries: Vec<std::ffi::CString> = runtime_libraries_for(module)?
+            .into_iter()
+            .filter_map(|p| std::ffi::CString::new(p).ok())
+            .collect();
+        let paths: Vec<mlir_sys::MlirStringRef> = libraries
+            .iter()
+            .map(|p| mlir_sys::MlirStringRef {
+                data: p.as_ptr(),
+                length: p.as_bytes().len(),
+            })
+            .collect();
+        // SAFETY: the module is valid for the call; `paths` outlive it.
         let raw = unsafe {
             mlir_sys::mlirExecutionEngineCreate(
                 module.to_raw(),
                 3,
-                0,
-                std::ptr::null(),
+                paths.len() as i32,
+                paths.as_ptr(),
                 false,
                 false,
             )
@@ -386,8 +493,8 @@ pub fn with_host_kernel<R>(
     crate::jitdump::discard();
     let engine = engine?;
     unsafe {
-        engine.register_symbol("kperf_host_now_ns", kperf_host_now_ns as *mut ());
-        engine.register_symbol("kperf_host_cpu", kperf_host_cpu as *mut ());
+        engine.register_symbol(KPERF_HOST_FUNCTIONS[0], kperf_host_now_ns as *mut ());
+        engine.register_symbol(KPERF_HOST_FUNCTIONS[1], kperf_host_cpu as *mut ());
     }
     let name = format!("_mlir_{kernel}");
     let f = engine.lookup(&name);

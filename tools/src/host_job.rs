@@ -321,6 +321,10 @@ pub fn calibrate_host(opts: &InstrumentOptions, pairs: usize, ctas: u32) -> Resu
         // Its own ring size: the run's --flush-slots was measured against
         // the calibration's ring ("at least its ring's 2048" for --slots 4).
         flush_slots: None,
+        // The user's passes are for the user's kernel: buffer deallocation
+        // refused the calibration kernel's `kperf.record`s, naming
+        // `<kperf calibrate>`.
+        pre_pipeline: None,
         ..opts.clone()
     };
     // A 2 ms spin per CTA makes the header's tick-rate measurement precise.
