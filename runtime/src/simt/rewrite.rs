@@ -654,6 +654,11 @@ fn zero_printf_arguments<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<()
         if !zeroed.insert(alloca) {
             continue;
         }
+        // A `lifetime.start` (an inlined device function's buffer has one)
+        // makes the bytes undefined again after the memset below, and the
+        // optimizer dropped it: `%d` of an `i8` printed garbage in a
+        // called function's printf only.
+        drop_lifetime_markers(args);
         // The buffer with room past the struct: with no wider argument
         // after a narrow one there is no padding, and `%d` of a lone `i8`
         // read 3 bytes past it. Each conversion reads at most 8 bytes, from
@@ -684,6 +689,33 @@ fn zero_printf_arguments<'c>(ctx: &'c Context, module: &Module<'c>) -> Result<()
         args.replace_all_uses_with(padded);
     }
     Ok(())
+}
+
+/// Erase the `llvm.lifetime.start`/`end` calls on `ptr`.
+fn drop_lifetime_markers(ptr: inkwell::values::PointerValue<'_>) {
+    let mut markers = Vec::new();
+    let mut next = ptr.get_first_use();
+    while let Some(u) = next {
+        next = u.get_next_use();
+        // Calls of void functions are instruction values.
+        let inkwell::values::AnyValueEnum::InstructionValue(call) = u.get_user() else {
+            continue;
+        };
+        if call.get_opcode() != InstructionOpcode::Call {
+            continue;
+        }
+        let callee = call
+            .get_operand(call.get_num_operands() - 1)
+            .and_then(|o| o.value())
+            .map(|v| v.get_name().to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if callee.starts_with("llvm.lifetime.") {
+            markers.push(call);
+        }
+    }
+    for call in markers {
+        call.erase_from_basic_block();
+    }
 }
 
 /// Dynamic shared memory: clang's `extern __shared__ T buf[]` (an external
