@@ -305,6 +305,7 @@ fn regions_outside_kernels(top: Op, kernels: &[Op]) -> Vec<String> {
 /// cannot tell apart. A repeated kernel takes its module's name (unique in
 /// the file), or `<module>_<kernel>`; its `gpu.launch_func`s follow.
 pub fn unique_kernel_names(kctx: &KperfContext, top: Op) {
+    unique_device_function_names(kctx, top);
     let ctx = kctx.ctx.to_raw();
     let kernels: Vec<Op> = top
         .nested_ops()
@@ -354,6 +355,52 @@ pub fn unique_kernel_names(kctx: &KperfContext, top: Op) {
             if !attr.ptr.is_null() {
                 launch.set_attr("kernel", attr);
             }
+        }
+    }
+}
+
+/// Device functions of one name in two `gpu.module`s (upstream's
+/// gpu-to-nvvm-target-attr.mlir has `@kernel_0` in both): the modules are
+/// linked into one LLVM module, so the later ones are renamed
+/// `<module>_<name>`, with their calls, as kernels are. The PTX held two
+/// definitions and did not assemble, written with exit 0.
+fn unique_device_function_names(kctx: &KperfContext, top: Op) {
+    let ctx = kctx.ctx.to_raw();
+    let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for module in top
+        .nested_ops()
+        .into_iter()
+        .filter(|o| o.name() == "gpu.module")
+    {
+        let module_name = regions::symbol_name(module);
+        let symbols: Vec<Op> = module
+            .regions()
+            .into_iter()
+            .filter_map(|r| r.first_block())
+            .flat_map(|b| b.ops())
+            .filter(|o| o.has_attr("sym_name"))
+            .collect();
+        for f in symbols {
+            let name = regions::symbol_name(f);
+            if taken.insert(name.clone()) || f.has_attr("gpu.kernel") {
+                continue;
+            }
+            let new = (0..)
+                .map(|k| match k {
+                    0 => format!("{module_name}_{name}"),
+                    k => format!("{module_name}_{name}_{k}"),
+                })
+                .find(|n| !taken.contains(n))
+                .expect("an unused name");
+            taken.insert(new.clone());
+            // SAFETY: a live symbol op and its module; the names outlive
+            // the calls.
+            unsafe {
+                mlirSymbolTableReplaceAllSymbolUses(ir::sref(&name), ir::sref(&new), module.0);
+            }
+            f.set_attr("sym_name", unsafe {
+                mlirStringAttrGet(ctx, ir::sref(&new))
+            });
         }
     }
 }
