@@ -4,9 +4,10 @@
 // RUN: kperf instrument %s --target host --emit mlir
 // CHECK: %[[X:[0-9]+]] = memref.load
 // CHECK: llvm.inline_asm has_side_effects "rdtscp; lfence"
-// CHECK: %[[PIN:[0-9]+]] = llvm.inline_asm has_side_effects asm_dialect = att "", "=x,=x,0,1" %[[X]], %{{.*}} : (f32, f32) -> !llvm.struct<(f32, f32)>
-// CHECK: %[[IN:[0-9]+]] = llvm.extractvalue %[[PIN]][0]
-// CHECK: %[[MUL:[0-9]+]] = arith.mulf %[[IN]],
+// Constants (%m) are not pinned: no work hides in them, and a loop bound
+// through the asm stopped LLVM vectorizing a streaming loop (+60 to +115%).
+// CHECK: %[[IN:[0-9]+]] = llvm.inline_asm has_side_effects asm_dialect = att "", "=x,0" %[[X]] : (f32) -> f32
+// CHECK-NEXT: %[[MUL:[0-9]+]] = arith.mulf %[[IN]], %cst
 // CHECK: %[[ADD:[0-9]+]] = arith.addf %[[MUL]],
 // CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "", "x" %[[ADD]] : (f32) -> ()
 // CHECK-NEXT: llvm.inline_asm has_side_effects "rdtscp; lfence"
