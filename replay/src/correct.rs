@@ -122,9 +122,9 @@ pub struct CostFit {
     pub instances: u64,
     #[serde(default)]
     pub truth_instances: u64,
-    /// With the calibrated cost, the median kernel region against the
-    /// uninstrumented run's median CTA (corrected / truth − 1), where the
-    /// profile's every unit is sampled and the run kept a median.
+    /// With the calibrated cost, the sampled units' median kernel region
+    /// against the uninstrumented run's median CTA (corrected / truth − 1),
+    /// where the run kept a median.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibrated_median_error: Option<f64>,
 }
@@ -169,11 +169,8 @@ impl CostFit {
     /// stall over every record: 139 ticks a record against a calibrated
     /// 68 corrected a 29.6 us kernel to 3 ns at the median.
     pub fn outlier_driven(&self) -> bool {
-        let tolerance = crate::analyze::CHECK_TOLERANCE;
-        self.calibrated_error.abs() > tolerance
-            && self
-                .calibrated_median_error
-                .is_some_and(|e| e.abs() <= tolerance)
+        self.calibrated_median_error
+            .is_some_and(|median| crate::analyze::stall_driven(self.calibrated_error, median))
     }
 
     fn new(info: &RunInfo, scan: &ProfileScan) -> Option<CostFit> {
@@ -186,12 +183,11 @@ impl CostFit {
         let n = spans.units as f64;
         let (raw, records) = (spans.raw_ticks / n, spans.records / n);
         let linear = ((raw - truth) / records).max(0.0);
-        // The medians where every unit is in the samples (the first units
-        // alone may be the light ones of an imbalanced grid).
+        // The sampled units' median (the first units: where they are the
+        // light ones of an imbalanced grid, their median misses the check's
+        // and this finds no stall, as before it was kept).
         let calibrated_median_error = match (spans.calibrated, check.cta_median_ticks) {
-            (Some((cost, b2b)), Some(median))
-                if median > 0.0 && spans.samples.len() as u64 == spans.units =>
-            {
+            (Some((cost, b2b)), Some(median)) if median > 0.0 && !spans.samples.is_empty() => {
                 let mut corrected =
                     corrected_spans(&spans.samples, |gap| cost_after_gap(cost, b2b, gap));
                 corrected.sort_by(f64::total_cmp);
@@ -279,13 +275,12 @@ fn corrected_spans(samples: &[Vec<u64>], cost_of_gap: impl Fn(u64) -> f64) -> Ve
         .collect()
 }
 
-/// The middle of sorted values (the mean of the two middle ones), 0 for none.
+/// The nearest-rank median, as the report's p50 and the check's median CTA.
 fn median_of_sorted(sorted: &[f64]) -> f64 {
-    match sorted.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => sorted[n / 2],
-        n => 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]),
-    }
+    sorted
+        .get(sorted.len().div_ceil(2).saturating_sub(1))
+        .copied()
+        .unwrap_or(0.0)
 }
 
 /// How much longer (ticks) the mean raw kernel region of all units, `raw`,

@@ -612,6 +612,14 @@ impl Replayer {
             _ => {}
         }
         caveats.extend(self.skipped_caveats);
+        if self.info.meta.target == "simt" {
+            caveats.push(
+                "recorded on the SIMT target, which runs each GPU thread as an OS thread: its \
+                 times are the CPU's and the scheduler's, not a GPU's (a debugging target, not \
+                 a timing model)"
+                    .into(),
+            );
+        }
         if self.early_ctas > 0 {
             caveats.push(format!(
                 "{} CTAs started before the first CTA replayed (no scan pass): they have \
@@ -685,7 +693,8 @@ impl Replayer {
                 {
                     report.caveats.push(format!(
                         "the {} `{}` region is {:+.1}% off the same launch run uninstrumented \
-                         ({:.0} vs {:.0} ticks per instance): its figures are off by about as much",
+                         ({:.0} vs {:.0} ticks per instance{}): its figures are off by about as \
+                         much",
                         // --no-correction: the figure is the raw one.
                         if self.correction.source == crate::correct::CostSource::Disabled {
                             "uncorrected"
@@ -695,7 +704,17 @@ impl Replayer {
                         c.region,
                         100.0 * c.error,
                         c.measured_ticks,
-                        c.truth_ticks
+                        c.truth_ticks,
+                        // A fit that matches on the samples can miss over
+                        // all units: say it was made.
+                        if c.cost_fitted {
+                            format!(
+                                ", with the record cost fitted to that run: {} ticks",
+                                crate::correct::fmt_ticks(self.correction.cost_ticks)
+                            )
+                        } else {
+                            String::new()
+                        }
                     ))
                 }
                 Some(_) => {}
@@ -952,16 +971,27 @@ fn stalled_instances_caveat(c: &crate::analyze::CheckReport, report: &ReplayRepo
         .map_or(String::new(), |r| {
             format!(" (the longest {})", crate::summary::fmt_ns(r.max_ns))
         });
-    format!(
-        "the corrected `{}` region's mean is {:+.1}% off the same launch run uninstrumented, but \
-         its median instance only {:+.1}% off the uninstrumented median: a few instances ran far \
-         longer than the rest{longest}, as on a disturbed host (a preempted CTA), which no \
-         record cost explains and none is fitted to; per-instance figures (p50, p95) hold, \
-         while means, totals and shares carry those stalls",
-        c.region,
-        100.0 * c.error,
-        100.0 * c.median_error.unwrap_or(f64::NAN),
-    )
+    let median = 100.0 * c.median_error.unwrap_or(f64::NAN);
+    if c.error > 0.0 {
+        format!(
+            "the corrected `{}` region's mean is {:+.1}% off the same launch run uninstrumented, \
+             but its median instance {median:+.1}% off the uninstrumented median: a few instances \
+             ran far longer than the rest{longest}, as on a disturbed host (a preempted CTA), which \
+             no record cost explains and none is fitted to; the median holds, while means, \
+             totals, shares and the upper percentiles carry those stalls",
+            c.region,
+            100.0 * c.error,
+        )
+    } else {
+        format!(
+            "the corrected `{}` region's mean is {:+.1}% off the same launch run uninstrumented, \
+             but its median instance {median:+.1}% off the uninstrumented median: the \
+             uninstrumented run's mean is the one a few stalled CTAs lengthened (a disturbed \
+             host), so no record cost is fitted to it",
+            c.region,
+            100.0 * c.error,
+        )
+    }
 }
 
 /// Why a calibrated cost that misses the uninstrumented run was kept
