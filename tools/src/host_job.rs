@@ -197,7 +197,6 @@ pub fn check_host_job(
         let restore = grid.buffer_copy_fits();
         let summary = grid.in_child(|g| {
             let saved = restore.is_ok().then(|| g.save_buffers());
-            let floor = kperf_runtime::host::fenced_read_floor();
             // Without the inputs back, only the first launch times the
             // profiled launch's work (an in-place kernel read +25000%).
             let launches = if saved.is_some() { CHECK_LAUNCHES } else { 1 };
@@ -206,17 +205,18 @@ pub fn check_host_job(
                     if let Some(saved) = &saved {
                         g.restore_buffers(saved);
                     }
+                    let floor = kperf_runtime::host::fenced_read_floor();
                     let (wall, mut ticks) = g.launch_timed_here(&timed);
                     // At least a tick: no call takes none, and a profile's
                     // check of 0 ticks reads as a corrupt one.
                     for t in &mut ticks {
                         *t = t.saturating_sub(floor).max(1);
                     }
-                    (wall, summarize(ticks))
+                    (floor, (wall, summarize(ticks)))
                 })
-                .collect::<Vec<(u64, CtaTimes)>>();
-            runs.sort_by(|a, b| a.1.mean.total_cmp(&b.1.mean));
-            (floor, runs.swap_remove(launches / 2))
+                .collect::<Vec<(u64, (u64, CtaTimes))>>();
+            runs.sort_by(|a, b| a.1 .1.mean.total_cmp(&b.1 .1.mean));
+            runs.swap_remove(launches / 2)
         })?;
         grid.check_bounds().map(|_| (summary, restore.err()))
     };

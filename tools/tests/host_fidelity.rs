@@ -224,13 +224,14 @@ fn the_check_times_a_kernel_that_changes_its_input_from_the_same_input() {
 
 #[test]
 fn an_empty_kernel_is_timed_without_the_counter_reads() {
-    // The check's two fenced counter reads take ~74 ticks around nothing;
-    // left in the truth they made an empty kernel's correct 2 ticks read
-    // "-97% off, the two launches ran differently".
+    // The check's two fenced counter reads take 49 or 73 ticks around
+    // nothing; left in the truth (74-91 ticks) they made an empty kernel's
+    // correct 2 ticks read "-97% off, the two launches ran differently".
+    // What is left is the packed call's own cost (up to ~45 ticks).
     let fb = profile_with("tests/fidelity/empty", "kernel", &[]);
     let truth = fb["check"]["truth_ticks"].as_f64().expect("truth");
     assert!(
-        truth < 40.0,
+        truth < 60.0,
         "the counter's reads came off: {}",
         fb["check"]
     );
