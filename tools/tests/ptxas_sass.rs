@@ -433,3 +433,28 @@ fn cost_fidelity_of(kernel: &str, mode: &str, args: &[&str]) -> serde_json::Valu
     let reports: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     reports[0]["fidelity"].clone()
 }
+
+/// `--plain` is the user's baseline only if it contracts as Triton does
+/// (tests/fixtures/triton-int4-gemv): the row sums are
+/// `llvm.vector.reduce.fadd` calls, which `--fp-contract auto` left
+/// unmarked (16 `fma.rn.f32` against Triton's 18 until 2026-11-28).
+#[test]
+fn the_plain_build_contracts_reductions_as_triton_does() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/triton-int4-gemv");
+    let out = std::env::temp_dir().join(format!("kperf-int4-plain-{}.ptx", std::process::id()));
+    let status = Command::new(env!("CARGO_BIN_EXE_kperf"))
+        .arg("instrument")
+        .arg(dir.join("int4_gemv.llir"))
+        .args(["--target", "nvptx:sm_90a", "--plain", "--emit", "ptx", "-o"])
+        .arg(&out)
+        .status()
+        .expect("kperf");
+    assert!(status.success());
+    let count = |text: &str, op: &str| text.matches(op).count();
+    let plain = std::fs::read_to_string(&out).expect("plain ptx");
+    let _ = std::fs::remove_file(&out);
+    let triton = std::fs::read_to_string(dir.join("int4_gemv.ptx")).expect("triton ptx");
+    for op in ["fma.rn.f32", "add.f32", "mul.f32"] {
+        assert_eq!(count(&plain, op), count(&triton, op), "{op}");
+    }
+}
