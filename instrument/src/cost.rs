@@ -985,8 +985,18 @@ fn loops_by_place(c: &Compiled) -> BTreeMap<String, Vec<usize>> {
         // The loop's place: its back edge's line (the loop condition, the
         // same in both builds where the lines its body spans shift when
         // ptxas moves an instruction in or out).
+        // Lines LLVM lost (`KERNEL_UNKNOWN_LINE`) name no place: a back
+        // edge that lost its line in one build read as a loop gone there
+        // and a new one elsewhere.
+        let known = |i: &&&SassInst| {
+            i.source.as_ref().is_some_and(|(_, line)| {
+                *line < crate::llvm::line_tags::KERNEL_UNKNOWN_LINE
+                    || *line > crate::llvm::line_tags::TAG_LINE_BASE
+            })
+        };
         let latch = own
             .iter()
+            .filter(known)
             .filter(|i| {
                 // The first instruction at or after the target is the
                 // header (ptxas aligns headers with NOPs, which are dropped).
@@ -999,6 +1009,7 @@ fn loops_by_place(c: &Compiled) -> BTreeMap<String, Vec<usize>> {
             .max_by_key(|(_, line)| *line);
         let Some((file, line)) = latch.or_else(|| {
             own.iter()
+                .filter(known)
                 .filter_map(|i| i.source.as_ref())
                 .min_by_key(|(_, l)| *l)
         }) else {
@@ -1016,11 +1027,19 @@ fn loops_by_place(c: &Compiled) -> BTreeMap<String, Vec<usize>> {
 }
 
 /// [`LoopDrift`] of every place whose loops differ (line-tagged builds).
+/// Places with loops in one build only are paired in source order where
+/// both builds have as many: kperf's latch rewrite moves a back edge to
+/// the next line (134 → 135), and one loop read as "88 → no loop" and
+/// "no loop → 58" instead of 88 → 58.
 fn loop_drift(v: &Variants) -> Vec<LoopDrift> {
     let (plain, inst) = (loops_by_place(&v.plain), loops_by_place(&v.instrumented));
     let places: BTreeSet<&String> = plain.keys().chain(inst.keys()).collect();
-    places
+    let plain_only: Vec<&String> = plain.keys().filter(|k| !inst.contains_key(*k)).collect();
+    let inst_only: Vec<&String> = inst.keys().filter(|k| !plain.contains_key(*k)).collect();
+    let paired = plain_only.len() == inst_only.len();
+    let mut out: Vec<LoopDrift> = places
         .into_iter()
+        .filter(|at| !paired || (plain.contains_key(*at) && inst.contains_key(*at)))
         .filter_map(|at| {
             let (p, i) = (
                 plain.get(at).cloned().unwrap_or_default(),
@@ -1032,7 +1051,29 @@ fn loop_drift(v: &Variants) -> Vec<LoopDrift> {
                 instrumented: i,
             })
         })
-        .collect()
+        .collect();
+    if paired {
+        // BTreeMap keys sort as text: by line number instead.
+        let line = |k: &&String| {
+            k.rsplit(':')
+                .next()
+                .and_then(|l| l.parse::<u64>().ok())
+                .unwrap_or(u64::MAX)
+        };
+        let (mut p_only, mut i_only) = (plain_only, inst_only);
+        p_only.sort_by_key(line);
+        i_only.sort_by_key(line);
+        for (p, i) in p_only.into_iter().zip(i_only) {
+            if plain[p] != inst[i] {
+                out.push(LoopDrift {
+                    at: format!("{p} (instrumented: {})", i.rsplit(':').next().unwrap_or(i)),
+                    plain: plain[p].clone(),
+                    instrumented: inst[i].clone(),
+                });
+            }
+        }
+    }
+    out
 }
 
 /// A residual smaller than this is rounding of fractional per-record costs.

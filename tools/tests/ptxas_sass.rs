@@ -458,3 +458,20 @@ fn the_plain_build_contracts_reductions_as_triton_does() {
         assert_eq!(count(&plain, op), count(&triton, op), "{op}");
     }
 }
+
+/// One loop, one drift entry (tests/fixtures/cuda-cpasync-builtin): kperf's
+/// latch rewrite moves the back edge from line 134 to 135, and the report
+/// read "88 → no loop" and "no loop → 58" until 2026-11-28.
+#[test]
+fn a_loop_whose_latch_moved_is_one_drift_entry() {
+    let fidelity = cost_fidelity("cuda-cpasync-builtin/cpasync_builtin.ll", "iterations");
+    let drift = fidelity["loop_drift"].as_array().expect("loop_drift");
+    assert_eq!(drift.len(), 1, "{drift:?}");
+    for side in ["plain", "instrumented"] {
+        assert_eq!(
+            drift[0][side].as_array().map(Vec::len),
+            Some(1),
+            "{drift:?}"
+        );
+    }
+}
