@@ -296,9 +296,22 @@ impl RegisterHold {
             ));
         }
         let cap = self.cap?;
-        let of = self.plain_instructions.map_or(String::new(), |n| {
-            format!(" (counted per kind of work; the plain kernel has {n})")
-        });
+        // The hold's own count: residuals per kind of work by the line
+        // table, before `kperf cost` credits kperf with what ptxas shares
+        // with its code or adds for it, so it reads more than cost's
+        // "unexplained" (15 here against 5 there): said, not left to guess.
+        let of = self.plain_instructions.map_or(
+            " (a raw count per kind of work; kperf cost's unexplained figure, which credits \
+             kperf with what ptxas shares with its code or adds for it, is at most this)"
+                .to_string(),
+            |n| {
+                format!(
+                    " (a raw count per kind of work, of the plain kernel's {n}; kperf cost's \
+                     unexplained figure, which credits kperf with what ptxas shares with its code \
+                     or adds for it, is at most this)"
+                )
+            },
+        );
         match self.drift {
             Some((free, capped)) if self.instrumented_ctas_per_sm < self.plain_ctas_per_sm => {
                 return Some(format!(

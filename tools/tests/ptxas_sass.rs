@@ -173,7 +173,8 @@ fn an_occupancy_cap_reports_what_it_changes_in_the_kernel() {
     assert!(
         line.contains("CTA(s) of 128 threads per SM instead of")
             && line.contains("changes the kernel's own code by")
-            && line.contains("instructions (counted per kind of work; the plain kernel has")
+            && line.contains("instructions (a raw count per kind of work, of the plain kernel's")
+            && line.contains("kperf cost's unexplained figure")
             && line.contains("--registers free keeps those and loses the CTAs"),
         "{line}"
     );
