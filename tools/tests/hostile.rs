@@ -22,6 +22,7 @@
 //! fifos = ["pipe"]                           # named pipes made before the command
 //! args = ["run", "i.mlir", ...]              # the command under test
 //! exit = 1                                   # its exit status
+//! timeout_s = 6                              # stop it then (default 300; exit = 124 expects that)
 //! stderr = ["words the error must say"]
 //! stderr_once = ["text that must not repeat"]
 //! stderr_absent = ["text that must not appear"]
@@ -73,6 +74,10 @@ struct Case {
     absent: Vec<String>,
     #[serde(default)]
     env: BTreeMap<String, String>,
+    /// Stop the command after this many seconds (300 unless given); a
+    /// case that expects a run that never ends says `exit = 124`.
+    #[serde(default)]
+    timeout_s: Option<u64>,
     /// Named pipes made in the case's directory before the command runs.
     #[serde(default)]
     fifos: Vec<String>,
@@ -162,12 +167,17 @@ fn repo() -> PathBuf {
 }
 
 /// Runs kperf in `dir`; `{dir}` in an environment value stands for `dir`.
-fn kperf(dir: &Path, args: &[String], env: &BTreeMap<String, String>) -> std::process::Output {
+fn kperf(
+    dir: &Path,
+    args: &[String],
+    env: &BTreeMap<String, String>,
+    timeout_s: Option<u64>,
+) -> std::process::Output {
     let dir_text = dir.to_string_lossy();
     // A case that hangs (a FIFO opened for reading) fails with 124
     // instead of stalling the suite.
     Command::new("timeout")
-        .arg("300")
+        .arg(timeout_s.unwrap_or(300).to_string())
         .arg(env!("CARGO_BIN_EXE_kperf"))
         .args(args)
         .current_dir(dir)
@@ -229,7 +239,7 @@ fn run_case(case_dir: &Path) -> Result<(), String> {
         std::fs::copy(&from, dir.join(name)).map_err(|e| format!("copy {c}: {e}"))?;
     }
     for s in &case.setup {
-        let out = kperf(dir, s, &case.env);
+        let out = kperf(dir, s, &case.env, None);
         if !out.status.success() {
             return Err(format!(
                 "setup `kperf {}` failed: {}",
@@ -255,7 +265,7 @@ fn run_case(case_dir: &Path) -> Result<(), String> {
         .iter()
         .map(|f| (f.clone(), std::fs::read(dir.join(f)).unwrap_or_default()))
         .collect();
-    let out = kperf(dir, &case.args, &case.env);
+    let out = kperf(dir, &case.args, &case.env, case.timeout_s);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let say = |what: String| {
         format!(
@@ -267,7 +277,12 @@ fn run_case(case_dir: &Path) -> Result<(), String> {
     };
     // `timeout` passes a signal on as 128 + its number; 124 is its own.
     let code = match out.status.code() {
-        Some(124) => return Err(say("still running after 300 s (hung?)".into())),
+        Some(124) if case.exit != 124 || case.timeout_s.is_none() => {
+            return Err(say(format!(
+                "still running after {} s (hung?)",
+                case.timeout_s.unwrap_or(300)
+            )))
+        }
         Some(c) if c > 128 => return Err(say(format!("killed by signal {}", c - 128))),
         Some(c) => c,
         None => return Err(say("killed by a signal".into())),

@@ -380,61 +380,85 @@ fn run_grid(f: Packed, argv: &Argv, grid: [u32; 3], block: [u32; 3]) -> Result<(
     let total: u64 = grid.iter().map(|g| *g as u64).product();
     let cta = Cta::new(n);
     let boundary = std::sync::Barrier::new(n as usize);
+    // CTAs begun, and whether the launch is over, for the watchdog.
+    let begun = std::sync::atomic::AtomicU64::new(0);
+    let over = std::sync::atomic::AtomicBool::new(false);
     let spawned = std::thread::scope(|s| -> Result<(), LaunchError> {
-        let mut handles = Vec::with_capacity(n as usize);
-        for t in 0..n {
-            let (cta, boundary) = (&cta, &boundary);
-            let tid = [
-                t % block[0],
-                (t / block[0]) % block[1],
-                t / (block[0] * block[1]),
-            ];
-            let h = std::thread::Builder::new()
-                .name(format!("simt-t{t}"))
-                .stack_size(THREAD_STACK)
-                .spawn_scoped(s, move || {
-                    for c in 0..total {
-                        let ctaid = [
-                            (c % grid[0] as u64) as u32,
-                            ((c / grid[0] as u64) % grid[1] as u64) as u32,
-                            (c / (grid[0] as u64 * grid[1] as u64)) as u32,
-                        ];
-                        if t == 0 {
-                            *cta.id.lock().unwrap_or_else(|e| e.into_inner()) = ctaid;
-                        }
-                        // The warps of a CTA start together, as the GPU
-                        // launches them.
-                        boundary.wait();
-                        threads::set_me(Some(Me {
-                            tid,
-                            ntid: block,
-                            ctaid,
-                            nctaid: grid,
-                            linear: t,
-                            sm: 0,
-                            cta,
-                        }));
-                        // SAFETY: the wrapper reads one pointer per
-                        // parameter word; `argv` outlives the launch.
-                        unsafe { f(argv.0.as_ptr() as *mut *mut c_void) };
-                        cta.exit(t);
-                        // Every thread done with this CTA before its state
-                        // (and shared memory) is reused.
-                        if boundary.wait().is_leader() {
-                            cta.reset();
-                        }
-                        boundary.wait();
+        {
+            let (cta, begun, over) = (&cta, &begun, &over);
+            s.spawn(move || {
+                use std::sync::atomic::Ordering::Relaxed;
+                let (mut seen, mut since) = (begun.load(Relaxed), std::time::Instant::now());
+                while !over.load(Relaxed) {
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                    let now = begun.load(Relaxed);
+                    if now != seen {
+                        (seen, since) = (now, std::time::Instant::now());
+                    } else {
+                        cta.note_if_running_long(since.elapsed());
                     }
-                    threads::set_me(None);
-                })
-                .map_err(|e| launch(format!("SIMT: cannot start thread {t} of {n}: {e}")))?;
-            handles.push(h);
+                }
+            });
         }
-        for h in handles {
-            h.join()
-                .map_err(|_| launch("SIMT: a GPU thread panicked"))?;
-        }
-        Ok(())
+        // The watchdog stops on every way out, a failed spawn included.
+        let run = || -> Result<(), LaunchError> {
+            let mut handles = Vec::with_capacity(n as usize);
+            for t in 0..n {
+                let (cta, boundary, begun) = (&cta, &boundary, &begun);
+                let tid = [
+                    t % block[0],
+                    (t / block[0]) % block[1],
+                    t / (block[0] * block[1]),
+                ];
+                let h = std::thread::Builder::new()
+                    .name(format!("simt-t{t}"))
+                    .stack_size(THREAD_STACK)
+                    .spawn_scoped(s, move || {
+                        for c in 0..total {
+                            let ctaid = [
+                                (c % grid[0] as u64) as u32,
+                                ((c / grid[0] as u64) % grid[1] as u64) as u32,
+                                (c / (grid[0] as u64 * grid[1] as u64)) as u32,
+                            ];
+                            if t == 0 {
+                                *cta.id.lock().unwrap_or_else(|e| e.into_inner()) = ctaid;
+                                begun.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            }
+                            // The warps of a CTA start together, as the GPU
+                            // launches them.
+                            boundary.wait();
+                            threads::set_me(Some(Me {
+                                tid,
+                                ntid: block,
+                                ctaid,
+                                nctaid: grid,
+                                linear: t,
+                                sm: 0,
+                                cta,
+                            }));
+                            // SAFETY: the wrapper reads one pointer per
+                            // parameter word; `argv` outlives the launch.
+                            unsafe { f(argv.0.as_ptr() as *mut *mut c_void) };
+                            cta.exit(t);
+                            // Every thread done with this CTA before its state
+                            // (and shared memory) is reused.
+                            if boundary.wait().is_leader() {
+                                cta.reset();
+                            }
+                            boundary.wait();
+                        }
+                        threads::set_me(None);
+                    })
+                    .map_err(|e| launch(format!("SIMT: cannot start thread {t} of {n}: {e}")))?;
+                handles.push(h);
+            }
+            handles
+                .into_iter()
+                .try_for_each(|h| h.join().map_err(|_| launch("SIMT: a GPU thread panicked")))
+        };
+        let joined = run();
+        over.store(true, std::sync::atomic::Ordering::Relaxed);
+        joined
     });
     spawned
 }

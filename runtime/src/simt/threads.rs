@@ -610,6 +610,34 @@ impl Cta {
         s
     }
 
+    /// A note, once per CTA, where the CTA has run for the patience with
+    /// no thread waiting on another (every one of them computing: a loop
+    /// that never ends hung the run without a word; a GPU hangs on it
+    /// too). Called by the launch's watchdog with the CTA's running time.
+    pub fn note_if_running_long(&self, running: Duration) {
+        if running <= self.patience {
+            return;
+        }
+        let mut s = self.lock();
+        if s.noted {
+            return;
+        }
+        s.noted = true;
+        drop(s);
+        self.flush_printed();
+        let id = *self.id.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = writeln!(
+            std::io::stderr(),
+            "kperf: note: SIMT: CTA ({}, {}, {}) has run for {:.0} s (KPERF_SIMT_TIMEOUT_S) \
+             with its threads still computing: a loop that never ends (which hangs a GPU too) \
+             or a long one; the run goes on (Ctrl-C stops it)",
+            id[0],
+            id[1],
+            id[2],
+            self.patience.as_secs_f64()
+        );
+    }
+
     fn deadlock(&self, s: &State, what: &str) -> ! {
         let id = *self.id.lock().unwrap_or_else(|e| e.into_inner());
         if s.asserted > 0 {
