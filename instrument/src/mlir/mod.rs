@@ -136,7 +136,7 @@ impl KperfContext {
             }
             return Err(InstrumentError::Parse {
                 file: name.into(),
-                diagnostics,
+                diagnostics: with_parse_hints(diagnostics),
             });
         }
         let m = unsafe { mlir_sys::mlirModuleFromOperation(op) };
@@ -397,5 +397,34 @@ mod alias_tests {
             let newlines = |t: &str| t.matches('\n').count();
             assert_eq!(newlines(&r), newlines(source), "{source}");
         }
+    }
+}
+
+/// MLIR's parse errors name mlir-opt's remedies; say kperf's where they
+/// differ (an adversarial pass read "please use -allow-unregistered-dialect
+/// with the MLIR tool used", an option kperf does not have, and Triton's
+/// `tt.func` refused with no word of what kperf takes from Triton).
+fn with_parse_hints(diagnostics: String) -> String {
+    let mut hints = Vec::new();
+    if diagnostics.contains("allow-unregistered-dialect") {
+        hints.push(
+            "kperf parses only registered dialects (upstream MLIR's and its own) and has no \
+             -allow-unregistered-dialect; a test op of mlir-opt's test dialect has to be \
+             replaced",
+        );
+    }
+    if ["Dialect `tt'", "Dialect `ttg'", "Dialect `ttng'", "Dialect `tt\"", "Dialect `ttg\""]
+        .iter()
+        .any(|d| diagnostics.contains(d))
+    {
+        hints.push(
+            "this is Triton's IR (TTIR/TTGIR): kperf takes the LLVM IR Triton lowers it to \
+             (the kernel's `.llir`, or `kperf.triton` from Python; docs/triton.md)",
+        );
+    }
+    if hints.is_empty() {
+        diagnostics
+    } else {
+        format!("{diagnostics}\n  hint: {}", hints.join("\n  hint: "))
     }
 }
