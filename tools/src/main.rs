@@ -84,8 +84,10 @@ enum Cmd {
     ///
     /// Lets a user instrument before or after any named pass, e.g.
     /// `-p 'canonicalize,gpu.module(convert-gpu-to-nvvm),kperf-instrument'`
-    /// instruments the kernel after it was lowered to NVVM (passes that
-    /// run on `gpu.module`s are nested as in mlir-opt). Writes the resulting
+    /// instruments the kernel after it was lowered to NVVM (a pass that
+    /// runs on `gpu.module`s is written nested, `gpu.module(pass)`, as in
+    /// mlir-opt's pipeline syntax; its `-pass` flag nests it for you, this
+    /// does not). Writes the resulting
     /// MLIR to -o.
     Opt(cmd_opt::OptArgs),
     /// Run an instrumented kernel (CUDA GPU, CPU with every GPU thread, or host JIT) and write a raw profile.

@@ -168,7 +168,7 @@ impl KperfContext {
         melior::utility::parse_pass_pipeline(pm.as_operation_pass_manager(), &full).map_err(
             |e| InstrumentError::Pipeline {
                 pipeline: full.clone(),
-                diagnostics: format!("{e}\n{}", self.take_diagnostics()),
+                diagnostics: with_nesting_hint(format!("{e}\n{}", self.take_diagnostics())),
             },
         )?;
         pm.run(module).map_err(|_| InstrumentError::Pipeline {
@@ -413,9 +413,15 @@ fn with_parse_hints(diagnostics: String) -> String {
              replaced",
         );
     }
-    if ["Dialect `tt'", "Dialect `ttg'", "Dialect `ttng'", "Dialect `tt\"", "Dialect `ttg\""]
-        .iter()
-        .any(|d| diagnostics.contains(d))
+    if [
+        "Dialect `tt'",
+        "Dialect `ttg'",
+        "Dialect `ttng'",
+        "Dialect `tt\"",
+        "Dialect `ttg\"",
+    ]
+    .iter()
+    .any(|d| diagnostics.contains(d))
     {
         hints.push(
             "this is Triton's IR (TTIR/TTGIR): kperf takes the LLVM IR Triton lowers it to \
@@ -427,4 +433,23 @@ fn with_parse_hints(diagnostics: String) -> String {
     } else {
         format!("{diagnostics}\n  hint: {}", hints.join("\n  hint: "))
     }
+}
+
+/// mlir-opt's `-convert-gpu-to-nvvm` flag nests the pass on each
+/// `gpu.module` for you; a pipeline string does not, and MLIR's "did you
+/// intend to nest?" left the spelling to guess.
+fn with_nesting_hint(diagnostics: String) -> String {
+    let Some(op) = diagnostics
+        .split("restricted to '")
+        .nth(1)
+        .and_then(|rest| rest.split('\'').next())
+    else {
+        return diagnostics;
+    };
+    let pass = diagnostics
+        .split("failed to add `")
+        .nth(1)
+        .and_then(|rest| rest.split('`').next())
+        .unwrap_or("the-pass");
+    format!("{diagnostics}\n  hint: nest it where it runs: `{op}({pass})`")
 }
