@@ -221,14 +221,19 @@ fn args_in_kernel_order(
     };
     let (name, host_args) = (&launch.kernel, *host_args);
     let host_names = host_parameter_names(source, host).filter(|n| n.len() == host_args);
-    let shown = |h: &Option<usize>| match (h, &host_names) {
+    // Each named by the host's argument, or by its position where the host
+    // computes it ("a value `main` computes" three times named none).
+    let shown = |k: usize, h: &Option<usize>| match (h, &host_names) {
         (Some(i), Some(names)) => format!("`{}`", crate::shown(&names[*i])),
         (Some(i), None) => spec.args.get(*i).map_or(format!("argument {i}"), |x| {
             format!("`{}`", crate::shown(&x.name))
         }),
-        (None, _) => format!("a value `{}` computes", crate::shown(host)),
+        (None, _) => format!("parameter {k} (a value `{}` computes)", crate::shown(host)),
     };
-    let listed: Vec<String> = order.iter().map(shown).collect();
+    let mut listed: Vec<String> = order.iter().enumerate().map(|(k, h)| shown(k, h)).collect();
+    if listed.is_empty() {
+        listed.push("no parameters".into());
+    }
     if let Some(names) = &host_names {
         let given: Vec<&str> = spec.args.iter().map(|x| x.name.as_str()).collect();
         let is_host = |n: &str| names.iter().any(|h| h == n);
