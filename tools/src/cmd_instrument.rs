@@ -501,8 +501,10 @@ pub fn report_modes_without_regions(
              `convert-scf-to-cf`, e.g. with `kperf opt`)"
         }
         InputKind::Llvm => {
-            "the kernel has no natural loop (a cycle entered at more than one block, an \
-             irreducible loop, is none: kperf records natural loops only)"
+            "the kernel has no natural loop of its own: its loops may be in a function it \
+             calls (clang's OpenCL kernels call `__clang_ocl_kern_imp_<kernel>`; regions go in \
+             kernels, and `--regions calls=<function>` times the call), or be irreducible (a \
+             cycle entered at more than one block: kperf records natural loops only)"
         }
     };
     let names: Vec<String> = kernels

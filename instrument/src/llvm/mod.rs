@@ -453,6 +453,40 @@ enum Declared {
     AtMost,
 }
 
+/// The three sizes of `f`'s `!reqd_work_group_size` metadata (OpenCL).
+fn reqd_work_group_size(f: FunctionValue) -> Option<[u32; 3]> {
+    // SAFETY: metadata entries read from a live function and disposed once;
+    // the node's operands are read into a buffer of their count.
+    unsafe {
+        let ctx = sys::LLVMGetTypeContext(sys::LLVMTypeOf(f.as_value_ref()));
+        let name = b"reqd_work_group_size";
+        let kind = sys::LLVMGetMDKindIDInContext(ctx, name.as_ptr().cast(), name.len() as u32);
+        let mut n = 0usize;
+        let entries = sys::LLVMGlobalCopyAllMetadata(f.as_value_ref(), &mut n);
+        let mut found = None;
+        for k in 0..n as u32 {
+            if sys::LLVMValueMetadataEntriesGetKind(entries, k) != kind {
+                continue;
+            }
+            let node =
+                sys::LLVMMetadataAsValue(ctx, sys::LLVMValueMetadataEntriesGetMetadata(entries, k));
+            let count = sys::LLVMGetMDNodeNumOperands(node) as usize;
+            let mut ops: Vec<LLVMValueRef> = vec![std::ptr::null_mut(); count];
+            sys::LLVMGetMDNodeOperands(node, ops.as_mut_ptr());
+            let sizes: Vec<u32> = ops
+                .iter()
+                .filter(|v| !v.is_null() && !sys::LLVMIsAConstantInt(**v).is_null())
+                .map(|v| sys::LLVMConstIntGetZExtValue(*v) as u32)
+                .collect();
+            found = crate::plan::block_dims(&sizes);
+        }
+        if !entries.is_null() {
+            sys::LLVMDisposeValueMetadataEntries(entries);
+        }
+        found
+    }
+}
+
 /// The block a kernel declares, and whether exactly (`reqntid`) or as a
 /// bound (`maxntid`, clang's `__launch_bounds__`).
 fn declared_block(module: &Module, f: FunctionValue) -> Option<([u32; 3], Declared)> {
@@ -480,6 +514,11 @@ fn declared_block(module: &Module, f: FunctionValue) -> Option<([u32; 3], Declar
                 return dims(hi).map(|d| (d, Declared::Exactly));
             }
         }
+    }
+    // OpenCL's `reqd_work_group_size(64, 1, 1)`, as clang writes it for
+    // NVPTX: `!reqd_work_group_size !{i32 64, i32 1, i32 1}` on the kernel.
+    if let Some(d) = reqd_work_group_size(f) {
+        return Some((d, Declared::Exactly));
     }
     // !nvvm.annotations: !{ptr @k, !"reqntidx", i32 128, ...}
     let mut d = [0u32; 3];
@@ -552,7 +591,7 @@ fn block_shape(
         (None, None) => Err(InstrumentError::At {
             location: file.to_string(),
             message: format!(
-                "kernel `{name}` does not say its block size (no nvvm.reqntid / nvvm.maxntid / reqntid annotation): pass --block X[,Y,Z] so the profile segments can be sized"
+                "kernel `{name}` does not say its block size (no nvvm.reqntid / nvvm.maxntid / reqntid annotation / reqd_work_group_size): pass --block X[,Y,Z] so the profile segments can be sized"
             ),
         }),
     }
