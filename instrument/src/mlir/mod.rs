@@ -358,48 +358,6 @@ fn check_nesting(source: &str, name: &str) -> Result<()> {
     Ok(())
 }
 
-#[cfg(test)]
-mod alias_tests {
-    use super::split_top_level_aliases;
-
-    /// (source, aliases, rest): the rest keeps every line of the source.
-    const CASES: &[(&str, &str, &str)] = &[
-        ("func.func @f() {\n}\n", "", "func.func @f() {\n}\n"),
-        (
-            "// RUN: x\n!t = memref<4xf32>\n#m = affine_map<(d0) -> (d0)>\nfunc.func @f(%a: !t) -> i32\n",
-            "!t = memref<4xf32> #m = affine_map<(d0) -> (d0)> ",
-            "// RUN: x\n\n\nfunc.func @f(%a: !t) -> i32\n",
-        ),
-        (
-            // Several lines, a comment and a string inside; an op after.
-            "!d = !nvgpu.tensormap.descriptor<\n  tensor = memref<8xf16, 3>, // c\n  swizzle = none>\ngpu.module @g {\n}\n",
-            "!d = !nvgpu.tensormap.descriptor<   tensor = memref<8xf16, 3>,    swizzle = none> ",
-            "\n\n\ngpu.module @g {\n}\n",
-        ),
-        (
-            // Nested: not top level. `>=` closes nothing.
-            "#s = affine_set<(d0) : (d0 - 1 >= 0)>\nmodule {\n  !x = 1\n}\n",
-            "#s = affine_set<(d0) : (d0 - 1 >= 0)> ",
-            "\nmodule {\n  !x = 1\n}\n",
-        ),
-        (
-            "func.func @f() attributes {s = \"!a = b\"}\n#a = 1 : i32",
-            "#a = 1 : i32 ",
-            "func.func @f() attributes {s = \"!a = b\"}\n",
-        ),
-    ];
-
-    #[test]
-    fn aliases_move_out_and_lines_stay() {
-        for (source, aliases, rest) in CASES {
-            let (a, r) = split_top_level_aliases(source);
-            assert_eq!((a.as_str(), r.as_str()), (*aliases, *rest), "{source}");
-            let newlines = |t: &str| t.matches('\n').count();
-            assert_eq!(newlines(&r), newlines(source), "{source}");
-        }
-    }
-}
-
 /// MLIR's parse errors name mlir-opt's remedies; say kperf's where they
 /// differ (an adversarial pass read "please use -allow-unregistered-dialect
 /// with the MLIR tool used", an option kperf does not have, and Triton's
@@ -452,4 +410,46 @@ fn with_nesting_hint(diagnostics: String) -> String {
         .and_then(|rest| rest.split('`').next())
         .unwrap_or("the-pass");
     format!("{diagnostics}\n  hint: nest it where it runs: `{op}({pass})`")
+}
+
+#[cfg(test)]
+mod alias_tests {
+    use super::split_top_level_aliases;
+
+    /// (source, aliases, rest): the rest keeps every line of the source.
+    const CASES: &[(&str, &str, &str)] = &[
+        ("func.func @f() {\n}\n", "", "func.func @f() {\n}\n"),
+        (
+            "// RUN: x\n!t = memref<4xf32>\n#m = affine_map<(d0) -> (d0)>\nfunc.func @f(%a: !t) -> i32\n",
+            "!t = memref<4xf32> #m = affine_map<(d0) -> (d0)> ",
+            "// RUN: x\n\n\nfunc.func @f(%a: !t) -> i32\n",
+        ),
+        (
+            // Several lines, a comment and a string inside; an op after.
+            "!d = !nvgpu.tensormap.descriptor<\n  tensor = memref<8xf16, 3>, // c\n  swizzle = none>\ngpu.module @g {\n}\n",
+            "!d = !nvgpu.tensormap.descriptor<   tensor = memref<8xf16, 3>,    swizzle = none> ",
+            "\n\n\ngpu.module @g {\n}\n",
+        ),
+        (
+            // Nested: not top level. `>=` closes nothing.
+            "#s = affine_set<(d0) : (d0 - 1 >= 0)>\nmodule {\n  !x = 1\n}\n",
+            "#s = affine_set<(d0) : (d0 - 1 >= 0)> ",
+            "\nmodule {\n  !x = 1\n}\n",
+        ),
+        (
+            "func.func @f() attributes {s = \"!a = b\"}\n#a = 1 : i32",
+            "#a = 1 : i32 ",
+            "func.func @f() attributes {s = \"!a = b\"}\n",
+        ),
+    ];
+
+    #[test]
+    fn aliases_move_out_and_lines_stay() {
+        for (source, aliases, rest) in CASES {
+            let (a, r) = split_top_level_aliases(source);
+            assert_eq!((a.as_str(), r.as_str()), (*aliases, *rest), "{source}");
+            let newlines = |t: &str| t.matches('\n').count();
+            assert_eq!(newlines(&r), newlines(source), "{source}");
+        }
+    }
 }
