@@ -522,7 +522,7 @@ fn bench_host(
                 false,
                 None,
             )?;
-            let params = parse_params(&hm.param_types, "the host runner")?;
+            let params = parse_params(&hm.param_types, "the host runner", &file, &hm.kernel)?;
             with_host_kernel(&hm.module, &hm.kernel, &params, None, launch, threads, time)?
         }
         "ll" | "llir" | "bc" => {
@@ -599,7 +599,7 @@ fn bench_cuda(
             let kernels = device_kernel_params(&kctx, &source, &file, &iopts)?;
             let (name, types) =
                 pick_kernel(&file, launch.kernel.as_deref(), &kernels, "the [[impl]]")?;
-            let params = parse_params(&types, "the launcher")?;
+            let params = parse_params(&types, "the launcher", &file, &name)?;
             let ptx = compile_plain(&kctx, &source, &file, &iopts, Emit::Ptx)?;
             (String::from_utf8(ptx)?, name, params)
         }

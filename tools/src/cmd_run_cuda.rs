@@ -43,7 +43,7 @@ pub fn build_device_kernel(
     opts.sink_constants = true;
     let kernels = device_kernel_params(&kctx, source, &file, &opts)?;
     let (name, types) = pick_kernel(&file, spec.kernel.as_deref(), &kernels, "the spec")?;
-    let params = parse_params(&types, "the launcher")?;
+    let params = parse_params(&types, "the launcher", &file, &name)?;
     opts.block.get_or_insert(spec.block);
     opts.block_kernel = Some(name.clone());
     let (code, meta) = if !instrumented {

@@ -42,7 +42,7 @@ pub fn run_host_job(
     for note in &hm.notes {
         eprintln!("kperf: {note}");
     }
-    let params = parse_params(&hm.param_types, "the host runner")?;
+    let params = parse_params(&hm.param_types, "the host runner", file, &hm.kernel)?;
     let kmeta = hm.meta.as_ref().and_then(|m| m.kernel(&name)).cloned();
     if hm.meta.is_some() && kmeta.is_none() {
         bail!("kernel `{name}` has no regions to record");
@@ -244,7 +244,7 @@ pub fn check_host_job(
             false,
             None,
         )?;
-        let params = parse_params(&hm.param_types, "the host runner")?;
+        let params = parse_params(&hm.param_types, "the host runner", file, &hm.kernel)?;
         with_host_kernel(&hm.module, &hm.kernel, &params, None, spec, threads, body)??
     };
     Ok(UninstrumentedRun {
@@ -367,14 +367,22 @@ pub fn calibrate_host(opts: &InstrumentOptions, pairs: usize, ctas: u32) -> Resu
 }
 
 /// The kernel's parameters (MLIR type strings) as the launchers see them;
-/// `runner` names who cannot take an unsupported one.
-pub fn parse_params(types: &[String], runner: &str) -> Result<Vec<Param>> {
+/// `runner` names who cannot take an unsupported one, in `file`'s `kernel`.
+pub fn parse_params(
+    types: &[String],
+    runner: &str,
+    file: &str,
+    kernel: &str,
+) -> Result<Vec<Param>> {
     types
         .iter()
         .enumerate()
         .map(|(i, t)| {
             Param::parse(t).with_context(|| {
-                format!("kernel parameter {i} has type {t}, which {runner} does not support")
+                format!(
+                    "{file}: kernel `{}` parameter {i} has type {t}, which {runner} does not support",
+                    crate::shown(kernel)
+                )
             })
         })
         .collect()
