@@ -65,12 +65,22 @@ struct ProfileCase {
 }
 
 /// An expected element: integers compare exactly (an i64 above 2^53 as
-/// f64 lost its low bits), floats as numbers.
-#[derive(Deserialize, Debug, PartialEq)]
+/// f64 lost its low bits), floats as numbers, and `nan` matches a NaN.
+#[derive(Deserialize, Debug)]
 #[serde(untagged)]
 enum Expected {
     Int(i64),
     Float(f64),
+}
+
+impl PartialEq for Expected {
+    fn eq(&self, other: &Expected) -> bool {
+        match (self, other) {
+            (Expected::Int(a), Expected::Int(b)) => a == b,
+            (Expected::Float(a), Expected::Float(b)) => a == b || (a.is_nan() && b.is_nan()),
+            _ => false,
+        }
+    }
 }
 
 #[derive(Deserialize)]

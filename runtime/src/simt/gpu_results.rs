@@ -88,10 +88,116 @@ unsafe fn signed_min(ty: LLVMTypeRef) -> LLVMValueRef {
     }
 }
 
+/// Whether `ty` is `bfloat` or a vector of it.
+unsafe fn is_bfloat(ty: LLVMTypeRef) -> bool {
+    let elem = match LLVMGetTypeKind(ty) {
+        LLVMTypeKind::LLVMVectorTypeKind => LLVMGetElementType(ty),
+        _ => ty,
+    };
+    LLVMGetTypeKind(elem) == LLVMTypeKind::LLVMBFloatTypeKind
+}
+
+/// `elem` in `like`'s shape (itself, or a vector of as many lanes).
+unsafe fn shaped(like: LLVMTypeRef, elem: LLVMTypeRef) -> LLVMTypeRef {
+    match LLVMGetTypeKind(like) {
+        LLVMTypeKind::LLVMVectorTypeKind => LLVMVectorType(elem, LLVMGetVectorSize(like)),
+        _ => elem,
+    }
+}
+
+/// A rounding to `bfloat` (PTX's `cvt.rn.bf16.f32`/`.f64`) in integer
+/// operations. x86-64 without AVX-512 BF16 compiles `fptrunc ... to
+/// bfloat` as a call of `__truncsfbf2`, which neither this process nor
+/// Debian 12's libgcc defines: the JIT'd call jumped to address 0 (an f16
+/// and bf16 kernel faulted on an AMD EPYC host, 2026-11-28). Round to
+/// nearest even on the float's bits; a NaN stays a quiet NaN. A double is
+/// first narrowed to float rounding to odd, so the second rounding is
+/// exact.
+unsafe fn bfloat_by_integers(
+    b: LLVMBuilderRef,
+    ctx: LLVMContextRef,
+    i: LLVMValueRef,
+) -> LLVMValueRef {
+    let ty = LLVMTypeOf(i);
+    let x = LLVMGetOperand(i, 0);
+    let f32t = shaped(ty, LLVMFloatTypeInContext(ctx));
+    let i32t = shaped(ty, LLVMInt32TypeInContext(ctx));
+    let i16t = shaped(ty, LLVMInt16TypeInContext(ctx));
+    let src = LLVMTypeOf(x);
+    let src_elem = match LLVMGetTypeKind(src) {
+        LLVMTypeKind::LLVMVectorTypeKind => LLVMGetElementType(src),
+        _ => src,
+    };
+    let mut bits = match LLVMGetTypeKind(src_elem) {
+        LLVMTypeKind::LLVMFloatTypeKind => LLVMBuildBitCast(b, x, i32t, c"".as_ptr()),
+        _ => {
+            // Round to odd: the nearest float, moved one step toward zero
+            // where it rounded away from zero, with its last bit set where
+            // it is inexact.
+            let f = LLVMBuildFPTrunc(b, x, f32t, c"".as_ptr());
+            let back = LLVMBuildFPExt(b, f, src, c"".as_ptr());
+            let fbits = LLVMBuildBitCast(b, f, i32t, c"".as_ptr());
+            let abs = |v: LLVMValueRef| {
+                let id = LLVMLookupIntrinsicID(c"llvm.fabs".as_ptr(), 9);
+                let mut tys = [src];
+                let decl = LLVMGetIntrinsicDeclaration(
+                    LLVMGetGlobalParent(LLVMGetBasicBlockParent(LLVMGetInstructionParent(i))),
+                    id,
+                    tys.as_mut_ptr(),
+                    1,
+                );
+                let fty = LLVMIntrinsicGetType(ctx, id, tys.as_mut_ptr(), 1);
+                let mut args = [v];
+                LLVMBuildCall2(b, fty, decl, args.as_mut_ptr(), 1, c"".as_ptr())
+            };
+            let (abs_back, abs_x) = (abs(back), abs(x));
+            use inkwell::llvm_sys::LLVMRealPredicate::*;
+            let away = LLVMBuildFCmp(b, LLVMRealOGT, abs_back, abs_x, c"".as_ptr());
+            let inexact = LLVMBuildFCmp(b, LLVMRealONE, back, x, c"".as_ptr());
+            let down = LLVMBuildSub(b, fbits, splat(i32t, 1), c"".as_ptr());
+            let toward_zero = LLVMBuildSelect(b, away, down, fbits, c"".as_ptr());
+            let odd = LLVMBuildOr(b, toward_zero, splat(i32t, 1), c"".as_ptr());
+            LLVMBuildSelect(b, inexact, odd, fbits, c"".as_ptr())
+        }
+    };
+    // bits + 0x7fff + ((bits >> 16) & 1), the top half; NaN: quiet, top half.
+    let lsb = LLVMBuildAnd(
+        b,
+        LLVMBuildLShr(b, bits, splat(i32t, 16), c"".as_ptr()),
+        splat(i32t, 1),
+        c"".as_ptr(),
+    );
+    let bias = LLVMBuildAdd(b, lsb, splat(i32t, 0x7fff), c"".as_ptr());
+    let rounded = LLVMBuildLShr(
+        b,
+        LLVMBuildAdd(b, bits, bias, c"".as_ptr()),
+        splat(i32t, 16),
+        c"".as_ptr(),
+    );
+    let quiet = LLVMBuildOr(
+        b,
+        LLVMBuildLShr(b, bits, splat(i32t, 16), c"".as_ptr()),
+        splat(i32t, 0x40),
+        c"".as_ptr(),
+    );
+    let magnitude = LLVMBuildAnd(b, bits, splat(i32t, 0x7fff_ffff), c"".as_ptr());
+    let nan = LLVMBuildICmp(
+        b,
+        LLVMIntPredicate::LLVMIntUGT,
+        magnitude,
+        splat(i32t, 0x7f80_0000),
+        c"".as_ptr(),
+    );
+    bits = LLVMBuildSelect(b, nan, quiet, rounded, c"".as_ptr());
+    let half = LLVMBuildTrunc(b, bits, i16t, c"".as_ptr());
+    LLVMBuildBitCast(b, half, ty, c"".as_ptr())
+}
+
 unsafe fn needs_rewrite(i: LLVMValueRef) -> bool {
     use LLVMOpcode::*;
     match LLVMGetInstructionOpcode(i) {
         LLVMFPToSI | LLVMFPToUI => true,
+        LLVMFPTrunc => is_bfloat(LLVMTypeOf(i)),
         // Constant amounts and divisors too: clang's -O0 code is `optnone`,
         // and the host back end divided INT_MIN by a constant -1 (SIGFPE).
         // Where the constant is harmless the selects fold away.
@@ -110,6 +216,10 @@ unsafe fn rewrite(module: LLVMModuleRef, i: LLVMValueRef) {
     let (x, y) = (LLVMGetOperand(i, 0), LLVMGetOperand(i, 1));
     let ty = LLVMTypeOf(i);
     let replacement = match op {
+        LLVMFPTrunc => {
+            LLVMPositionBuilderBefore(b, i);
+            bfloat_by_integers(b, ctx, i)
+        }
         LLVMFPToSI | LLVMFPToUI => {
             LLVMPositionBuilderBefore(b, i);
             let name = match op {
@@ -199,7 +309,7 @@ unsafe fn rewrite(module: LLVMModuleRef, i: LLVMValueRef) {
     };
     LLVMDisposeBuilder(b);
     replace_uses_except(i, replacement);
-    if matches!(op, LLVMFPToSI | LLVMFPToUI) {
+    if matches!(op, LLVMFPToSI | LLVMFPToUI | LLVMFPTrunc) {
         LLVMInstructionEraseFromParent(i);
     }
 }
