@@ -1,7 +1,7 @@
 ; --regions kernel,loops on a loop-free kernel: the kernel region is recorded
 ; and the loops mode says it found nothing (it said nothing before).
 ; RUN: kperf instrument %s --regions kernel,loops,calls=foo* --emit llvm
-; WARNING: --regions loops found nothing in `k`: the kernel has no natural loop (a cycle entered at more than one block
+; WARNING: --regions loops found nothing in `k`: the kernel has no natural loop of its own: its loops may be in a function it calls
 ; WARNING: --regions calls=foo* found nothing in `k`: no direct call's callee matches
 ; CHECK: define ptx_kernel void @k(
 ; CHECK: llvm.nvvm.read.ptx.sreg
