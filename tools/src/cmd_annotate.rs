@@ -54,6 +54,11 @@ pub fn figures(fb: &Feedback) -> Vec<RegionFigures> {
                     ("p95_ns".into(), Figure::Float(r.p95_ns)),
                     ("share".into(), Figure::Float(r.share)),
                     ("on_critical_path".into(), Figure::Bool(r.on_critical_path)),
+                    // Replay's verdict travels with the figures: a pass
+                    // reading `mean_cycles = 3.86` of a region made mostly
+                    // of its records could not tell (adversarial pass,
+                    // 2026-11-28).
+                    ("below_resolution".into(), Figure::Bool(r.below_resolution)),
                     ("tick_unit".into(), Figure::Text(fb.tick_unit.clone())),
                 ]
             },

@@ -90,11 +90,13 @@ fn annotate_writes_counts_onto_the_loops_and_kernel() {
     for ((op, attr), (want_op, key, count)) in annotated.iter().zip(expected) {
         assert_eq!(op, want_op, "{key} sits on the wrong op");
         assert!(
-            attr.starts_with(&format!("{{{key} = {{count = {count} : i64")),
+            attr.starts_with(&format!("{{{key} = {{"))
+                && attr.contains(&format!("count = {count} : i64")),
             "{key}: expected count {count}: {attr}"
         );
         assert!(
             attr.contains("on_critical_path = true")
+                && attr.contains("below_resolution = ")
                 && attr.contains("mean_cycles = ")
                 && attr.contains("share = "),
             "{attr}"
