@@ -236,6 +236,43 @@ impl ProtonDump {
                 available: file_len.saturating_sub(payload_offset),
             });
         }
+        // Proton's reader takes the CTA count as the payload's whole
+        // blocks: a header that says fewer (0 read as an empty profile with
+        // exit 0, 1 of 4 dropped 3 CTAs silently) is refused too.
+        let blocks = payload_size / cta_stride as u64;
+        if (num_ctas as u64) < blocks {
+            return Err(RuntimeError::Invalid {
+                path: path.to_path_buf(),
+                offset: host::NUM_CTAS as u64,
+                what: "Proton CTA count",
+                detail: format!(
+                    "{num_ctas}, but the payload of {payload_size} bytes holds {blocks} CTA blocks \
+                     of {cta_stride} bytes"
+                ),
+            });
+        }
+        // Proton writes the selected warps' ids in increasing order, each
+        // once: a repeated or unsorted table merged or swapped warps' rows.
+        if unit_ids.is_empty() {
+            return Err(RuntimeError::Invalid {
+                path: path.to_path_buf(),
+                offset: host::NUM_UNIT_IDS as u64,
+                what: "Proton unit-id count",
+                detail: "0: no warp recorded anything".into(),
+            });
+        }
+        if let Some(k) = (1..unit_ids.len()).find(|&k| unit_ids[k] <= unit_ids[k - 1]) {
+            return Err(RuntimeError::Invalid {
+                path: path.to_path_buf(),
+                offset: (host::UNIT_IDS + 4 * k) as u64,
+                what: "Proton unit id",
+                detail: format!(
+                    "{} after {}: Proton lists the recorded warps once each, in increasing order",
+                    unit_ids[k],
+                    unit_ids[k - 1]
+                ),
+            });
+        }
         if num_ctas as u64 * cta_stride as u64 > payload_size {
             return Err(RuntimeError::Implausible {
                 path: path.to_path_buf(),

@@ -17,7 +17,7 @@
 //! [[edit]]                                   # a word of a .kprof's buffer
 //! file = "x.kprof"
 //! block = 3                                  # CTA block index
-//! byte = 0                                   # offset in the block
+//! byte = 0                                   # offset in the block (no block: in the file)
 //! u32 = 3735928559                           # little-endian value written
 //! fifos = ["pipe"]                           # named pipes made before the command
 //! args = ["run", "i.mlir", ...]              # the command under test
@@ -142,6 +142,16 @@ fn edit_kprof_header(path: &Path, pointer: &str, value: serde_json::Value) -> Re
     std::fs::write(path, out).map_err(|x| x.to_string())
 }
 
+/// Write `value` (little-endian) at `byte` of any file (a Proton dump).
+fn patch_file(path: &Path, byte: u64, value: u32) -> Result<(), String> {
+    let mut bytes = std::fs::read(path).map_err(|x| x.to_string())?;
+    bytes
+        .get_mut(byte as usize..byte as usize + 4)
+        .ok_or_else(|| format!("{}: byte {byte} is past the end", path.display()))?
+        .copy_from_slice(&value.to_le_bytes());
+    std::fs::write(path, bytes).map_err(|x| x.to_string())
+}
+
 /// Write `value` at `byte` of CTA block `block` of the `.kprof` at `path`.
 fn patch_kprof_block(path: &Path, block: u64, byte: u64, value: u32) -> Result<(), String> {
     let mut bytes = std::fs::read(path).map_err(|x| x.to_string())?;
@@ -207,6 +217,9 @@ fn apply(dir: &Path, e: &Edit) -> Result<(), String> {
     }
     if let (Some(block), Some(byte), Some(value)) = (e.block, e.byte, e.u32) {
         return patch_kprof_block(&path, block, byte, value);
+    }
+    if let (None, Some(byte), Some(value)) = (e.block, e.byte, e.u32) {
+        return patch_file(&path, byte, value);
     }
     let (Some(find), Some(with)) = (&e.find, &e.with) else {
         return Err(format!(
