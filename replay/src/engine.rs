@@ -242,7 +242,13 @@ impl ProfileScan {
         debug_assert_eq!(self.depth, ScanDepth::Records);
         self.ctas += 1;
         self.observe_clock(cta.cta_id, cta.clock_spans());
-        self.time_origin_ns = min_some(self.time_origin_ns, Some(cta.start_time_ns));
+        self.time_origin_ns = min_some(
+            self.time_origin_ns,
+            Some(crate::time::believable_start_ns(
+                cta.start_time_ns,
+                cta.finalize_start_ns,
+            )),
+        );
         self.min_gap_ticks = min_some(self.min_gap_ticks, min_record_gap(cta));
         for u in &cta.units {
             self.records += u.records.len() as u64;
@@ -265,7 +271,13 @@ impl ProfileScan {
     pub fn observe_head(&mut self, head: &BlockHead) {
         debug_assert_eq!(self.depth, ScanDepth::Headers);
         self.ctas += 1;
-        self.time_origin_ns = min_some(self.time_origin_ns, Some(head.start_time_ns));
+        self.time_origin_ns = min_some(
+            self.time_origin_ns,
+            Some(crate::time::believable_start_ns(
+                head.start_time_ns,
+                head.finalize_start_ns,
+            )),
+        );
         self.records += head.records;
         self.observe_clock(head.cta_id, head.clock_spans());
     }
@@ -522,8 +534,9 @@ impl Replayer {
                 }
             }
         }
-        let t0 = *self.t0.get_or_insert(cta.start_time_ns);
-        if cta.start_time_ns < t0 {
+        let start = crate::time::believable_start_ns(cta.start_time_ns, cta.finalize_start_ns);
+        let t0 = *self.t0.get_or_insert(start);
+        if start < t0 {
             self.early_ctas += 1;
         }
     }

@@ -97,6 +97,25 @@ const STAMP_SLACK_SHARE: f64 = 0.5;
 
 /// Whether `clock_ns` and `timer_ns`, the same CTA's spans, cannot both be
 /// right.
+/// The longest a CTA's global-timer stamps may lie apart and both be
+/// believed: an hour (no kernel's CTA runs that long).
+const LONGEST_CTA_NS: u64 = 3_600_000_000_000;
+
+/// Where a CTA began on the global timer, for the launch's time origin: its
+/// init stamp, unless that lies after its finalize stamp or more than an
+/// hour before it (a stamp of 0 against a timer counting from the epoch,
+/// about 1.7e18 ns: it made the origin 0, every other CTA sat 1.7e18 ns
+/// from it, where a double resolves 256 ns, and every figure in ns was
+/// quantized); the finalize stamp bounds it then. A CTA without a
+/// finalize stamp keeps its init stamp.
+pub fn believable_start_ns(start_ns: u64, finalize_ns: u64) -> u64 {
+    if finalize_ns > 0 && (finalize_ns < start_ns || finalize_ns - start_ns > LONGEST_CTA_NS) {
+        finalize_ns
+    } else {
+        start_ns
+    }
+}
+
 fn stamps_disagree(clock_ns: f64, timer_ns: f64) -> bool {
     (clock_ns - timer_ns).abs() > STAMP_SLACK_NS + STAMP_SLACK_SHARE * clock_ns.max(timer_ns)
 }
@@ -141,20 +160,57 @@ impl CtaClock {
         // from this CTA's own stamps can tell them apart.
         let timer_ns = cta.finalize_start_ns as f64 - cta.start_time_ns as f64;
         let own_quotient = source == RateSource::Measured && launch_rate.is_none();
+        // An init stamp after the finalize stamp disagrees whatever the
+        // rate: the CTA is placed by its finalize stamp (it sat days away).
         let stamps = (header_ok && !own_quotient && cta.finalize_start_ns > 0 && timer_ns >= 0.0)
             .then(|| StampDisagreement {
                 clock_span_ns: signed_difference(cta.finalize_clock, cta.start_clock)
                     / ticks_per_ns,
                 timer_span_ns: timer_ns,
             })
-            .filter(|d| stamps_disagree(d.clock_span_ns, d.timer_span_ns));
+            .filter(|d| stamps_disagree(d.clock_span_ns, d.timer_span_ns))
+            .or_else(|| {
+                (header_ok && cta.finalize_start_ns > 0 && timer_ns < 0.0).then(|| {
+                    StampDisagreement {
+                        clock_span_ns: signed_difference(cta.finalize_clock, cta.start_clock)
+                            / ticks_per_ns,
+                        timer_span_ns: timer_ns,
+                    }
+                })
+            });
         // A clock span too long: the init clock is the likely culprit (the
         // records lie between it and finalize's); the CTA is aligned on
         // its first record instead. Too short: the init timer stamp, and
         // the CTA is placed by its finalize stamp.
         let mut offset_ns = (cta.start_time_ns as i128 - t0 as i128) as f64;
-        if let Some(d) = stamps {
-            if d.clock_span_ns > d.timer_span_ns {
+        // An init stamp no finalize stamp can follow (0 against an epoch
+        // timer, or after finalize), whatever the header clock: the CTA is
+        // placed its records' span before its finalize stamp.
+        let mut stamps = stamps;
+        if stamps.is_none()
+            && believable_start_ns(cta.start_time_ns, cta.finalize_start_ns) != cta.start_time_ns
+        {
+            let clocks = cta.units.iter().flat_map(|u| {
+                u.records
+                    .first()
+                    .into_iter()
+                    .chain(u.records.last())
+                    .map(|r| r.clock)
+            });
+            let (lo, hi) = clocks.fold((u64::MAX, 0u64), |(lo, hi), c| (lo.min(c), hi.max(c)));
+            let span_ns = if hi >= lo {
+                signed_difference(hi, lo) / ticks_per_ns
+            } else {
+                0.0
+            };
+            offset_ns = (cta.finalize_start_ns as i128 - t0 as i128) as f64 - span_ns;
+            stamps = Some(StampDisagreement {
+                clock_span_ns: span_ns,
+                timer_span_ns: timer_ns,
+            });
+        }
+        if let Some(d) = stamps.filter(|_| header_ok) {
+            if d.timer_span_ns >= 0.0 && d.clock_span_ns > d.timer_span_ns {
                 header_ok = false;
             } else {
                 offset_ns = (cta.finalize_start_ns as i128 - t0 as i128) as f64 - d.clock_span_ns;

@@ -1953,3 +1953,46 @@ fn a_corrupt_header_stamp_moves_no_cta_and_is_named() {
         );
     }
 }
+
+#[test]
+fn a_zero_start_stamp_among_epoch_stamps_moves_nothing() {
+    // A global timer counting from the epoch (1.732e18 ns) and one CTA
+    // whose init stamp is 0: the time origin became 0, every other CTA sat
+    // 1.7e18 ns from it, where a double resolves 256 ns, so 175 ns regions
+    // read 256 ns and the wall span 55 years (adversarial pass,
+    // 2026-11-28). The bad stamp is not the origin; the CTA is placed by
+    // its finalize stamp and said to be.
+    const EPOCH: u64 = 1_732_000_000_000_000_000;
+    let regions = [(0, "r", RegionKind::Explicit, None, None)];
+    let mut info = cycle_info(&regions);
+    info.ticks_per_ns = Some(2.0);
+    info.grid = [4, 1, 1];
+    let ctas: Vec<_> = (0..4u32)
+        .map(|c| {
+            let start = EPOCH + 10_000 * u64::from(c);
+            let mut t = cta(
+                c,
+                c,
+                start,
+                2_000,
+                2.0,
+                vec![unit(0, vec![s(0, 100), e(0, 450)])],
+            );
+            if c == 0 {
+                t.start_time_ns = 0;
+            }
+            t
+        })
+        .collect();
+    let r = Profile::from_parts(info, ctas).unwrap().report().clone();
+    let region = &r.regions[0];
+    assert_eq!((region.p50_ns, region.max_ns), (175.0, 175.0), "{region:?}");
+    assert!(r.kernel_time.wall_span_ns < 50_000.0, "{:?}", r.kernel_time);
+    assert!(
+        r.caveats
+            .iter()
+            .any(|c| c.contains("header stamps that disagree (first: CTA 0")),
+        "{:?}",
+        r.caveats
+    );
+}
