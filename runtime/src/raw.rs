@@ -79,8 +79,8 @@ pub fn pick_kernel(
 impl RawRun {
     /// Describe a raw buffer of `buffer_len` bytes (found at `buffer_path`,
     /// for messages) written by `kernel` of `meta`. `grid` defaults to one
-    /// row of as many CTAs as the buffer has blocks (wrong for sampled
-    /// runs, which must give it); `block` defaults to the metadata's.
+    /// row of as many CTAs as the buffer has blocks (a sampled run must
+    /// give it: refused otherwise); `block` defaults to the metadata's.
     pub fn describe(
         meta: &InstrumentMeta,
         meta_path: &Path,
@@ -139,6 +139,28 @@ impl RawRun {
                     });
                 }
                 d
+            }
+            // A sampled run's blocks are not its grid: the grid of 1000
+            // blocks of every 4th CTA read as 1000 CTAs, and 750 blocks as
+            // corrupt. Which grid it was cannot be told from the buffer.
+            None if kernel.cta_sampling != kperf_dialects::meta::CtaSampling::All => {
+                return Err(RuntimeError::BadArgument {
+                    path: buffer_path.to_path_buf(),
+                    detail: format!(
+                        "holds {blocks} CTA blocks of a run that recorded some CTAs only ({}): \
+                         give the launch's grid with --grid",
+                        match &kernel.cta_sampling {
+                            kperf_dialects::meta::CtaSampling::Every(k) => format!(
+                                "every {k}th: a grid of {} to {} CTAs",
+                                (blocks - 1) * *k as u64 + 1,
+                                blocks * *k as u64
+                            ),
+                            kperf_dialects::meta::CtaSampling::List(ids) =>
+                                format!("{} listed CTAs", ids.len()),
+                            kperf_dialects::meta::CtaSampling::All => String::new(),
+                        }
+                    ),
+                });
             }
             None => [
                 u32::try_from(blocks)
