@@ -184,8 +184,8 @@ impl CheckReport {
     }
 
     /// Whether the median instance matches the uninstrumented median
-    /// within [`CHECK_TOLERANCE`] where the mean does not: a few stalled
-    /// instances (a preempted CTA) moved the mean, not the records.
+    /// where the mean does not ([`stall_driven`]): a few stalled instances
+    /// (a preempted CTA) moved the mean, not the records.
     pub fn median_agrees(&self) -> bool {
         self.median_error
             .is_some_and(|median| stall_driven(self.error, median))

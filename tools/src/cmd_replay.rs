@@ -34,7 +34,7 @@ pub struct ReplayArgs {
     /// Show raw timings: no overhead correction
     #[arg(long)]
     pub no_correction: bool,
-    /// Cost of one record in counter ticks (default: the profile's calibration, else estimated)
+    /// Cost of one record in counter ticks (default: the profile's calibration; without one nothing is subtracted and the report says the durations are raw)
     #[arg(long)]
     pub record_cost: Option<f64>,
     /// Keep the calibrated record cost even where it puts the kernel region

@@ -125,7 +125,8 @@ enum Cmd {
     ///
     /// Runs a kernel of back-to-back empty regions and writes a device
     /// profile (JSON) that `kperf run --calibration` stores with a profile,
-    /// so replay subtracts the calibrated cost instead of an estimate.
+    /// so replay subtracts the calibrated cost (without one it subtracts
+    /// nothing, and says the durations are raw).
     Calibrate(cmd_calibrate::CalibrateArgs),
     /// What instrumentation costs a kernel, proven in SASS.
     ///
