@@ -60,9 +60,9 @@ pub struct LoweringArgs {
     pub shared_opt_in: bool,
     /// Threads per CTA (X[,Y,Z]) for kernels that do not say; a kernel that
     /// declares its block (reqntid, known_block_size) must agree, and one
-    /// with __launch_bounds__ (maxntid) must allow it. For a file whose
-    /// kernels run with different blocks, use `kperf run` (the launch
-    /// spec's block binds the launched kernel only)
+    /// with __launch_bounds__ (maxntid) must allow it. Under `kperf run`
+    /// the launch spec's block binds the launched kernel only, so a file
+    /// whose kernels run with different blocks is run one kernel at a time
     #[arg(long)]
     pub block: Option<String>,
     /// Record only these units (e.g. 0,4)
