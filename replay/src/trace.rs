@@ -29,7 +29,12 @@ impl TraceFormat {
     /// The format a file name asks for: `.pftrace`, `.perfetto-trace` and
     /// `.pb` are Perfetto; anything else is Chrome JSON.
     pub fn for_path(path: &Path) -> TraceFormat {
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        // Whatever the case: `T.PFTRACE` was written as Chrome JSON.
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("")
+            .to_ascii_lowercase();
         if [".pftrace", ".perfetto-trace", ".pb"]
             .iter()
             .any(|ext| name.ends_with(ext))
@@ -177,6 +182,7 @@ mod tests {
             ("t.pftrace", TraceFormat::Perfetto),
             ("dir.json/t.perfetto-trace", TraceFormat::Perfetto),
             ("t.pb", TraceFormat::Perfetto),
+            ("T.PFTRACE", TraceFormat::Perfetto),
             ("trace.json", TraceFormat::Chrome),
             ("t.pftrace.json", TraceFormat::Chrome),
             ("noext", TraceFormat::Chrome),
