@@ -96,10 +96,15 @@ def _check_settings(**values: Any) -> None:
             raise TypeError(f"{name} must be a number, not {type(v).__name__}")
         v = float(v)
         if name in counts:
-            if not v.is_integer():
+            if not math.isfinite(v) or not v.is_integer():
                 raise ValueError(f"{name} must be a whole number, got {v!r}")
             if v < 0:
                 raise ValueError(f"{name} must be >= 0, got {v!r}")
+            # The Rust core counts in 64 bits (warmup in 32): 1e30 reached
+            # it as a JSON number no integer holds.
+            limit = 2**32 - 1 if name == "warmup" else 2**63 - 1
+            if v > limit:
+                raise ValueError(f"{name} must be at most {limit}, got {v!r}")
         elif not math.isfinite(v) or v < 0:
             raise ValueError(f"{name} must be finite and >= 0, got {v!r}")
 
@@ -198,8 +203,16 @@ def _params(params: Mapping[str, Any]) -> Dict[str, Any]:
             v = str(v)
         elif isinstance(v, numbers.Integral):
             v = int(v)
+            # A parameter is a JSON number kperf's files keep exactly: 2**64
+            # and 2**64 + 1 read as one point and the sweep was lost at save.
+            if not -(2**63) <= v < 2**63:
+                raise ValueError(f"params: `{k}` = {v} is beyond a 64-bit integer")
         elif isinstance(v, numbers.Real):
             v = float(v)
+            # NaN is not JSON: it reached the core as "expected value at
+            # line 1 column 7".
+            if not math.isfinite(v):
+                raise ValueError(f"params: `{k}` = {v} is not a finite number")
         elif not isinstance(v, str):
             v = str(v)
         out[str(k)] = v

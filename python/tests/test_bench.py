@@ -317,3 +317,20 @@ def test_sweep_markdown_keeps_one_cell_per_value():
     columns = [len(re.findall(r"(?<!\\)\|", line)) for line in table]
     assert columns == [columns[0]] * 4
     assert "| a\\|b |" in table[2] and "| row\\nmajor |" in table[3]
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"n": float("nan")}, "params: `n` = nan is not a finite number"),
+    ({"n": float("inf")}, "params: `n` = inf is not a finite number"),
+    ({"n": 2**64}, "params: `n` = 18446744073709551616 is beyond a 64-bit integer"),
+])
+def test_parameters_kperf_files_cannot_hold_are_refused_by_name(params, message):
+    """NaN reached the core as 'expected value at line 1 column 7', and 2**64
+    and 2**64 + 1 read as one point (adversarial pass, 2026-11-28)."""
+    with pytest.raises(ValueError, match=re.escape(message)):
+        kb.benchmark(lambda: None, params=params, **FAST)
+
+
+def test_a_warm_up_count_beyond_the_core_is_refused_by_name():
+    with pytest.raises(ValueError, match="warmup must be at most"):
+        kb.benchmark(lambda: None, **{**FAST, "warmup": 1e30})
