@@ -532,6 +532,10 @@ def install(regions: str = "kernel,loops", out: Union[str, os.PathLike] = "kperf
     calibration = calibration or os.environ.get("KPERF_CALIBRATION") or None
     if calibration is not None:
         _check_calibration(Path(calibration))
+    # A file where the output directory goes failed with a raw
+    # NotADirectoryError in the middle of Triton's compile.
+    if Path(out).exists() and not Path(out).is_dir():
+        raise KperfError(f"out = {os.fspath(out)}: not a directory (profiles and build/ go there)")
     hook = KperfHook(kperf=kperf, regions=regions, out=Path(out), kernels=set(kernels) if kernels else None,
                      extra_args=list(extra_args), keep_last=keep_last,
                      calibration=None if calibration is None else Path(calibration),

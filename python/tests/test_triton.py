@@ -426,6 +426,14 @@ def test_a_missing_calibration_is_reported_at_install(tmp_path):
     assert "no such file" in out.stderr
 
 
+def test_an_output_that_is_a_file_is_reported_at_install(tmp_path):
+    """A file where the output directory goes failed with a raw
+    NotADirectoryError inside Triton's compile (adversarial pass, 2026-11-28)."""
+    (tmp_path / "out").write_text("")
+    with pytest.raises(kperf.KperfError, match="not a directory"):
+        kt.install("kernel", tmp_path / "out")
+
+
 def test_missing_kperf_binary_is_reported_before_compiling(tmp_path, monkeypatch):
     monkeypatch.setenv("KPERF_BIN", str(tmp_path / "nope"))
     with pytest.raises(kperf.KperfError, match="KPERF_BIN"):
