@@ -363,6 +363,22 @@ fn unregister(i: usize) {
     }
 }
 
+/// A file of this process removed if it is interrupted while the guard
+/// lives (a large scratch file: `kperf replay-bench` left an 11.6 GB
+/// profile behind when stopped); `None` where every slot is taken.
+pub fn remove_on_interrupt(path: &Path) -> Option<InterruptCleanup> {
+    register(path).map(InterruptCleanup)
+}
+
+/// See [`remove_on_interrupt`]: unregisters on drop.
+pub struct InterruptCleanup(usize);
+
+impl Drop for InterruptCleanup {
+    fn drop(&mut self) {
+        unregister(self.0);
+    }
+}
+
 /// An empty directory to remove on interrupt (see [`crate::jitdump`]).
 static EMPTY_DIR: AtomicPtr<libc::c_char> = AtomicPtr::new(std::ptr::null_mut());
 

@@ -177,9 +177,33 @@ pub fn run(a: ReplayBenchArgs) -> Result<()> {
         }
         None => {
             tmp = tempfile::tempdir().context("cannot make a temporary directory")?;
+            // Interrupted, the directory went nowhere (801 MB left behind).
+            kperf_runtime::output::remove_empty_dir_on_interrupt(Some(tmp.path()));
             tmp.path().to_path_buf()
         }
     };
+    // The largest size's profile and its largest trace must fit on the
+    // disk: `--records 10G` began an 80 GB profile with 50 GB free.
+    let largest = sizes.iter().copied().max().unwrap_or(0);
+    let trace_bytes_per_record: u64 = if stages.contains(&"json") {
+        110
+    } else if stages.contains(&"pftrace") {
+        24
+    } else {
+        0
+    };
+    let needed = largest.saturating_mul(9 + trace_bytes_per_record);
+    if let Some(free) = free_bytes(&dir) {
+        anyhow::ensure!(
+            needed <= free,
+            "{} records need about {:.1} GB in {} (the profile and its largest trace), and {:.1} GB \
+             are free: give fewer records or --dir elsewhere",
+            largest,
+            needed as f64 / 1e9,
+            dir.display(),
+            free as f64 / 1e9
+        );
+    }
     // What this run writes in --dir and removes again: the user's files of
     // those names were overwritten (through a link too) and then deleted.
     if a.dir.is_some() {
@@ -218,6 +242,9 @@ pub fn run(a: ReplayBenchArgs) -> Result<()> {
         let ctas = u32::try_from(n.div_ceil(per_cta)).context("too many CTAs")?;
         let records = u64::from(ctas) * per_cta;
         let profile = dir.join(format!("bench-{records}.kprof"));
+        let _cleanup = (!a.keep)
+            .then(|| kperf_runtime::output::remove_on_interrupt(&profile))
+            .flatten();
         write_profile(&profile, ctas)?;
         let bytes = std::fs::metadata(&profile)?.len();
         let mb = bytes as f64 / 1e6;
@@ -267,6 +294,16 @@ pub fn run(a: ReplayBenchArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Bytes free to an unprivileged writer in the file system holding `dir`.
+fn free_bytes(dir: &std::path::Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: a NUL-terminated path and a zeroed struct statvfs fills.
+    (unsafe { libc::statvfs(c.as_ptr(), &mut st) } == 0)
+        .then(|| (st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
 }
 
 #[cfg(test)]
