@@ -16,7 +16,7 @@ import stat
 from array import array
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Union
 
 from . import _kperf
 from ._kperf import KperfError
@@ -276,14 +276,14 @@ class Profile(Feedback):
         unit, region (id), region_name, instance (k-th of its region in its
         unit), start_ns, end_ns, duration_ns (corrected, on the launch's time
         axis), raw_ticks, corrected_ticks, start_clock, end_clock, depth, row."""
-        cols = self._p.instances()
+        # One region is filtered in Rust: building every row first took
+        # 25 s and 7.2 GB for 16 384 rows of a 33M-record profile.
+        want = None if region is None else self.region(region).id
+        cols = self._p.instances(want)
         ids = _decode(cols["region"])
-        names = [self.region_names.get(i, f"region_{i}") for i in ids]
-        table = _columns(cols, as_, {"region_name": names})
-        if region is None:
-            return table
-        want = self.region(region).id
-        return _filter(table, [i == want for i in ids])
+        names_of = {i: self.region_names.get(i, f"region_{i}") for i in set(ids)}
+        names = [names_of[i] for i in ids]
+        return _columns(cols, as_, {"region_name": names})
 
     def cta_table(self, *, as_: Optional[str] = None):
         """One row per replayed CTA: cta, block_index, hw_id (SM), units,
@@ -330,23 +330,6 @@ def _decode(col) -> List[int]:
     a = array({"<u2": "H", "<u4": "I"}[dtype])
     a.frombytes(data)
     return list(a)
-
-
-def _filter(table, mask: Sequence[bool]):
-    if isinstance(table, dict):
-        out = {}
-        for k, v in table.items():
-            if hasattr(v, "shape"):
-                import numpy as np
-                out[k] = v[np.asarray(mask, dtype=bool)]
-            else:
-                out[k] = type(v)(v.typecode, (x for x, m in zip(v, mask) if m)) if isinstance(v, array) \
-                    else [x for x, m in zip(v, mask) if m]
-        return out
-    if hasattr(table, "filter") and not hasattr(table, "loc"):  # polars
-        import polars as pl
-        return table.filter(pl.Series(mask))
-    return table[list(mask)]
 
 
 def _regular_file(p: str) -> None:

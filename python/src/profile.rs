@@ -139,13 +139,17 @@ impl PyProfile {
             .collect()
     }
 
-    /// Every region instance, CTA by CTA and unit by unit, in start order.
-    fn instances<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    /// Every region instance (of region id `region` only, if given), CTA by
+    /// CTA and unit by unit, in start order. Filtered here: one region of a
+    /// 33M-record profile built every row first (25 s, 7.2 GB).
+    #[pyo3(signature = (region=None))]
+    fn instances<'py>(&self, py: Python<'py>, region: Option<u16>) -> PyResult<Bound<'py, PyDict>> {
         let all: Vec<_> = self
             .inner
             .ctas()
             .iter()
             .flat_map(|c| c.instances())
+            .filter(|i| region.is_none_or(|r| i.region.0 == r))
             .collect();
         let cols = Columns::build::<_, u32>(
             &all,
