@@ -190,8 +190,8 @@ impl CostFit {
             (Some((cost, b2b)), Some(median)) if median > 0.0 && !spans.samples.is_empty() => {
                 let mut corrected =
                     corrected_spans(&spans.samples, |gap| cost_after_gap(cost, b2b, gap));
-                corrected.sort_by(f64::total_cmp);
-                Some(median_of_sorted(&corrected) / median - 1.0)
+                // The nearest-rank median, as p50 and the check's median CTA.
+                Some(crate::analyze::percentile(&mut corrected, 50.0) / median - 1.0)
             }
             _ => None,
         };
@@ -273,14 +273,6 @@ fn corrected_spans(samples: &[Vec<u64>], cost_of_gap: impl Fn(u64) -> f64) -> Ve
             at - first as f64
         })
         .collect()
-}
-
-/// The nearest-rank median, as the report's p50 and the check's median CTA.
-fn median_of_sorted(sorted: &[f64]) -> f64 {
-    sorted
-        .get(sorted.len().div_ceil(2).saturating_sub(1))
-        .copied()
-        .unwrap_or(0.0)
 }
 
 /// How much longer (ticks) the mean raw kernel region of all units, `raw`,
