@@ -161,12 +161,8 @@ unsafe fn bfloat_by_integers(
         }
     };
     // bits + 0x7fff + ((bits >> 16) & 1), the top half; NaN: quiet, top half.
-    let lsb = LLVMBuildAnd(
-        b,
-        LLVMBuildLShr(b, bits, splat(i32t, 16), c"".as_ptr()),
-        splat(i32t, 1),
-        c"".as_ptr(),
-    );
+    let top = LLVMBuildLShr(b, bits, splat(i32t, 16), c"".as_ptr());
+    let lsb = LLVMBuildAnd(b, top, splat(i32t, 1), c"".as_ptr());
     let bias = LLVMBuildAdd(b, lsb, splat(i32t, 0x7fff), c"".as_ptr());
     let rounded = LLVMBuildLShr(
         b,
@@ -174,12 +170,7 @@ unsafe fn bfloat_by_integers(
         splat(i32t, 16),
         c"".as_ptr(),
     );
-    let quiet = LLVMBuildOr(
-        b,
-        LLVMBuildLShr(b, bits, splat(i32t, 16), c"".as_ptr()),
-        splat(i32t, 0x40),
-        c"".as_ptr(),
-    );
+    let quiet = LLVMBuildOr(b, top, splat(i32t, 0x40), c"".as_ptr());
     let magnitude = LLVMBuildAnd(b, bits, splat(i32t, 0x7fff_ffff), c"".as_ptr());
     let nan = LLVMBuildICmp(
         b,
