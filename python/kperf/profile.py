@@ -10,6 +10,7 @@ against one works with the other.
 from __future__ import annotations
 
 import json
+import math
 import numbers
 import os
 import stat
@@ -81,6 +82,11 @@ class Region:
             if kind is not None and not kind(v):
                 raise KperfError(f"region field `{f.name}` is {v!r} ({type(v).__name__}), "
                                  f"not {f.type}")
+            # Every figure of a region is a count, an id, a time or a share:
+            # `count: -5`, `mean_ns: NaN` were accepted (adversarial pass,
+            # 2026-11-28).
+            if _is_number(v) and not (math.isfinite(v) and v >= 0):
+                raise KperfError(f"region field `{f.name}` is {v!r}: not a finite number >= 0")
             out[f.name] = v
         return cls(**out)
 
@@ -136,6 +142,8 @@ class Feedback:
         version = doc.get("feedback_version")
         if not _is_int(version):
             raise KperfError(f"{origin}: not a kperf feedback file (no feedback_version)")
+        if version < 1:
+            raise KperfError(f"{origin}: feedback_version {version}: versions start at 1")
         if version > FEEDBACK_VERSION:
             raise KperfError(f"{origin}: feedback_version {version} is newer than this kperf reads "
                              f"({FEEDBACK_VERSION}); upgrade the kperf package")

@@ -170,6 +170,13 @@ def test_feedback_errors(tmp_path):
     (lambda d: d.update(corrections=[1, 2]), "`corrections\\[0\\]` is 1, not a string"),
     (lambda d: d.update(overlaps=[3]), "`overlaps\\[0\\]` is 3, not an object"),
     (lambda d: d.update(feedback_version=True), "no feedback_version"),
+    # Values of the right type that no replay writes (adversarial test,
+    # 2026-11-28): they were accepted.
+    (lambda d: d["regions"][0].update(count=-5), "field `count` is -5: not a finite number >= 0"),
+    (lambda d: d["regions"][0].update(mean_ns=-1.0), "field `mean_ns` is -1.0: not a finite number >= 0"),
+    (lambda d: d["regions"][0].update(mean_ns=float("nan")), "field `mean_ns` is nan"),
+    (lambda d: d["regions"][0].update(share=float("inf")), "field `share` is inf"),
+    (lambda d: d.update(feedback_version=0), "feedback_version 0: versions start at 1"),
 ])
 def test_feedback_fields_of_the_wrong_type(fixtures, tmp_path, change, message):
     doc = json.loads((fixtures / "reduce_simt.feedback.json").read_text())
