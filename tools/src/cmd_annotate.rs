@@ -85,18 +85,20 @@ fn untimed_regions(fb: &Feedback) -> Vec<String> {
 /// whatever op now has a region's name or location: refuse unless asked.
 /// Profiles from before the digest was recorded (or from Proton) carry
 /// none, and are matched by name and location as before.
+/// Whether `source` is the profiled one; an error where it is not and
+/// `allow_changed` is off. `Ok(true)`: changed, and allowed.
 fn check_source(
     meta: &kperf_dialects::meta::InstrumentMeta,
     source: &str,
     file: &str,
     allow_changed: bool,
-) -> Result<()> {
+) -> Result<bool> {
     let Some(recorded) = &meta.source_sha256 else {
-        return Ok(());
+        return Ok(false);
     };
     let digest = kperf_instrument::source_digest(source.as_bytes());
     if &digest == recorded {
-        return Ok(());
+        return Ok(false);
     }
     let what = format!(
         "{file} is not the source this profile was recorded from (it was `{}`, sha256 {}…; this file's is {}…)",
@@ -106,7 +108,7 @@ fn check_source(
     );
     if allow_changed {
         eprintln!("kperf: warning: {what}: annotating by region name and location anyway");
-        Ok(())
+        Ok(true)
     } else {
         anyhow::bail!(
             "{what}: its figures could land on the wrong ops; annotate the profiled file, or pass --allow-changed-source"
@@ -134,7 +136,7 @@ pub fn run(a: AnnotateArgs) -> Result<()> {
     let file = a.input.display().to_string();
     let source = kperf_runtime::input::read_to_string(&a.input)
         .with_context(|| format!("cannot read {file}"))?;
-    check_source(&profile.info().meta, &source, &file, a.allow_changed_source)?;
+    let changed = check_source(&profile.info().meta, &source, &file, a.allow_changed_source)?;
     let kctx = KperfContext::new()?;
     let module = kctx.parse(&source, &file)?;
     // The profiled source under another name (a copy, or the file moved):
@@ -150,8 +152,16 @@ pub fn run(a: AnnotateArgs) -> Result<()> {
         );
     }
     if !report.unmatched.is_empty() {
+        // A one-line edit above every region moved them all, and the
+        // reason given was the build's location-less ops.
+        let why = if changed {
+            "the file changed since it was profiled: an op whose line moved no longer sits at its \
+             region's location"
+        } else {
+            "regions of ops the build made without a location of the file"
+        };
         eprintln!(
-            "kperf: no op of the file is at the location of region(s) {} (regions of ops the build made without a location of the file)",
+            "kperf: no op of the file is at the location of region(s) {} ({why})",
             report.unmatched.join(", ")
         );
     }
