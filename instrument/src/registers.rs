@@ -300,17 +300,12 @@ impl RegisterHold {
         // table, before `kperf cost` credits kperf with what ptxas shares
         // with its code or adds for it, so it reads more than cost's
         // "unexplained" (15 here against 5 there): said, not left to guess.
-        let of = self.plain_instructions.map_or(
-            " (a raw count per kind of work; kperf cost's unexplained figure, which credits \
-             kperf with what ptxas shares with its code or adds for it, is at most this)"
-                .to_string(),
-            |n| {
-                format!(
-                    " (a raw count per kind of work, of the plain kernel's {n}; kperf cost's \
-                     unexplained figure, which credits kperf with what ptxas shares with its code \
-                     or adds for it, is at most this)"
-                )
-            },
+        let plain = self
+            .plain_instructions
+            .map_or(String::new(), |n| format!(", of the plain kernel's {n}"));
+        let of = format!(
+            " (a raw count per kind of work{plain}; kperf cost's unexplained figure, which \
+             credits kperf with what ptxas shares with its code or adds for it, is at most this)"
         );
         match self.drift {
             Some((free, capped)) if self.instrumented_ctas_per_sm < self.plain_ctas_per_sm => {

@@ -88,13 +88,17 @@ unsafe fn signed_min(ty: LLVMTypeRef) -> LLVMValueRef {
     }
 }
 
-/// Whether `ty` is `bfloat` or a vector of it.
-unsafe fn is_bfloat(ty: LLVMTypeRef) -> bool {
-    let elem = match LLVMGetTypeKind(ty) {
+/// `ty` itself, or a fixed vector's element type.
+unsafe fn scalar_of(ty: LLVMTypeRef) -> LLVMTypeRef {
+    match LLVMGetTypeKind(ty) {
         LLVMTypeKind::LLVMVectorTypeKind => LLVMGetElementType(ty),
         _ => ty,
-    };
-    LLVMGetTypeKind(elem) == LLVMTypeKind::LLVMBFloatTypeKind
+    }
+}
+
+/// Whether `ty` is `bfloat` or a vector of it.
+unsafe fn is_bfloat(ty: LLVMTypeRef) -> bool {
+    LLVMGetTypeKind(scalar_of(ty)) == LLVMTypeKind::LLVMBFloatTypeKind
 }
 
 /// `elem` in `like`'s shape (itself, or a vector of as many lanes).
@@ -115,20 +119,17 @@ unsafe fn shaped(like: LLVMTypeRef, elem: LLVMTypeRef) -> LLVMTypeRef {
 /// exact.
 unsafe fn bfloat_by_integers(
     b: LLVMBuilderRef,
-    ctx: LLVMContextRef,
+    module: LLVMModuleRef,
     i: LLVMValueRef,
 ) -> LLVMValueRef {
+    let ctx = LLVMGetModuleContext(module);
     let ty = LLVMTypeOf(i);
     let x = LLVMGetOperand(i, 0);
     let f32t = shaped(ty, LLVMFloatTypeInContext(ctx));
     let i32t = shaped(ty, LLVMInt32TypeInContext(ctx));
     let i16t = shaped(ty, LLVMInt16TypeInContext(ctx));
     let src = LLVMTypeOf(x);
-    let src_elem = match LLVMGetTypeKind(src) {
-        LLVMTypeKind::LLVMVectorTypeKind => LLVMGetElementType(src),
-        _ => src,
-    };
-    let mut bits = match LLVMGetTypeKind(src_elem) {
+    let mut bits = match LLVMGetTypeKind(scalar_of(src)) {
         LLVMTypeKind::LLVMFloatTypeKind => LLVMBuildBitCast(b, x, i32t, c"".as_ptr()),
         _ => {
             // Round to odd: the nearest float, moved one step toward zero
@@ -140,12 +141,7 @@ unsafe fn bfloat_by_integers(
             let abs = |v: LLVMValueRef| {
                 let id = LLVMLookupIntrinsicID(c"llvm.fabs".as_ptr(), 9);
                 let mut tys = [src];
-                let decl = LLVMGetIntrinsicDeclaration(
-                    LLVMGetGlobalParent(LLVMGetBasicBlockParent(LLVMGetInstructionParent(i))),
-                    id,
-                    tys.as_mut_ptr(),
-                    1,
-                );
+                let decl = LLVMGetIntrinsicDeclaration(module, id, tys.as_mut_ptr(), 1);
                 let fty = LLVMIntrinsicGetType(ctx, id, tys.as_mut_ptr(), 1);
                 let mut args = [v];
                 LLVMBuildCall2(b, fty, decl, args.as_mut_ptr(), 1, c"".as_ptr())
@@ -209,7 +205,7 @@ unsafe fn rewrite(module: LLVMModuleRef, i: LLVMValueRef) {
     let replacement = match op {
         LLVMFPTrunc => {
             LLVMPositionBuilderBefore(b, i);
-            bfloat_by_integers(b, ctx, i)
+            bfloat_by_integers(b, module, i)
         }
         LLVMFPToSI | LLVMFPToUI => {
             LLVMPositionBuilderBefore(b, i);
