@@ -16,7 +16,8 @@
 #  3. the Hopper tile (examples/hopper_matmul_tile.mlir) and the corpus: instrument
 #     for the device's chip and assemble (kperf cost), so SASS fidelity is
 #     checked on the chip the GPU has;
-#  4. kperf peak --target cuda (measured roofs);
+#  4. kperf peak --target cuda (measured roofs), then kperf bench --target
+#     cuda on the bench examples;
 #  5. the Triton hook: Triton compiles through kperf and takes the IR back;
 #  6. the Python package: `python -m kperf.triton` profiles the Triton matmul
 #     in examples/triton/matmul.py (PyTorch optional) and the .kprof it
@@ -48,9 +49,11 @@ if [ "$DRY" = 1 ]; then
 else
   command -v nvidia-smi >/dev/null || { echo "gpu-check: no nvidia-smi: no GPU here (use --dry-run)" >&2; exit 1; }
   GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr ' ' '-' | tr -cd 'A-Za-z0-9._-')
-  CC=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d '.')
-  CHIP="sm_${CC}"
-  [ "$CC" = 90 ] && CHIP="sm_90a"
+  # Not CC: a machine that exports CC (the lent H200's image does) would
+  # hand "90" to Triton as its C compiler.
+  CAP=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d '.')
+  CHIP="sm_${CAP}"
+  [ "$CAP" = 90 ] && CHIP="sm_90a"
 fi
 OUT="bench/results/$(date +%F)-${GPU}"
 [ "$DRY" = 1 ] && OUT="out/gpu-check-dry-run"
@@ -112,8 +115,9 @@ check_launch() { # check_launch NAME SOURCE SPEC
   # same regions and record counts per unit.
   # --check takes the GPU check's steps on the CPU (a plain launch and a
   # build of the kernel region alone); on the GPU they are on by default.
+  # A SIMT failure is a failure, but the GPU launch still runs.
   run "$name: run on the SIMT host target" "$K" run "$src" --target simt --spec "$spec" --check \
-      -o "$OUT/$name.simt.kprof" --outputs "$OUT/$name.simt.json" || return
+      -o "$OUT/$name.simt.kprof" --outputs "$OUT/$name.simt.json" &&
   run "$name: replay the SIMT profile" "$K" replay "$OUT/$name.simt.kprof" \
       -o "$OUT/$name.simt.trace.json" --json "$OUT/$name.simt.feedback.json" --summary
   if [ "$DRY" = 1 ]; then
@@ -195,6 +199,27 @@ if [ "$DRY" = 1 ]; then
   say "skipped (dry run): kperf peak --target cuda"
 else
   run "peak" "$K" peak --target cuda -o "$OUT/peaks.json"
+fi
+
+# 4b. kperf bench on CUDA (events, L2 flush, clock probe, roofs): the
+# bench examples, whose kernels are plain (instrumented-vs-plain run time
+# is the `kperf run` check of step 2).
+if [ "$DRY" = 1 ]; then
+  say "skipped (dry run): kperf bench --target cuda"
+else
+  echo >> "$SUMMARY"; echo "## kperf bench --target cuda" >> "$SUMMARY"
+  peaks=(); [ -f "$OUT/peaks.json" ] && peaks=(--peaks "$OUT/peaks.json")
+  for b in examples/bench/axpy.toml examples/bench/fma_chain.toml; do
+    n=$(basename "${b%.toml}")
+    echo "\$ $K bench $b --target cuda ${peaks[*]}" >> "$LOG"
+    if timeout 120 "$K" bench "$b" --target cuda "${peaks[@]}" -o "$OUT/bench-$n.json" > "$OUT/bench-$n.txt" 2>>"$LOG"; then
+      say "ok: bench $n"
+      { echo '```'; cat "$OUT/bench-$n.txt"; echo '```'; } >> "$SUMMARY"
+    else
+      fail "bench $n"; cat "$OUT/bench-$n.txt" >> "$LOG"
+      echo "- bench $n: FAILED" >> "$SUMMARY"
+    fi
+  done
 fi
 
 # Python for steps 5 and 6: the project's venv, else a python3 that has

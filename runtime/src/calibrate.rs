@@ -416,15 +416,20 @@ pub fn compute(info: &RunInfo, ctas: &[CtaTrace]) -> Result<DeviceProfile, Calib
         .find(|r| r.name == EMPTY_REGION)
         .map(|r| r.id)
         .ok_or(CalibrationError::NoRegion)?;
-    // Every gap between consecutive records of the empty region is one
-    // record's cost (START→END and END→START alike). Gaps far above the
-    // median are interruptions (an OS tick, a migration), not the record.
+    // Every two consecutive gaps of the empty region (START→END→START or
+    // END→START→END) are two records' cost. Single gaps are not: ptxas may
+    // schedule a region's two clock reads next to each other and both
+    // stores after them, so on clock32 an H200 read START→END gaps of 2
+    // ticks and END→START gaps of 25; a median over single gaps then threw
+    // every END→START gap away as an interruption and called a record 2
+    // ticks (the loop measured 13.5). Spans far above the median are
+    // interruptions (an OS tick, a migration), not the records.
     let mut gaps: Vec<f64> = Vec::new();
     for cta in ctas {
         for unit in &cta.units {
-            for w in unit.records.windows(2) {
-                if w[0].region == id && w[1].region == id {
-                    gaps.push(w[1].clock.saturating_sub(w[0].clock) as f64);
+            for w in unit.records.windows(3) {
+                if w.iter().all(|r| r.region == id) {
+                    gaps.push(w[2].clock.saturating_sub(w[0].clock) as f64 / 2.0);
                 }
             }
         }
@@ -474,7 +479,7 @@ pub fn compute(info: &RunInfo, ctas: &[CtaTrace]) -> Result<DeviceProfile, Calib
         ticks_per_ns,
         samples: kept.len() as u64,
         method: format!(
-            "mean of {} gaps between consecutive records of back-to-back empty regions ({} above 4x the median dropped as interruptions) over {} CTA(s); in a loop: median over units of (loop with a region per iteration - the same loop bare) / (2 x {LOOP_ITERATIONS}) records, {LOOP_OPS} dependent operations per iteration{doubted}; tick rate = median over CTAs of (finalize clock - start clock) / (finalize time - start time)",
+            "mean of {} half-spans of three consecutive records of back-to-back empty regions ({} above 4x the median dropped as interruptions) over {} CTA(s); in a loop: median over units of (loop with a region per iteration - the same loop bare) / (2 x {LOOP_ITERATIONS}) records, {LOOP_OPS} dependent operations per iteration{doubted}; tick rate = median over CTAs of (finalize clock - start clock) / (finalize time - start time)",
             kept.len(),
             costs.len() - kept.len(),
             ctas.len()
@@ -569,21 +574,39 @@ mod tests {
 
     #[test]
     fn cost_is_the_mean_gap_without_interruptions_and_rate_comes_from_the_header() {
-        // gaps 30, 20, 20, 30, 25 (mean 25) and one 9000-tick interruption.
+        // Two-record spans 50, 40, 50, 60 (25, 20, 25, 30 a record, mean
+        // 25) and one over a 9000-tick interruption.
         let records = vec![
             rec(Edge::Start, 100),
             rec(Edge::End, 130),
             rec(Edge::Start, 150),
             rec(Edge::End, 170),
             rec(Edge::Start, 200),
-            rec(Edge::End, 225),
-            rec(Edge::Start, 9225),
+            rec(Edge::End, 230),
+            rec(Edge::Start, 9230),
         ];
         let p = compute(&info(), &[one_unit_cta(records)]).expect("calibrates");
         assert_eq!(p.record_cost_ticks, 25.0);
         assert_eq!(p.record_cost_min_ticks, 20.0);
-        assert_eq!(p.samples, 5, "the 9000-tick interruption is dropped");
+        assert_eq!(p.samples, 4, "the span over the interruption is dropped");
         assert_eq!(p.ticks_per_ns, 2.5);
+    }
+
+    /// What an H200 recorded with clock32: the two clock reads of a region
+    /// side by side (gaps of 2 ticks), the stores between regions (25).
+    /// A record costs the mean, 13.5, not the smaller gap.
+    #[test]
+    fn uneven_gaps_cost_their_mean_not_the_shorter() {
+        let mut records = Vec::new();
+        let mut clock = 1_000;
+        for _ in 0..100 {
+            records.push(rec(Edge::Start, clock));
+            records.push(rec(Edge::End, clock + 2));
+            clock += 27;
+        }
+        let p = compute(&info(), &[one_unit_cta(records)]).expect("calibrates");
+        assert_eq!(p.record_cost_ticks, 13.5);
+        assert_eq!(p.samples, 198, "no span is an interruption");
     }
 
     /// The in-loop cost is believed up to twice the back-to-back one: an

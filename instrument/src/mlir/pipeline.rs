@@ -700,7 +700,6 @@ impl LineTableFiles {
     }
 }
 
-/// LLVM bitcode → LLVM IR text, with LLVM 22's llvm-dis.
 /// One LLVM IR text for the bitcode of every `gpu.module`: one module is
 /// disassembled as it is; several (a file with two `gpu.module`s) are
 /// linked into one, since concatenated bitcode is not a module.
@@ -732,16 +731,17 @@ fn bitcode_objects_to_text(objects: Vec<Vec<u8>>) -> Result<Vec<u8>> {
         .unwrap_or_default())
 }
 
+/// In process, with the LLVM kperf links: a machine that runs kperf need not
+/// have LLVM's tools (the lent GPU machines have none; llvm-dis missing there
+/// stopped every MLIR kernel on the SIMT target).
 fn disassemble_bitcode(bc: &[u8]) -> Result<Vec<u8>> {
-    let dir = crate::tools::scratch_dir()?;
-    let path = dir.join("k.bc");
-    std::fs::write(&path, bc).map_err(|e| InstrumentError::Io {
-        path: path.display().to_string(),
-        source: e,
+    use inkwell::memory_buffer::MemoryBuffer;
+    let ctx = inkwell::context::Context::create();
+    let buf = MemoryBuffer::create_from_memory_range_copy(bc, "gpu.module");
+    let m = inkwell::module::Module::parse_bitcode_from_buffer(&buf, &ctx).map_err(|e| {
+        InstrumentError::Verify(format!("the backend's bitcode does not load: {e}"))
     })?;
-    let text = crate::tools::run_tool("llvm-dis", &[path.to_str().unwrap_or_default(), "-o", "-"]);
-    let _ = std::fs::remove_dir_all(&dir);
-    Ok(text?.into_bytes())
+    Ok(m.print_to_string().to_string().into_bytes())
 }
 
 /// Pull the quoted payload out of `#gpu.object<#nvvm.target<...>, kind = "...">`
