@@ -209,7 +209,8 @@ if [ "$DRY" = 1 ]; then
 else
   echo >> "$SUMMARY"; echo "## kperf bench --target cuda" >> "$SUMMARY"
   peaks=(); [ -f "$OUT/peaks.json" ] && peaks=(--peaks "$OUT/peaks.json")
-  for b in examples/bench/axpy.toml examples/bench/fma_chain.toml; do
+  # The GPU bench specs (the others' func.func kernels are host-only).
+  for b in examples/bench/*_gpu.toml; do
     n=$(basename "${b%.toml}")
     echo "\$ $K bench $b --target cuda ${peaks[*]}" >> "$LOG"
     if timeout 120 "$K" bench "$b" --target cuda "${peaks[@]}" -o "$OUT/bench-$n.json" > "$OUT/bench-$n.txt" 2>>"$LOG"; then
@@ -261,11 +262,17 @@ if [ -z "$PY" ]; then
 elif [ "$DRY" = 1 ]; then
   run "python -m kperf.triton --help" env KPERF_BIN="$K" "$PY" -m kperf.triton --help
   say "skipped (dry run): python -m kperf.triton examples/triton/matmul.py"
+elif ! run "Triton matmul plain (correct and timed)" env TRITON_DEFAULT_FP_FUSION=1 "$PY" examples/triton/matmul.py 4096 4096 4096 --time; then
+  echo "- Triton matmul plain: FAILED (see log.txt)" >> "$SUMMARY"
 elif run "python -m kperf.triton matmul" env KPERF_BIN="$K" TRITON_DEFAULT_FP_FUSION=1 "$PY" -m kperf.triton \
     --regions kernel,loops --out "$OUT/triton" examples/triton/matmul.py 4096 4096 4096; then
   for f in "$OUT"/triton/*.kprof; do
     run "replay $(basename "$f")" "$K" replay "$f" -o "${f%.kprof}.pftrace" --json "${f%.kprof}.feedback.json" --summary
   done
+  # The plain launch's time (do_bench) against the profiled launch's wall
+  # span, both as printed.
+  echo "- Triton matmul plain: $(grep -h 'a launch (median' "$LOG" | tail -1)" >> "$SUMMARY"
+  echo "- Triton matmul instrumented (--regions kernel,loops): $(grep -h '^kernel: wall span' "$LOG" | tail -1)" >> "$SUMMARY"
   echo "- Triton matmul through python -m kperf.triton: ok ($(ls "$OUT"/triton/*.kprof 2>/dev/null | wc -l) profiles)" >> "$SUMMARY"
 else
   echo "- Triton matmul through python -m kperf.triton: FAILED" >> "$SUMMARY"

@@ -1,6 +1,7 @@
 """A tiled Triton matmul to profile with kperf (needs a GPU; PyTorch optional).
 
     python -m kperf.triton --regions kernel,loops --out prof/ examples/triton/matmul.py [M N K]
+    python examples/triton/matmul.py [M N K] --time   # plain, timed with triton.testing.do_bench
 
 runs it with every Triton kernel instrumented, writes prof/matmul_kernel.<n>.kprof
 and prints the regions' figures. With PyTorch the inputs are torch tensors
@@ -76,7 +77,18 @@ def max_error_numpy(M, N, K):
     return float(np.abs(c.astype(np.float32) - ref).max())
 
 
+def time_torch_us(M, N, K):
+    """Median time of one launch (triton.testing.do_bench, PyTorch inputs)."""
+    import torch
+    from triton.testing import do_bench
+    a = torch.randn((M, K), device="cuda", dtype=torch.float16)
+    b = torch.randn((K, N), device="cuda", dtype=torch.float16)
+    return 1e3 * do_bench(lambda: matmul(a, b), return_mode="median")
+
+
 def main(argv):
+    timed = "--time" in argv
+    argv = [a for a in argv if a != "--time"]
     M, N, K = (int(x) for x in argv) if len(argv) == 3 else (4096, 4096, 4096)
     try:
         import torch  # noqa: F401
@@ -84,6 +96,9 @@ def main(argv):
     except ImportError:
         err, against = max_error_numpy(M, N, K), "numpy"
     print(f"matmul {M}x{N}x{K}: max |c - {against}| = {err:.3g}")
+    if timed and against == "torch":
+        us = time_torch_us(M, N, K)
+        print(f"matmul {M}x{N}x{K}: {us:.1f} us a launch (median, do_bench), {2 * M * N * K / us * 1e-6:.0f} TFLOP/s")
     return 0 if err < 1e-1 * max(1.0, K ** 0.5) else 1
 
 

@@ -501,8 +501,9 @@ pub(crate) fn template_prelude(cfg: &LoweringConfig) -> String {
         );
     } else if cfg.buffer == BufferKind::Shared {
         s.push_str(&format!(
-            "  llvm.mlir.global internal @{}() {{addr_space = 3 : i32, alignment = 16 : i64}} : !llvm.array<{} x i64>\n",
+            "  llvm.mlir.global internal @{}() {{addr_space = 3 : i32, alignment = {} : i64}} : !llvm.array<{} x i64>\n",
             cfg.smem_symbol,
+            super::templates::SHARED_ALIGN,
             cfg.ring_words().max(1)
         ));
     }

@@ -213,19 +213,34 @@ pub fn shared_layout(
 ) -> SharedLayout {
     let ring = slots as u64 * RECORD_SIZE as u64;
     let stamps_end = units as u64 * ring + INIT_STAMP_BYTES;
-    if uses_trash_ring(target, buffer, strategy) {
+    let (trash_offset, bytes) = if uses_trash_ring(target, buffer, strategy) {
         let trash_offset = stamps_end.next_multiple_of(128) + 32;
-        SharedLayout {
-            trash_offset,
-            bytes: trash_offset + ring,
-        }
+        (trash_offset, trash_offset + ring)
     } else {
-        SharedLayout {
-            trash_offset: stamps_end,
-            bytes: stamps_end,
-        }
+        (stamps_end, stamps_end)
+    };
+    let bytes = if matches!(target, Target::Nvptx { .. }) {
+        bytes.next_multiple_of(SHARED_ALIGN)
+    } else {
+        bytes
+    };
+    SharedLayout {
+        trash_offset,
+        bytes,
     }
 }
+
+/// The alignment and size granule of kperf's shared memory on NVPTX.
+/// Dynamic shared memory (`extern __shared__`, Triton's `@global_smem`)
+/// starts where the static shared memory ends, and Triton's swizzled
+/// tiles for wgmma and TMA assume that start is 1024-byte aligned (it is
+/// with no static shared memory) while declaring `align 16`. A ring of
+/// 9376 bytes moved it off and a 4096³ Triton matmul on an H200 computed
+/// wrong results (max error 519) instrumented, right ones plain. So the
+/// profile is a multiple of 1024 bytes, aligned to 1024: whatever else the
+/// kernel declares, where dynamic shared memory starts modulo 1024 does
+/// not change.
+pub const SHARED_ALIGN: u64 = 1024;
 
 /// With the ring in shared memory, thread 0 parks the init stamps (global
 /// timer, counter) in these 16 bytes after the rings and writes the whole
