@@ -145,8 +145,13 @@ pub fn plan_segments(
         .bytes;
         if needed > available {
             let trash_note = if trash { " (and one trash ring)" } else { "" };
+            let pad_note = if matches!(opts.target, crate::Target::Nvptx { .. }) {
+                ", padded to a multiple of 1024 bytes (dynamic shared memory keeps its alignment)"
+            } else {
+                ""
+            };
             let mut detail = format!(
-                "{units} units{trash_note} × {slots} slots × 8 bytes + {stamp} bytes of init stamps for kernel `{kernel}`; the device has {capacity}, the kernel uses {static_shared} statically and {} dynamically (--dynamic-shared)",
+                "{units} units{trash_note} × {slots} slots × 8 bytes + {stamp} bytes of init stamps{pad_note} for kernel `{kernel}`; the device has {capacity}, the kernel uses {static_shared} statically and {} dynamically (--dynamic-shared)",
                 opts.dynamic_shared
             );
             if static_room < capacity.saturating_sub(used) {

@@ -6,7 +6,7 @@
 ; bytes each) were refused for the third kernel ("the kernel uses 33216
 ; statically"), and --buffer auto chose global memory.
 ; RUN: kperf instrument %s --regions kernel --granularity thread --block 256 --buffer shared --emit llvm
-; CHECK-COUNT-4: @__kperf_smem_{{[_A-Za-z0-9]+}} = internal addrspace(3) global [2076 x i64]
+; CHECK-COUNT-4: @__kperf_smem_{{[_A-Za-z0-9]+}} = internal addrspace(3) global [2176 x i64]
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 

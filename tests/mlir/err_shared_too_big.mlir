@@ -1,4 +1,4 @@
-// ERROR: need 264352 bytes of shared memory but only 49152 are allowed
+// ERROR: need 265216 bytes of shared memory but only 49152 are allowed
 // RUN: kperf instrument %s --regions kernel --granularity thread --slots 256 --buffer shared
 module attributes {gpu.container_module} {
   gpu.module @m {

@@ -1,6 +1,6 @@
 // Granularity warpgroup: 128 threads per unit, one segment for this CTA.
 // RUN: kperf instrument %s --regions kernel --granularity warpgroup --slots 16 --emit mlir
-// CHECK: llvm.mlir.global internal @__kperf_smem_k() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<52 x i64>
+// CHECK: llvm.mlir.global internal @__kperf_smem_k() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<128 x i64>
 // CHECK: llvm.mlir.constant(128 : i32) : i32
 // CHECK: llvm.udiv
 module attributes {gpu.container_module} {

@@ -10,7 +10,7 @@
 // RUN: kperf instrument %s --target nvptx:sm_90a --regions kernel,loops,async --emit ptx
 // CHECK: .entry matmul_tile(
 // CHECK: .param .u64 .ptr .global .align 1 matmul_tile_param_10
-// CHECK: .shared .align 16 .b8 __kperf_smem_matmul_tile[10400];
+// CHECK: .shared .align 1024 .b8 __kperf_smem_matmul_tile[11264];
 // CHECK: mov.u32 [[K:%r[0-9]+]], %clock;
 // CHECK: st.shared.v2.b32 [{{%rd[0-9]+}}], {[[K]], tag};
 // CHECK: mbarrier.init.shared.b64

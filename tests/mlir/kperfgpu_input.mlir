@@ -2,7 +2,7 @@
 // region renamed by hand) continues through the lowering; the metadata comes
 // from the ops themselves.
 // RUN: kperf instrument %s --emit mlir
-// CHECK: llvm.mlir.global internal @__kperf_smem_reduce() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<1300 x i64>
+// CHECK: llvm.mlir.global internal @__kperf_smem_reduce() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<1408 x i64>
 // CHECK: gpu.func @reduce({{.*}}, %{{.*}}: !llvm.ptr<1>) kernel
 // CHECK-NOT: kperfgpu.
 // CHECK: nvvm.read.ptx.sreg.clock : i32

@@ -3,7 +3,7 @@
 // Finalize (from its thread-id read on) adds no barrier.
 // RUN: kperf instrument %s --regions kernel --emit ptx
 // CHECK: .entry k(
-// CHECK: .shared .align 16 .b8 __kperf_smem_k[10400];
+// CHECK: .shared .align 1024 .b8 __kperf_smem_k[11264];
 // The tag is a constant inside the asm block, never a register LLVM could
 // share with the kernel's own equal constant.
 // CHECK: mov.u32 [[C0:%r[0-9]+]], %clock;

@@ -19,7 +19,7 @@
 //   the end stamp (+48) last.
 // RUN: kperf instrument %s --regions kernel --emit ptx
 // CHECK: .const .align 16 .b8 __kperf_smem_k_hdr[16] = {75, 80, 82, 70, 2, 0, 0, 0, 4, 0, 0, 0, 0, 1};
-// CHECK: .shared .align 16 .b8 __kperf_smem_k[10400];
+// CHECK: .shared .align 1024 .b8 __kperf_smem_k[11264];
 // CHECK: mov.u32 [[TID:%r[0-9]+]], %tid.x;
 // CHECK: mov.u64 [[IT:%rd[0-9]+]], %globaltimer;
 // CHECK-NEXT: mov.u64 [[IC:%rd[0-9]+]], %clock64;

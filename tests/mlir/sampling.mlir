@@ -1,6 +1,6 @@
-// Sampling: only warps 0 and 2 of every 4th CTA record; segments are compact.
+// Sampling: only warps 0 and 2 of every 4th CTA record; segments are compact. (the rings take 352 bytes; the profile is padded to a multiple of 1024, see SHARED_ALIGN)
 // RUN: kperf instrument %s --regions kernel --sample-units 0,2 --sample-ctas every:4 --slots 8 --emit mlir
-// CHECK: !llvm.array<44 x i64>
+// CHECK: !llvm.array<128 x i64>
 // CHECK: llvm.mlir.constant(4 : i32)
 // CHECK: llvm.urem
 // CHECK: llvm.select
