@@ -1716,7 +1716,9 @@ impl Accumulator {
                 // Aligned on its first record, a CTA without a usable
                 // header clock has no start to measure from.
                 if c.header_clock_used {
-                    ia.lead += u.first_ns.map_or(0.0, |f| f - c.start_ns);
+                    // A unit that recorded before thread 0's init stamp
+                    // (time::INIT_LEAD_NS) waited for nothing.
+                    ia.lead += u.first_ns.map_or(0.0, |f| (f - c.start_ns).max(0.0));
                     ia.lead_ctas += 1;
                 }
                 ia.tail += u.last_ns.map_or(0.0, |l| c.end_ns - l);

@@ -319,7 +319,9 @@ pub(crate) fn replay_cta(
         if clock.header_clock_used {
             if let Some(first) = unit.records.first() {
                 shift = shift.min(first.clock.saturating_sub(cta.start_clock) as f64);
-                prev_at = rel(cta.start_clock);
+                // A unit may record before thread 0's init stamps
+                // (time::INIT_LEAD_NS): its first record stays where it is.
+                prev_at = rel(cta.start_clock).min(rel(first.clock));
             }
         }
         let first_shift = shift;

@@ -572,6 +572,50 @@ fn clock_rate_conversion_at_1_5_ticks_per_ns() {
     assert_eq!(p.instances(RegionId(0)).next().unwrap().end_ns, 150.0);
 }
 
+/// Thread 0 takes the init stamps; warp 1 may record first. On an H200,
+/// 668 of a Triton matmul's 1024 CTAs had a warp recording before them (by
+/// at most 696 ticks) and each lost its header clock ("no usable header
+/// clock"). Up to 2 µs early the stamps are believed and the early record
+/// sits before the CTA's start; 3.3 µs early, they are not.
+#[test]
+fn a_warp_recording_before_thread_0s_init_stamps_keeps_the_header_clock() {
+    let info = cycle_info(&[reg(0, "r")]);
+    // Header: clock 10_000 -> 11_500 over 10_000 -> 11_000 ns: 1.5 ticks/ns.
+    let with_warp1_start = |start: u64| {
+        let mut c = cta(
+            0,
+            0,
+            10_000,
+            1000,
+            1.5,
+            vec![
+                unit(0, vec![s(0, 10_150), e(0, 10_450)]),
+                unit(1, vec![s(0, start), e(0, 10_240)]),
+            ],
+        );
+        c.start_clock = 10_000;
+        c.finalize_clock = 11_500;
+        Profile::from_parts_with(info.clone(), vec![c], &raw()).unwrap()
+    };
+    let p = with_warp1_start(9_940);
+    let r = p.report();
+    assert!(r.caveats.is_empty(), "{:?}", r.caveats);
+    let mut starts: Vec<(f64, f64)> = p
+        .instances(RegionId(0))
+        .map(|i| (i.start_ns, i.end_ns))
+        .collect();
+    starts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    assert_eq!(starts, vec![(-40.0, 160.0), (100.0, 300.0)]);
+    assert_eq!(r.idle[0].lead_ctas, 1, "{:?}", r.idle);
+
+    let p = with_warp1_start(5_000);
+    assert!(p
+        .report()
+        .caveats
+        .iter()
+        .any(|c| c.contains("no usable header clock")));
+}
+
 /// p50/p95 come in ticks as well as ns: twenty instances of 30, 60, ...,
 /// 600 ticks at a measured 1.5 ticks/ns are 20, 40, ..., 400 ns, and the
 /// nearest ranks (10th, 19th) are 300 and 570 ticks, 200 and 380 ns.

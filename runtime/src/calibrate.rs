@@ -131,7 +131,7 @@ impl DeviceProfile {
             None => String::new(),
         };
         format!(
-            "one record costs {in_loop}{:.1} back to back (min {:.0}, p90 {:.0}, {} samples); {:.4} ticks/ns",
+            "one record costs {in_loop}{:.1} back to back (min {:.1}, p90 {:.1}, {} samples); {:.4} ticks/ns",
             self.record_cost_ticks,
             self.record_cost_min_ticks,
             self.record_cost_p90_ticks,
