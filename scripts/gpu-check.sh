@@ -39,7 +39,7 @@ for a in "$@"; do
   case "$a" in
     --dry-run) DRY=1 ;;
     --quick) QUICK=1 ;;
-    -h|--help) sed -n 2,31p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,32p "$0"; exit 0 ;;
     *) echo "gpu-check: unknown argument $a" >&2; exit 2 ;;
   esac
 done
