@@ -85,7 +85,35 @@ pub fn plan_segments(
         opts.shared_budget as u64
     };
     // The budget is the recording rings'; the trash ring comes on top.
-    let slots = choose_slots(opts, units, budget)?;
+    let mut slots = choose_slots(opts, units, budget)?;
+    // ptxas may place kperf's 1024-aligned shared memory after the kernel's
+    // own, leaving a gap up to the next multiple of 1024.
+    let align_gap = if on_device_shared && matches!(opts.target, Target::Nvptx { .. }) {
+        let a = crate::mlir::templates::SHARED_ALIGN;
+        (a - static_shared % a) % a
+    } else {
+        0
+    };
+    let shared_bytes = |slots: u32| {
+        crate::mlir::templates::shared_layout(
+            &opts.target,
+            opts.buffer,
+            opts.strategy,
+            units,
+            slots,
+        )
+        .bytes
+            + align_gap
+    };
+    // Sized automatically, rings shrink until the whole profile fits: the
+    // budget above counts neither the trash ring nor the padding to 1024
+    // bytes, and a kernel with 9948 bytes free got an error (or, with
+    // --buffer auto, global memory) where 64 slots fit.
+    if on_device_shared && opts.slots.is_none() {
+        while slots > 8 && shared_bytes(slots) > available {
+            slots /= 2;
+        }
+    }
     let global_slots = match opts.strategy {
         Strategy::Circular => slots,
         // Even, so every CTA block stays 16-byte aligned (abi::RECORDS_ALIGN).
@@ -135,20 +163,16 @@ pub fn plan_segments(
         slots
     };
     if on_device_shared {
-        let needed = crate::mlir::templates::shared_layout(
-            &opts.target,
-            opts.buffer,
-            opts.strategy,
-            units,
-            slots,
-        )
-        .bytes;
+        let needed = shared_bytes(slots);
         if needed > available {
             let trash_note = if trash { " (and one trash ring)" } else { "" };
-            let pad_note = if matches!(opts.target, crate::Target::Nvptx { .. }) {
-                ", padded to a multiple of 1024 bytes (dynamic shared memory keeps its alignment)"
-            } else {
-                ""
+            let pad_note = match (matches!(opts.target, Target::Nvptx { .. }), align_gap) {
+                (false, _) => String::new(),
+                (true, 0) => ", padded to a multiple of 1024 bytes (dynamic shared memory keeps its alignment)".to_string(),
+                (true, gap) => format!(
+                    ", padded to a multiple of 1024 bytes (dynamic shared memory keeps its alignment), \
+                     and up to {gap} bytes ptxas may leave between the kernel's shared memory and kperf's"
+                ),
             };
             let mut detail = format!(
                 "{units} units{trash_note} × {slots} slots × 8 bytes + {stamp} bytes of init stamps{pad_note} for kernel `{kernel}`; the device has {capacity}, the kernel uses {static_shared} statically and {} dynamically (--dynamic-shared)",

@@ -479,9 +479,15 @@ impl Correction {
             .filter_map(|u| u.records.last().map(|r| r.clock))
             .max()
             .unwrap_or(0);
+        // Another unit may record before thread 0's init stamps, by up to
+        // time::INIT_LEAD_NS (here at the same generous 8 ticks per ns).
+        let lead_bound = (crate::time::INIT_LEAD_NS * 8.0) as u64;
         let header = (cta.finalize_clock > cta.start_clock
-            && first.is_none_or(|f| f >= cta.start_clock))
-        .then(|| cta.finalize_clock.max(last) - cta.start_clock);
+            && first.is_none_or(|f| f >= cta.start_clock.saturating_sub(lead_bound)))
+        .then(|| {
+            let from = first.map_or(cta.start_clock, |f| f.min(cta.start_clock));
+            cta.finalize_clock.max(last) - from
+        });
         let timer = cta
             .finalize_end_ns
             .max(cta.finalize_start_ns)

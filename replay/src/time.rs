@@ -119,7 +119,7 @@ pub fn believable_start_ns(start_ns: u64, finalize_ns: u64) -> u64 {
 /// How long before thread 0's init stamps another unit's first record may
 /// come with the stamps still believed (the warps of a CTA start in no
 /// fixed order; seen up to 0.44 µs on an H200).
-const INIT_LEAD_NS: f64 = 2_000.0;
+pub(crate) const INIT_LEAD_NS: f64 = 2_000.0;
 
 fn stamps_disagree(clock_ns: f64, timer_ns: f64) -> bool {
     (clock_ns - timer_ns).abs() > STAMP_SLACK_NS + STAMP_SLACK_SHARE * clock_ns.max(timer_ns)

@@ -237,9 +237,11 @@ pub fn shared_layout(
 /// with no static shared memory) while declaring `align 16`. A ring of
 /// 9376 bytes moved it off and a 4096³ Triton matmul on an H200 computed
 /// wrong results (max error 519) instrumented, right ones plain. So the
-/// profile is a multiple of 1024 bytes, aligned to 1024: whatever else the
-/// kernel declares, where dynamic shared memory starts modulo 1024 does
-/// not change.
+/// profile is a multiple of 1024 bytes, aligned to 1024: where dynamic
+/// shared memory starts modulo 1024 does not change when the kernel has no
+/// other static shared memory (Triton's kernels) or ptxas places kperf's
+/// first. Placed after the kernel's own, it may leave up to 1008 bytes
+/// before it, which the plan counts (`plan::plan_segments`).
 pub const SHARED_ALIGN: u64 = 1024;
 
 /// With the ring in shared memory, thread 0 parks the init stamps (global
