@@ -465,11 +465,7 @@ impl Correction {
             .map(|(a, b)| b.clock.saturating_sub(a.clock))
             .max()
             .unwrap_or(0);
-        let first = cta
-            .units
-            .iter()
-            .filter_map(|u| u.records.first().map(|r| r.clock))
-            .min();
+        let first = crate::time::earliest_first_record(cta);
         // Thread 0's finalize clock, or the last record of a unit still
         // running after it (finalize has no barrier: a producer warp of a
         // warp-specialised kernel records on), whichever is later.
@@ -479,12 +475,9 @@ impl Correction {
             .filter_map(|u| u.records.last().map(|r| r.clock))
             .max()
             .unwrap_or(0);
-        // Another unit may record before thread 0's init stamps, by up to
-        // time::INIT_LEAD_NS (here at the same generous 8 ticks per ns).
-        let lead_bound = (crate::time::INIT_LEAD_NS * 8.0) as u64;
-        let header = (cta.finalize_clock > cta.start_clock
-            && first.is_none_or(|f| f >= cta.start_clock.saturating_sub(lead_bound)))
-        .then(|| {
+        // At the same generous 8 ticks per ns: another unit may record
+        // before thread 0's init stamps (time::INIT_LEAD_NS).
+        let header = crate::time::header_clock_usable(cta, 8.0).then(|| {
             let from = first.map_or(cta.start_clock, |f| f.min(cta.start_clock));
             cta.finalize_clock.max(last) - from
         });

@@ -121,6 +121,27 @@ pub fn believable_start_ns(start_ns: u64, finalize_ns: u64) -> u64 {
 /// fixed order; seen up to 0.44 µs on an H200).
 pub(crate) const INIT_LEAD_NS: f64 = 2_000.0;
 
+/// Whether `cta`'s header clock stamps can be the origin of its records:
+/// finalize after init, and no record further before the init clock than
+/// INIT_LEAD_NS at `ticks_per_ns`. Thread 0 takes the init stamps and
+/// another warp's first record can come before them (on an H200, 668 of a
+/// Triton matmul's 1024 CTAs had one, by a median of 69 ticks and at most
+/// 696): that is the warps' order, not a bad stamp.
+pub(crate) fn header_clock_usable(cta: &CtaTrace, ticks_per_ns: f64) -> bool {
+    let lead_bound = (INIT_LEAD_NS * ticks_per_ns) as u64;
+    cta.finalize_clock > cta.start_clock
+        && earliest_first_record(cta)
+            .is_none_or(|f| f >= cta.start_clock.saturating_sub(lead_bound))
+}
+
+/// The earliest first record of `cta`'s units.
+pub(crate) fn earliest_first_record(cta: &CtaTrace) -> Option<u64> {
+    cta.units
+        .iter()
+        .filter_map(|u| u.records.first().map(|r| r.clock))
+        .min()
+}
+
 fn stamps_disagree(clock_ns: f64, timer_ns: f64) -> bool {
     (clock_ns - timer_ns).abs() > STAMP_SLACK_NS + STAMP_SLACK_SHARE * clock_ns.max(timer_ns)
 }
@@ -154,19 +175,7 @@ impl CtaClock {
                 (None, None) => (1.0, RateSource::Assumed),
             }
         };
-        let first_record = cta
-            .units
-            .iter()
-            .filter_map(|u| u.records.first().map(|r| r.clock))
-            .min();
-        // Thread 0 takes the init stamps; another warp's first record can
-        // come before them (on an H200, 668 of a Triton matmul's 1024 CTAs
-        // had one, by a median of 69 ticks and at most 696): that is the
-        // warps' order, not a bad stamp. A record further before the init
-        // clock than INIT_LEAD_NS says the stamp is wrong.
-        let lead_bound = (INIT_LEAD_NS * ticks_per_ns) as u64;
-        let mut header_ok = cta.finalize_clock > cta.start_clock
-            && first_record.is_none_or(|f| f >= cta.start_clock.saturating_sub(lead_bound));
+        let mut header_ok = header_clock_usable(cta, ticks_per_ns);
         // The header's two spans, init to finalize: a rate not measured
         // from this CTA's own stamps can tell them apart.
         let timer_ns = cta.finalize_start_ns as f64 - cta.start_time_ns as f64;

@@ -503,13 +503,7 @@ pub(crate) fn template_prelude(cfg: &LoweringConfig) -> String {
         s.push_str(&format!(
             "  llvm.mlir.global internal @{}() {{addr_space = 3 : i32, alignment = {} : i64}} : !llvm.array<{} x i64>\n",
             cfg.smem_symbol,
-            // NVPTX only: the padding that goes with it is NVPTX's
-            // (templates::shared_layout).
-            if matches!(cfg.target, Target::Nvptx { .. }) {
-                super::templates::SHARED_ALIGN
-            } else {
-                16
-            },
+            templates::shared_align(&cfg.target),
             cfg.ring_words().max(1)
         ));
     }

@@ -219,11 +219,7 @@ pub fn shared_layout(
     } else {
         (stamps_end, stamps_end)
     };
-    let bytes = if matches!(target, Target::Nvptx { .. }) {
-        bytes.next_multiple_of(SHARED_ALIGN)
-    } else {
-        bytes
-    };
+    let bytes = bytes.next_multiple_of(shared_align(target));
     SharedLayout {
         trash_offset,
         bytes,
@@ -243,6 +239,16 @@ pub fn shared_layout(
 /// first. Placed after the kernel's own, it may leave up to 1008 bytes
 /// before it, which the plan counts (`plan::plan_segments`).
 pub const SHARED_ALIGN: u64 = 1024;
+
+/// The alignment (and size granule) of kperf's shared memory on `target`:
+/// [`SHARED_ALIGN`] on NVPTX, 16 bytes elsewhere.
+pub fn shared_align(target: &Target) -> u64 {
+    if matches!(target, Target::Nvptx { .. }) {
+        SHARED_ALIGN
+    } else {
+        16
+    }
+}
 
 /// With the ring in shared memory, thread 0 parks the init stamps (global
 /// timer, counter) in these 16 bytes after the rings and writes the whole
