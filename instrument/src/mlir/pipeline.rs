@@ -810,6 +810,21 @@ fn no_kernel(module: Op, target: &Target, file: &str) -> InstrumentError {
             ),
         };
     }
+    // The reverse: host kernels (`func.func`) given to a device target.
+    // They run on the CPU only; a GPU build has nothing to launch.
+    let host = (!target.is_host()).then(|| regions::find_kernels(module, &Target::Host));
+    if let Some(k) = host.as_ref().and_then(|h| h.first()) {
+        return InstrumentError::At {
+            location: k.loc_string(),
+            message: format!(
+                "`{}` is a host kernel (`func.func`), which runs on the host target only \
+                 (`--target host`; `kperf bench` without `--target cuda`): a GPU target \
+                 needs a `gpu.func` kernel, a `gpu.launch` body or an `llvm.func` marked \
+                 `nvvm.kernel` or `rocdl.kernel`",
+                regions::symbol_name(*k)
+            ),
+        };
+    }
     let called = if target.is_host() {
         regions::called_public_functions(module)
     } else {
@@ -1097,6 +1112,9 @@ pub fn device_kernel_params(
     outline_launches(kctx, &mut module, opts.sink_constants)?;
     unique_kernel_names(kctx, module_op(&module));
     let kernels = regions::find_kernels(module_op(&module), &opts.target);
+    if kernels.is_empty() {
+        return Err(no_kernel(module_op(&module), &opts.target, file));
+    }
     let mut out = Vec::new();
     for f in kernels {
         let Some(fty) = f.attr("function_type") else {
