@@ -424,28 +424,27 @@ pub fn compute(info: &RunInfo, ctas: &[CtaTrace]) -> Result<DeviceProfile, Calib
     // every END→START gap away as an interruption and called a record 2
     // ticks (the loop measured 13.5). Spans far above the median are
     // interruptions (an OS tick, a migration), not the records.
-    let mut gaps: Vec<f64> = Vec::new();
+    let mut half_spans: Vec<f64> = Vec::new();
     for cta in ctas {
         for unit in &cta.units {
             for w in unit.records.windows(3) {
                 if w.iter().all(|r| r.region == id) {
-                    gaps.push(w[2].clock.saturating_sub(w[0].clock) as f64 / 2.0);
+                    half_spans.push(w[2].clock.saturating_sub(w[0].clock) as f64 / 2.0);
                 }
             }
         }
     }
-    if gaps.is_empty() {
+    if half_spans.is_empty() {
         return Err(CalibrationError::NoSamples);
     }
-    gaps.sort_by(f64::total_cmp);
-    let median = percentile(&gaps, 0.5);
-    let kept: Vec<f64> = gaps
+    half_spans.sort_by(f64::total_cmp);
+    let median = percentile(&half_spans, 0.5);
+    let kept: Vec<f64> = half_spans
         .iter()
         .copied()
-        .filter(|g| *g <= 4.0 * median.max(1.0))
+        .filter(|h| *h <= 4.0 * median.max(1.0))
         .collect();
     let mean = kept.iter().sum::<f64>() / kept.len() as f64;
-    let costs = gaps;
     let in_loop = in_loop_cost(info, ctas);
     let doubted = in_loop
         .filter(|c| *c > IN_LOOP_BEYOND_BACK_TO_BACK * mean.max(1.0))
@@ -474,14 +473,14 @@ pub fn compute(info: &RunInfo, ctas: &[CtaTrace]) -> Result<DeviceProfile, Calib
         record_cost_ticks: mean,
         record_cost_in_loop_ticks: in_loop
             .filter(|c| *c <= IN_LOOP_BEYOND_BACK_TO_BACK * mean.max(1.0)),
-        record_cost_min_ticks: costs[0],
-        record_cost_p90_ticks: percentile(&costs, 0.9),
+        record_cost_min_ticks: half_spans[0],
+        record_cost_p90_ticks: percentile(&half_spans, 0.9),
         ticks_per_ns,
         samples: kept.len() as u64,
         method: format!(
             "mean of {} half-spans of three consecutive records of back-to-back empty regions ({} above 4x the median dropped as interruptions) over {} CTA(s); in a loop: median over units of (loop with a region per iteration - the same loop bare) / (2 x {LOOP_ITERATIONS}) records, {LOOP_OPS} dependent operations per iteration{doubted}; tick rate = median over CTAs of (finalize clock - start clock) / (finalize time - start time)",
             kept.len(),
-            costs.len() - kept.len(),
+            half_spans.len() - kept.len(),
             ctas.len()
         ),
     })

@@ -281,18 +281,16 @@ struct CtaTimes {
     median: Option<f64>,
 }
 
-fn summarize(mut ticks: Vec<u64>) -> CtaTimes {
-    ticks.sort_unstable();
+fn summarize(ticks: Vec<u64>) -> CtaTimes {
+    let mut ticks: Vec<f64> = ticks.into_iter().map(|t| t as f64).collect();
     let n = ticks.len().max(1) as f64;
     CtaTimes {
         ctas: ticks.len() as u64,
-        mean: ticks.iter().map(|t| *t as f64).sum::<f64>() / n,
-        // Nearest rank, as replay's p50 and the fit read a median: with 2
-        // CTAs an upper middle here against a lower one there read a
+        mean: ticks.iter().sum::<f64>() / n,
+        // Replay's nearest-rank rule, the one its p50 and the fit read: with
+        // 2 CTAs an upper middle here against a lower one there read a
         // correct profile -15% off.
-        median: ticks
-            .get(ticks.len().div_ceil(2).saturating_sub(1))
-            .map(|t| *t as f64),
+        median: (!ticks.is_empty()).then(|| kperf_replay::analyze::percentile(&mut ticks, 50.0)),
     }
 }
 
