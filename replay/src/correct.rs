@@ -183,9 +183,9 @@ impl CostFit {
         let n = spans.units as f64;
         let (raw, records) = (spans.raw_ticks / n, spans.records / n);
         let linear = ((raw - truth) / records).max(0.0);
-        // The sampled units' median (the first units: where they are the
-        // light ones of an imbalanced grid, their median misses the check's
-        // and this finds no stall, as before it was kept).
+        // The sampled units' median: blocks spread over the grid
+        // (engine::SamplePlan), so that it meets the check's median CTA on
+        // an imbalanced grid too.
         let calibrated_median_error = match (spans.calibrated, check.cta_median_ticks) {
             (Some((cost, b2b)), Some(median)) if median > 0.0 && !spans.samples.is_empty() => {
                 let mut corrected =

@@ -136,21 +136,61 @@ pub struct KernelSpans {
     pub records: f64,
     /// Σ what the calibrated costs take off the region (before clamping).
     pub calibrated_shift: f64,
-    /// The record clocks (START..=END) of the first units' kernel regions:
-    /// the fit replays them, because the correction never moves a record
-    /// before the one preceding it, and where records sit closer than
-    /// their cost that clamp keeps more of the region than the sums above
-    /// say ([`crate::correct::CostFit`]).
+    /// The record clocks (START..=END) of a sample of the units' kernel
+    /// regions, spread over the grid ([`SamplePlan`]): the fit replays
+    /// them, because the correction never moves a record before the one
+    /// preceding it, and where records sit closer than their cost that
+    /// clamp keeps more of the region than the sums above say
+    /// ([`crate::correct::CostFit`]); the stall guard reads their median.
     pub samples: Vec<Vec<u64>>,
-    /// Clocks the samples may still take (0: this scan keeps none).
+    /// Clocks the block being scanned may still add to the samples.
     pub sample_room: usize,
+    /// Which blocks are sampled, and how much of each; set from the first
+    /// block the scan sees unless the scan was given one
+    /// ([`KernelSpans::plan_samples`]).
+    pub plan: Option<SamplePlan>,
+    /// The blocks the scan expects, to spread the samples over: the
+    /// uninstrumented run's CTAs until a file's scan says how many it holds.
+    pub expected_blocks: u64,
 }
 
-/// Record clocks a scan keeps for the fit, at most, per scan chunk that
-/// samples (the first [`FIT_SAMPLE_CHUNKS`] of a file's scan).
-pub const FIT_SAMPLE_CLOCKS: usize = 1 << 18;
-/// Scan chunks (`load.rs`) whose kernel regions are sampled.
-pub const FIT_SAMPLE_CHUNKS: u64 = 2;
+/// Record clocks the fit's samples hold at most, over the whole scan
+/// (4 MiB).
+pub const FIT_SAMPLE_CLOCKS: usize = 1 << 19;
+
+/// Which blocks the fit samples: every `stride`-th, up to `room` clocks of
+/// each (its first units). The first units of the grid alone were the
+/// sample before: on a grid whose first CTAs are its light ones, the
+/// sample's median missed the check's median CTA, and the stall guard
+/// found no stall where there was one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SamplePlan {
+    pub stride: u64,
+    pub room: usize,
+}
+
+impl SamplePlan {
+    /// As many blocks as [`FIT_SAMPLE_CLOCKS`] holds at `clocks_per_block`
+    /// (the first block's kernel-region clocks), evenly spaced over
+    /// `blocks`, with the budget shared equally among them: blocks heavier
+    /// than the first give their first units.
+    pub fn new(blocks: u64, clocks_per_block: usize) -> SamplePlan {
+        let blocks = blocks.max(1);
+        // A first block without a whole kernel region says nothing of
+        // the others: taken as 64 clocks (8192 blocks sampled at most).
+        let fit = (FIT_SAMPLE_CLOCKS / clocks_per_block.max(64)).max(1) as u64;
+        let stride = blocks.div_ceil(fit.min(blocks));
+        let sampled = blocks.div_ceil(stride);
+        SamplePlan {
+            stride,
+            room: FIT_SAMPLE_CLOCKS / sampled as usize,
+        }
+    }
+
+    fn samples(&self, block: u64) -> bool {
+        block.is_multiple_of(self.stride)
+    }
+}
 
 pub(crate) fn min_some<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
     match (a, b) {
@@ -173,28 +213,65 @@ fn min_record_gap(cta: &CtaTrace) -> Option<u64> {
 }
 
 impl KernelSpans {
-    fn observe(&mut self, unit: &UnitTrace) {
-        let Some(id) = self.region else { return };
+    /// The kernel region's record indexes (START, END) in `unit`, when it
+    /// survived whole.
+    fn span(&self, unit: &UnitTrace) -> Option<(usize, usize)> {
+        let id = self.region?;
         let recs = &unit.records;
         let start = recs
             .iter()
-            .position(|r| r.region == id && r.edge == Edge::Start);
+            .position(|r| r.region == id && r.edge == Edge::Start)?;
         let end = recs
             .iter()
-            .rposition(|r| r.region == id && r.edge == Edge::End);
-        let (Some(s), Some(e)) = (start, end) else {
-            return;
-        };
-        if e <= s {
+            .rposition(|r| r.region == id && r.edge == Edge::End)?;
+        (end > start).then_some((start, end))
+    }
+
+    /// Sample the blocks `plan` names (a file's parallel scan sets one
+    /// plan for all its chunks, so that the sample does not depend on how
+    /// the blocks were split).
+    pub fn plan_samples(&mut self, plan: SamplePlan) {
+        self.plan = Some(plan);
+    }
+
+    /// The clocks `cta`'s kernel regions would add to the samples.
+    pub fn sample_clocks(&self, cta: &CtaTrace) -> usize {
+        cta.units
+            .iter()
+            .filter_map(|u| self.span(u))
+            .map(|(s, e)| e - s + 1)
+            .sum()
+    }
+
+    /// Start block `block` (its index in the file, or in the order the
+    /// scan sees the CTAs): whether it is sampled, and how much of it.
+    fn begin_block(&mut self, block: u64, cta: &CtaTrace) {
+        if self.region.is_none() {
             return;
         }
+        let plan = match self.plan {
+            Some(p) => p,
+            None => {
+                let p = SamplePlan::new(self.expected_blocks, self.sample_clocks(cta));
+                self.plan = Some(p);
+                p
+            }
+        };
+        self.sample_room = if plan.samples(block) { plan.room } else { 0 };
+    }
+
+    fn observe(&mut self, unit: &UnitTrace) {
+        let Some((s, e)) = self.span(unit) else {
+            return;
+        };
+        let recs = &unit.records;
         self.units += 1;
         if e - s < self.sample_room {
             self.samples
                 .push(recs[s..=e].iter().map(|r| r.clock).collect());
             self.sample_room -= e - s + 1;
         } else {
-            self.sample_room = 0; // the first units only, in order
+            self.sample_room = 0; // the block's first units only, in order
         }
         self.raw_ticks += recs[e].clock.saturating_sub(recs[s].clock) as f64;
         self.records += (e - s) as f64;
@@ -231,7 +308,7 @@ impl ProfileScan {
             kernel_spans: KernelSpans {
                 region: info.check.as_ref().and(region),
                 calibrated,
-                sample_room: FIT_SAMPLE_CLOCKS,
+                expected_blocks: info.check.as_ref().map_or(1, |c| c.ctas),
                 ..KernelSpans::default()
             },
             ..ProfileScan::default()
@@ -239,7 +316,14 @@ impl ProfileScan {
     }
 
     pub fn observe(&mut self, cta: &CtaTrace) {
+        self.observe_block(self.ctas, cta);
+    }
+
+    /// [`ProfileScan::observe`] for the file's block `block`: the fit's
+    /// samples are chosen by block ([`SamplePlan`]).
+    pub fn observe_block(&mut self, block: u64, cta: &CtaTrace) {
         debug_assert_eq!(self.depth, ScanDepth::Records);
+        self.kernel_spans.begin_block(block, cta);
         self.ctas += 1;
         self.observe_clock(cta.cta_id, cta.clock_spans());
         self.time_origin_ns = min_some(
@@ -355,7 +439,7 @@ impl ProfileScan {
         k.raw_ticks += l.raw_ticks;
         k.records += l.records;
         k.calibrated_shift += l.calibrated_shift;
-        // Only the first chunks sample (scan_reader), in block order.
+        // Merged in block order, as the chunks were split (scan_reader).
         k.samples.extend(l.samples);
         self.regions.merge(&later.regions);
     }

@@ -371,6 +371,7 @@ impl Profile {
         opts: &ReplayOptions,
     ) -> Result<Profile, ReplayError> {
         let mut scan = ProfileScan::for_run(&info);
+        scan.kernel_spans.expected_blocks = ctas.len() as u64;
         for c in &ctas {
             scan.observe(c);
         }

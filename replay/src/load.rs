@@ -67,18 +67,20 @@ fn scan_reader(
     depth: ScanDepth,
 ) -> Result<ProfileScan, ReplayError> {
     use rayon::prelude::*;
+    let blocks = reader.block_count();
     let base = match depth {
-        ScanDepth::Records => ProfileScan::for_run(reader.info()),
+        ScanDepth::Records => {
+            let mut scan = ProfileScan::for_run(reader.info());
+            scan.kernel_spans
+                .plan_samples(fit_sample_plan(reader, &scan, blocks));
+            scan
+        }
         ScanDepth::Headers => ProfileScan::headers_only(),
     };
-    let blocks = reader.block_count();
     let parts: Vec<(ProfileScan, Option<RuntimeError>)> = (0..blocks.div_ceil(SCAN_CHUNK))
         .into_par_iter()
         .map(|chunk| {
             let mut scan = base.clone();
-            if chunk >= crate::engine::FIT_SAMPLE_CHUNKS {
-                scan.kernel_spans.sample_room = 0;
-            }
             let mut cta = CtaTrace::default();
             let mut head = BlockHead::default();
             let mut first_error = None;
@@ -90,7 +92,7 @@ fn scan_reader(
                 };
                 match read {
                     Ok(BlockRead::Decoded) => match depth {
-                        ScanDepth::Records => scan.observe(&cta),
+                        ScanDepth::Records => scan.observe_block(block, &cta),
                         ScanDepth::Headers => scan.observe_head(&head),
                     },
                     Ok(BlockRead::Unfinished) => scan.observe_unfinished(block),
@@ -116,6 +118,20 @@ fn scan_reader(
         Some(e) if scan.ctas == 0 => Err(profile_err(path, e)),
         _ => Ok(scan),
     }
+}
+
+/// Which blocks the fit samples, from the first block that decodes (of
+/// the first [`SCAN_CHUNK`]): one plan for every chunk of the parallel scan.
+fn fit_sample_plan(
+    reader: &ProfileReader,
+    scan: &ProfileScan,
+    blocks: u64,
+) -> crate::engine::SamplePlan {
+    let mut cta = CtaTrace::default();
+    let first = (0..blocks.min(SCAN_CHUNK))
+        .find(|b| matches!(reader.read_cta_into(*b, &mut cta), Ok(BlockRead::Decoded)))
+        .map_or(0, |_| scan.kernel_spans.sample_clocks(&cta));
+    crate::engine::SamplePlan::new(blocks, first)
 }
 
 /// The CTAs the scan kept, decoded again one at a time: written, finished

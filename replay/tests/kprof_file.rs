@@ -194,3 +194,50 @@ fn file_errors_carry_their_context() {
         Err(ReplayError::Profile { .. })
     ));
 }
+
+#[test]
+fn a_files_fit_samples_blocks_over_the_whole_grid() {
+    // As scenarios::the_stall_guard_samples_the_whole_grid_not_its_first_ctas,
+    // through the file's parallel scan, whose chunks of 64 blocks sampled
+    // the first two chunks alone: the 128 light CTAs at the grid's start.
+    let (info, ctas) = imbalanced_grid_with_a_stall();
+    let layout = info.meta.kernels[0].layout;
+    let mut buffer = Vec::new();
+    for c in &ctas {
+        let header = CtaHeader {
+            cta_id: c.cta_id,
+            hw_id: c.hw_id,
+            start_time: c.start_time_ns,
+            finalize_start_time: c.finalize_start_ns,
+            finalize_end_time: c.finalize_end_ns,
+            start_clock: c.start_clock,
+            finalize_clock: c.finalize_clock,
+            layout,
+            flags: HeaderFlags {
+                counter: Counter::Globaltimer,
+                strategy: Strategy::Circular,
+            },
+        };
+        let recs: Vec<RecordWord> = c.units[0]
+            .records
+            .iter()
+            .map(|r| RecordWord {
+                region: r.region,
+                edge: r.edge,
+                clock: r.clock,
+            })
+            .collect();
+        buffer.extend(kperf_runtime::encode_block(
+            &header,
+            &[(0, recs.len() as u32, &recs)],
+            Counter::Globaltimer,
+        ));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("imbalanced.kprof");
+    kperf_runtime::write_kprof(&path, &info, layout.cta_stride(), &buffer).unwrap();
+    let r = replay_file(&path, &ReplayOptions::default(), None).unwrap();
+    let fit = r.correction.fit.as_ref().unwrap();
+    assert_eq!(fit.calibrated_median_error, Some(0.0), "{fit:?}");
+    assert!(fit.outlier_driven() && !fit.applied, "{fit:?}");
+}

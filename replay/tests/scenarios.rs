@@ -2040,3 +2040,24 @@ fn a_zero_start_stamp_among_epoch_stamps_moves_nothing() {
         r.caveats
     );
 }
+
+#[test]
+fn the_stall_guard_samples_the_whole_grid_not_its_first_ctas() {
+    // The fit's samples were the first units of the grid: here the light
+    // ones, whose median read -50% against the check's median CTA, so the
+    // stall guard saw no stall and the fit spread CTA 600's stall over
+    // every record. Sampled over the whole grid, the median matches.
+    let (info, ctas) = imbalanced_grid_with_a_stall();
+    let r = Profile::from_parts(info, ctas).unwrap().report().clone();
+    let fit = r.correction.fit.as_ref().unwrap();
+    assert_eq!(fit.calibrated_median_error, Some(0.0), "{fit:?}");
+    assert!(fit.outlier_driven() && !fit.applied, "{fit:?}");
+    assert_eq!(r.correction.source, CostSource::Calibrated);
+    let iter = r.regions.iter().find(|r| r.name == "iter").unwrap();
+    // p50 from the quantile sketch: within its relative error.
+    assert!(
+        (iter.p50_ns / 40.0 - 1.0).abs() < 1e-3,
+        "the iterations keep their time: {}",
+        iter.p50_ns
+    );
+}

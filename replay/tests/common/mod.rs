@@ -156,3 +156,59 @@ pub fn check_golden(name: &str, text: &str) {
         );
     }
 }
+
+/// An imbalanced grid with one stalled CTA, for the fit's stall guard: 1024
+/// CTAs of one unit, each a kernel region around 499 iterations, 4 ticks a
+/// record (so that the kernel region corrects to 499 × body). The first 409
+/// CTAs are light (20-tick bodies: 9980 ticks of work), the other 615 heavy
+/// (40: 19960), so the median CTA is a heavy one. In the profiled launch
+/// CTA 600 stalled 3 000 000 ticks in one iteration (preempted); the
+/// uninstrumented launch did not: mean 15973.8 ticks a CTA, median 19960.
+/// The calibrated cost corrects the median exactly, while the stall moves
+/// the mean +18%: a fit would spread it over every record.
+pub fn imbalanced_grid_with_a_stall() -> (RunInfo, Vec<CtaTrace>) {
+    const CTAS: u32 = 1024;
+    const ITERATIONS: u64 = 499;
+    const STALL: u64 = 3_000_000;
+    let regions = [
+        (0, "kernel", RegionKind::Kernel, None, None),
+        (1, "iter", RegionKind::Iteration, Some(0), None),
+    ];
+    let mut info = ns_info(&regions);
+    info.record_cost_ticks = Some(4.0);
+    info.grid = [CTAS, 1, 1];
+    info.meta.kernels[0].layout = Layout {
+        units: 1,
+        slots: 1024,
+    };
+    let body = |c: u32| if c < CTAS * 2 / 5 { 20 } else { 40 };
+    let work: Vec<u64> = (0..CTAS).map(|c| ITERATIONS * body(c)).collect();
+    let mut sorted = work.clone();
+    sorted.sort_unstable();
+    info.check = Some(kperf_runtime::profile::UninstrumentedRun {
+        ctas: u64::from(CTAS),
+        cta_mean_ticks: Some(work.iter().sum::<u64>() as f64 / f64::from(CTAS)),
+        // Nearest rank, as the check takes it.
+        cta_median_ticks: Some(sorted[CTAS as usize / 2 - 1] as f64),
+        wall_ns: 10_000_000,
+        method: "by hand".into(),
+        profiled_wall_ns: None,
+    });
+    let ctas = (0..CTAS)
+        .map(|c| {
+            let start = 20_000_000 * u64::from(c);
+            let mut recs = vec![s(0, start)];
+            let mut t = start + 4;
+            for k in 0..ITERATIONS {
+                let stall = if c == 600 && k == 3 { STALL } else { 0 };
+                recs.push(s(1, t));
+                recs.push(e(1, t + 4 + body(c) + stall));
+                t += 8 + body(c) + stall;
+            }
+            recs.push(e(0, t));
+            let span = t + 10 - start;
+            cta(c, c % 132, start, span, 1.0, vec![unit(0, recs)])
+        })
+        .collect();
+    (info, ctas)
+}
