@@ -24,8 +24,14 @@ use crate::{ReplayError, ReplayOptions};
 pub struct ProfileScan {
     pub ctas: u64,
     pub records: u64,
-    /// Earliest CTA start (global timer, ns): the axis zero.
+    /// Earliest CTA start (global timer, ns): the axis zero, unless a unit
+    /// recorded before its CTA's init stamps ([`ProfileScan::axis_origin_ns`]).
     pub time_origin_ns: Option<u64>,
+    /// CTAs one of whose units recorded before thread 0's init stamps, as
+    /// (init stamp ns, lead in ticks): those that start within
+    /// [`crate::time::INIT_LEAD_NS`] of the earliest CTA, whose early
+    /// records may come before the axis zero (Perfetto clamped them to it).
+    pub early_records: Vec<(u64, u64)>,
     /// Smallest clock difference between consecutive records of any unit.
     pub min_gap_ticks: Option<u64>,
     /// Blocks skipped because their finalize never finished (see
@@ -199,6 +205,19 @@ pub(crate) fn min_some<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
     }
 }
 
+/// The rate that places records on the axis, as each CTA's clock will
+/// choose it from the launch's rate ([`crate::time::choose_rate`]); none
+/// where a rate would only be assumed.
+fn axis_rate(info: &RunInfo, opts: &ReplayOptions, scan: &ProfileScan) -> Option<f64> {
+    let (rate, source, _) = crate::time::choose_rate(
+        info,
+        opts.ticks_per_ns,
+        scan.launch_rate().ticks_per_ns,
+        None,
+    );
+    (source != crate::time::RateSource::Assumed).then_some(rate)
+}
+
 /// The smallest clock difference between consecutive records of any of
 /// `cta`'s units.
 fn min_record_gap(cta: &CtaTrace) -> Option<u64> {
@@ -333,6 +352,7 @@ impl ProfileScan {
                 cta.finalize_start_ns,
             )),
         );
+        self.note_early_records(cta);
         self.min_gap_ticks = min_some(self.min_gap_ticks, min_record_gap(cta));
         for u in &cta.units {
             self.records += u.records.len() as u64;
@@ -341,6 +361,51 @@ impl ProfileScan {
                 self.regions.note(r.region);
             }
         }
+    }
+
+    /// Note `cta` if a unit's first record came before its init stamps
+    /// (other warps start in no fixed order with thread 0's).
+    fn note_early_records(&mut self, cta: &CtaTrace) {
+        let start = crate::time::believable_start_ns(cta.start_time_ns, cta.finalize_start_ns);
+        if start != cta.start_time_ns || cta.finalize_clock <= cta.start_clock {
+            return;
+        }
+        if let Some(first) = crate::time::earliest_first_record(cta) {
+            if first < cta.start_clock {
+                self.early_records.push((start, cta.start_clock - first));
+                self.prune_early_records();
+            }
+        }
+    }
+
+    /// Keep the early records that can still come before the axis zero.
+    fn prune_early_records(&mut self) {
+        let Some(origin) = self.time_origin_ns else {
+            return;
+        };
+        let window = crate::time::INIT_LEAD_NS as u64;
+        self.early_records
+            .retain(|(start, _)| *start <= origin.saturating_add(window));
+    }
+
+    /// The axis zero at `ticks_per_ns` (the rate replay will use; none: the
+    /// earliest CTA start): the earliest CTA start, or the earliest record
+    /// before it that a unit took before its CTA's init stamps. A lead
+    /// longer than [`crate::time::INIT_LEAD_NS`] is not believed (the
+    /// header clock is not used for that CTA) and moves nothing.
+    pub fn axis_origin_ns(&self, ticks_per_ns: Option<f64>) -> Option<u64> {
+        let origin = self.time_origin_ns?;
+        let Some(rate) = ticks_per_ns.filter(|r| crate::time::plausible_rate(*r)) else {
+            return Some(origin);
+        };
+        let earliest = self
+            .early_records
+            .iter()
+            .map(|&(start, lead)| (start, lead as f64 / rate))
+            .filter(|(_, lead_ns)| *lead_ns <= crate::time::INIT_LEAD_NS)
+            .map(|(start, lead_ns)| (start as f64 - lead_ns).floor().max(0.0) as u64)
+            .min();
+        Some(earliest.map_or(origin, |e| e.min(origin)))
     }
 
     /// A scan that reads block headers only (see [`ScanDepth::Headers`]).
@@ -425,6 +490,8 @@ impl ProfileScan {
         self.ctas += later.ctas;
         self.records += later.records;
         self.time_origin_ns = min_some(self.time_origin_ns, later.time_origin_ns);
+        self.early_records.extend(later.early_records);
+        self.prune_early_records();
         self.min_gap_ticks = min_some(self.min_gap_ticks, later.min_gap_ticks);
         self.unfinished_blocks += later.unfinished_blocks;
         self.first_unfinished = self.first_unfinished.or(later.first_unfinished);
@@ -565,12 +632,13 @@ impl Replayer {
             ));
             info.ticks_per_ns = None;
         }
+        let t0 = scan.axis_origin_ns(axis_rate(&info, opts, scan));
         Ok(Replayer {
             correction: Correction::resolve(&info, opts, scan),
             table,
             info,
             opts: opts.clone(),
-            t0: scan.time_origin_ns,
+            t0,
             launch_rate: scan.launch_rate().ticks_per_ns,
             gathers_min_gap: scan.depth == ScanDepth::Headers,
             early_ctas: 0,

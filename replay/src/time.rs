@@ -135,6 +135,33 @@ pub(crate) fn header_clock_usable(cta: &CtaTrace, ticks_per_ns: f64) -> bool {
 }
 
 /// The earliest first record of `cta`'s units.
+/// The tick rate a CTA is replayed at, where it came from, and a measured
+/// rate rejected for the nominal one: ns counters tick at 1; then a rate
+/// given; then the launch's measured rate (or, without one, the CTA's
+/// own, `own_rate`) unless it is off from the nominal one by more than a
+/// factor of two; then the nominal rate; else 1, assumed.
+pub(crate) fn choose_rate(
+    info: &RunInfo,
+    rate_override: Option<f64>,
+    launch_rate: Option<f64>,
+    own_rate: Option<f64>,
+) -> (f64, RateSource, Option<f64>) {
+    if info.clock_domain == ClockDomain::Nanoseconds {
+        return (1.0, RateSource::Nanoseconds, None);
+    }
+    if let Some(r) = rate_override {
+        return (r, RateSource::Override, None);
+    }
+    let nominal = info.ticks_per_ns.filter(|r| plausible_rate(*r));
+    let measured = launch_rate.filter(|r| plausible_rate(*r)).or(own_rate);
+    match (measured, nominal) {
+        (Some(m), Some(n)) if !(0.5..=2.0).contains(&(m / n)) => (n, RateSource::Nominal, Some(m)),
+        (Some(m), _) => (m, RateSource::Measured, None),
+        (None, Some(n)) => (n, RateSource::Nominal, None),
+        (None, None) => (1.0, RateSource::Assumed, None),
+    }
+}
+
 pub(crate) fn earliest_first_record(cta: &CtaTrace) -> Option<u64> {
     cta.units
         .iter()
@@ -156,25 +183,9 @@ impl CtaClock {
         t0: u64,
         corr: &Correction,
     ) -> CtaClock {
-        let mut rejected_rate = None;
         let own_rate = cta.measured_ticks_per_ns().filter(|r| plausible_rate(*r));
-        let (ticks_per_ns, source) = if info.clock_domain == ClockDomain::Nanoseconds {
-            (1.0, RateSource::Nanoseconds)
-        } else if let Some(r) = rate_override {
-            (r, RateSource::Override)
-        } else {
-            let nominal = info.ticks_per_ns.filter(|r| plausible_rate(*r));
-            let measured = launch_rate.filter(|r| plausible_rate(*r)).or(own_rate);
-            match (measured, nominal) {
-                (Some(m), Some(n)) if !(0.5..=2.0).contains(&(m / n)) => {
-                    rejected_rate = Some(m);
-                    (n, RateSource::Nominal)
-                }
-                (Some(m), _) => (m, RateSource::Measured),
-                (None, Some(n)) => (n, RateSource::Nominal),
-                (None, None) => (1.0, RateSource::Assumed),
-            }
-        };
+        let (ticks_per_ns, source, rejected_rate) =
+            choose_rate(info, rate_override, launch_rate, own_rate);
         let mut header_ok = header_clock_usable(cta, ticks_per_ns);
         // The header's two spans, init to finalize: a rate not measured
         // from this CTA's own stamps can tell them apart.

@@ -605,7 +605,11 @@ fn a_warp_recording_before_thread_0s_init_stamps_keeps_the_header_clock() {
         .map(|i| (i.start_ns, i.end_ns))
         .collect();
     starts.sort_by(|a, b| a.0.total_cmp(&b.0));
-    assert_eq!(starts, vec![(-40.0, 160.0), (100.0, 300.0)]);
+    // The axis starts at warp 1's first record, 60 ticks (40 ns) before
+    // the init stamps: it used to start at them, and the instance at
+    // -40 ns was clamped to 0 in Perfetto traces.
+    assert_eq!(starts, vec![(0.0, 200.0), (140.0, 340.0)]);
+    assert_eq!(p.ctas()[0].start_ns, 40.0);
     assert_eq!(r.idle[0].lead_ctas, 1, "{:?}", r.idle);
 
     let p = with_warp1_start(5_000);
