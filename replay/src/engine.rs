@@ -352,7 +352,14 @@ impl ProfileScan {
                 cta.finalize_start_ns,
             )),
         );
-        self.note_early_records(cta);
+        self.note_early_records(&BlockHead {
+            start_time_ns: cta.start_time_ns,
+            finalize_start_ns: cta.finalize_start_ns,
+            start_clock: cta.start_clock,
+            finalize_clock: cta.finalize_clock,
+            earliest_first_clock: crate::time::earliest_first_record(cta),
+            ..BlockHead::default()
+        });
         self.min_gap_ticks = min_some(self.min_gap_ticks, min_record_gap(cta));
         for u in &cta.units {
             self.records += u.records.len() as u64;
@@ -365,14 +372,14 @@ impl ProfileScan {
 
     /// Note `cta` if a unit's first record came before its init stamps
     /// (other warps start in no fixed order with thread 0's).
-    fn note_early_records(&mut self, cta: &CtaTrace) {
-        let start = crate::time::believable_start_ns(cta.start_time_ns, cta.finalize_start_ns);
-        if start != cta.start_time_ns || cta.finalize_clock <= cta.start_clock {
+    fn note_early_records(&mut self, head: &BlockHead) {
+        let start = crate::time::believable_start_ns(head.start_time_ns, head.finalize_start_ns);
+        if start != head.start_time_ns || head.finalize_clock <= head.start_clock {
             return;
         }
-        if let Some(first) = crate::time::earliest_first_record(cta) {
-            if first < cta.start_clock {
-                self.early_records.push((start, cta.start_clock - first));
+        if let Some(first) = head.earliest_first_clock {
+            if first < head.start_clock {
+                self.early_records.push((start, head.start_clock - first));
                 self.prune_early_records();
             }
         }
@@ -403,7 +410,8 @@ impl ProfileScan {
             .iter()
             .map(|&(start, lead)| (start, lead as f64 / rate))
             .filter(|(_, lead_ns)| *lead_ns <= crate::time::INIT_LEAD_NS)
-            .map(|(start, lead_ns)| (start as f64 - lead_ns).floor().max(0.0) as u64)
+            // In integers: an epoch-scale timer as f64 resolves 256 ns.
+            .map(|(start, lead_ns)| start.saturating_sub(lead_ns.ceil() as u64))
             .min();
         Some(earliest.map_or(origin, |e| e.min(origin)))
     }
@@ -429,6 +437,7 @@ impl ProfileScan {
         );
         self.records += head.records;
         self.observe_clock(head.cta_id, head.clock_spans());
+        self.note_early_records(head);
     }
 
     fn observe_clock(&mut self, cta_id: u32, spans: Option<(u64, u64)>) {

@@ -134,7 +134,6 @@ pub(crate) fn header_clock_usable(cta: &CtaTrace, ticks_per_ns: f64) -> bool {
             .is_none_or(|f| f >= cta.start_clock.saturating_sub(lead_bound))
 }
 
-/// The earliest first record of `cta`'s units.
 /// The tick rate a CTA is replayed at, where it came from, and a measured
 /// rate rejected for the nominal one: ns counters tick at 1; then a rate
 /// given; then the launch's measured rate (or, without one, the CTA's
@@ -162,6 +161,7 @@ pub(crate) fn choose_rate(
     }
 }
 
+/// The earliest first record of `cta`'s units.
 pub(crate) fn earliest_first_record(cta: &CtaTrace) -> Option<u64> {
     cta.units
         .iter()

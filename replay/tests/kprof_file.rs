@@ -241,3 +241,73 @@ fn a_files_fit_samples_blocks_over_the_whole_grid() {
     assert_eq!(fit.calibrated_median_error, Some(0.0), "{fit:?}");
     assert!(fit.outlier_driven() && !fit.applied, "{fit:?}");
 }
+
+#[test]
+fn a_warp_recording_before_the_init_stamps_starts_the_axis_in_a_files_trace() {
+    // Two CTAs on an epoch-scale global timer (as an H200's), 1.5 ticks a
+    // ns. CTA 1 starts 192 ns after CTA 0, but its warp 1 recorded 238
+    // ticks (158.7 ns) before its init stamps: 33.3 ns after CTA 0's start.
+    // CTA 0's warp 1 recorded 300 ticks (200 ns) early: the axis zero.
+    // The scan reads headers only here; it used to take the earliest init
+    // stamp as the zero (the records before it had negative times, which
+    // Perfetto clamped to 0), and in f64 an epoch-scale time resolves
+    // 256 ns, which moved the zero by 128 ns in the H200 profiles.
+    let mut info = cycle_info(&[reg(0, "r")]);
+    info.record_cost_ticks = Some(0.0);
+    let layout = Layout { units: 2, slots: 4 };
+    info.meta.kernels[0].layout = layout;
+    let epoch: u64 = 1_795_855_036_747_045_504;
+    let mut buffer = Vec::new();
+    for (cta, start_ns, lead) in [(0u32, epoch, 300u64), (1, epoch + 192, 238)] {
+        let start_clock = 1_000_000;
+        let header = CtaHeader {
+            cta_id: cta,
+            hw_id: cta,
+            start_time: start_ns,
+            finalize_start_time: start_ns + 10_000,
+            finalize_end_time: start_ns + 10_100,
+            start_clock,
+            finalize_clock: start_clock + 15_000,
+            layout,
+            flags: HeaderFlags {
+                counter: Counter::Clock64,
+                strategy: Strategy::Circular,
+            },
+        };
+        let u0 = words(&[
+            (0, Edge::Start, start_clock + 30),
+            (0, Edge::End, start_clock + 3_030),
+        ]);
+        let u1 = words(&[
+            (0, Edge::Start, start_clock - lead),
+            (0, Edge::End, start_clock + 1_500),
+        ]);
+        buffer.extend(kperf_runtime::encode_block(
+            &header,
+            &[(0, 2, &u0), (1, 2, &u1)],
+            Counter::Clock64,
+        ));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("early.kprof");
+    kperf_runtime::write_kprof(&path, &info, layout.cta_stride(), &buffer).unwrap();
+    let trace = dir.path().join("trace.json");
+    replay_file(&path, &ReplayOptions::default(), Some(&trace)).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    let mut starts: Vec<f64> = json["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["ph"] == "X")
+        .map(|e| e["ts"].as_f64().unwrap())
+        .collect();
+    starts.sort_by(f64::total_cmp);
+    // µs: CTA 0's warp 1 at 0, its warp 0 at 0.22; CTA 1's warp 1 at
+    // 0.2 + 0.0333, its warp 0 at 0.412.
+    let want = [0.0, 0.22, 0.2333, 0.412];
+    assert_eq!(starts.len(), want.len(), "{starts:?}");
+    for (got, want) in starts.iter().zip(want) {
+        assert!((got - want).abs() < 0.002, "{starts:?}");
+    }
+}

@@ -193,6 +193,10 @@ pub struct BlockHead {
     pub start_clock: u64,
     pub finalize_clock: u64,
     pub finalize_start_ns: u64,
+    /// The earliest of the units' first surviving records' clocks (as
+    /// [`decode_block`] unwraps them): a unit may record before thread 0's
+    /// init stamps, and the axis zero must come before its record.
+    pub earliest_first_clock: Option<u64>,
 }
 
 impl BlockHead {
@@ -351,14 +355,38 @@ pub(crate) fn read_block_head(
     ctx: &BlockCtx<'_>,
 ) -> Result<BlockHead, RuntimeError> {
     let header = checked_header(block, params, ctx)?;
-    let slots = (header.layout.segment_bytes() / RECORD_SIZE) as u64;
+    let layout = header.layout;
+    let slots = (layout.segment_bytes() / RECORD_SIZE) as u64;
+    let counter = header.flags.counter;
+    let circular = header.flags.strategy == Strategy::Circular;
     let mut records = 0;
-    for i in 0..header.layout.units {
+    let mut earliest_first_clock: Option<u64> = None;
+    for i in 0..layout.units {
         let (_, written) = unit_entry_of(block, &header, i, ctx)?;
         check_written(&header, i, written, ctx)?;
         records += written.min(slots);
+        if written == 0 || slots == 0 {
+            continue;
+        }
+        // The oldest surviving slot, as read_ring starts.
+        let slot = if circular && written > slots {
+            written % slots
+        } else {
+            0
+        };
+        let at = layout.segment_offset(i) + slot as usize * RECORD_SIZE;
+        let word = kprof::slice(block, at, RECORD_SIZE, ctx.path, "unit segment")?;
+        let bits = counter.record_bits();
+        let raw = RecordWord::decode(words(word), counter).clock;
+        let clock = Unwrapper::new(
+            header.start_clock.saturating_sub(first_record_lead(bits)),
+            bits,
+        )
+        .next(raw);
+        earliest_first_clock = Some(earliest_first_clock.map_or(clock, |e| e.min(clock)));
     }
     Ok(BlockHead {
+        earliest_first_clock,
         start_time_ns: header.start_time,
         records,
         cta_id: header.cta_id,
@@ -796,6 +824,12 @@ impl ProfileReader {
                     start_clock: cta.start_clock,
                     finalize_clock: cta.finalize_clock,
                     finalize_start_ns: cta.finalize_start_ns,
+                    earliest_first_clock: cta
+                        .units
+                        .iter()
+                        .filter_map(|u| u.records.first())
+                        .map(|r| r.clock)
+                        .min(),
                 };
                 Ok(read)
             }
