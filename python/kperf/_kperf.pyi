@@ -6,7 +6,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 __version__: str
 
-Columns = Dict[str, Tuple[str, bytes]]
+Columns = Dict[str, Tuple[str, bytearray]]
 
 class KperfError(Exception): ...
 

@@ -1,9 +1,12 @@
 //! Tables handed to Python as columns: each a numpy dtype string and the
-//! little-endian bytes of its values, which `numpy.frombuffer` reads
-//! without a copy (and `array.array` without numpy).
+//! little-endian bytes of its values in a `bytearray`, which
+//! `numpy.frombuffer` makes a writable array of without a copy (and
+//! `array.array` reads without numpy). Immutable `bytes` had to be copied
+//! for a writable array: with the Rust side's own copy, three copies of
+//! each column were alive at once.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyByteArray, PyDict};
 
 /// A value type with a numpy dtype.
 pub trait Scalar: Copy {
@@ -69,11 +72,14 @@ impl Columns {
         self
     }
 
-    /// `{name: (dtype, bytes)}`.
+    /// `{name: (dtype, bytearray)}`, each column's Rust copy freed as soon
+    /// as Python has its own.
     pub fn into_py<'py>(self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         for (name, dtype, bytes) in self.cols {
-            d.set_item(name, (dtype, PyBytes::new(py, &bytes)))?;
+            let column = PyByteArray::new(py, &bytes);
+            drop(bytes);
+            d.set_item(name, (dtype, column))?;
         }
         Ok(d)
     }

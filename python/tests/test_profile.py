@@ -52,6 +52,12 @@ def test_instances_agree_with_region_figures(fixtures):
         assert set(p.instances(r.name)["region_name"]) == {r.name}
     assert np.all(inst["end_ns"] >= inst["start_ns"])
     inst["start_ns"] -= inst["start_ns"].min()  # columns are the caller's to change
+    # Row by row, the names are those of the rows' region ids, as the
+    # array path (no numpy) names them.
+    names = {r.id: r.name for r in p.regions}
+    assert list(inst["region_name"]) == [names[int(i)] for i in inst["region"]]
+    assert list(inst["region_name"]) == list(p.instances(as_="array")["region_name"])
+    assert inst["region_name"].dtype.kind == "U"
 
 
 def test_tables_without_numpy(fixtures):
