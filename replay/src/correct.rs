@@ -183,13 +183,12 @@ impl CostFit {
         let n = spans.units as f64;
         let (raw, records) = (spans.raw_ticks / n, spans.records / n);
         let linear = ((raw - truth) / records).max(0.0);
-        // The sampled units' median: blocks spread over the grid
-        // (engine::SamplePlan), so that it meets the check's median CTA on
-        // an imbalanced grid too.
-        let calibrated_median_error = match (spans.calibrated, check.cta_median_ticks) {
-            (Some((cost, b2b)), Some(median)) if median > 0.0 && !spans.samples.is_empty() => {
-                let mut corrected =
-                    corrected_spans(&spans.samples, |gap| cost_after_gap(cost, b2b, gap));
+        // The median of the calibrated kernel regions of every unit of
+        // blocks spread over the grid (engine::SamplePlan), so that it
+        // meets the check's median CTA on an imbalanced grid too.
+        let calibrated_median_error = match check.cta_median_ticks {
+            Some(median) if median > 0.0 && !spans.calibrated_spans.is_empty() => {
+                let mut corrected = spans.calibrated_spans.clone();
                 // The nearest-rank median, as p50 and the check's median CTA.
                 Some(crate::analyze::percentile(&mut corrected, 50.0) / median - 1.0)
             }
@@ -261,27 +260,37 @@ fn mean_corrected_span(samples: &[Vec<u64>], cost_of_gap: impl Fn(u64) -> f64) -
 fn corrected_spans(samples: &[Vec<u64>], cost_of_gap: impl Fn(u64) -> f64) -> Vec<f64> {
     samples
         .iter()
-        .map(|clocks| {
-            let Some(&first) = clocks.first() else {
-                return 0.0;
-            };
-            let (mut shift, mut at) = (0.0, first as f64);
-            for w in clocks.windows(2) {
-                shift += cost_of_gap(w[1].saturating_sub(w[0]));
-                at = at.max(w[1] as f64 - shift);
-            }
-            at - first as f64
-        })
+        .map(|clocks| corrected_span(clocks.iter().copied(), &cost_of_gap))
         .collect()
 }
 
+/// One kernel region's corrected length from its record clocks (START to
+/// END), when the record before each gap costs `cost_of_gap(gap)`: every
+/// record moves by the cost of those before it, never before its
+/// predecessor, as `pair` corrects.
+pub(crate) fn corrected_span(
+    mut clocks: impl Iterator<Item = u64>,
+    cost_of_gap: impl Fn(u64) -> f64,
+) -> f64 {
+    let Some(first) = clocks.next() else {
+        return 0.0;
+    };
+    let (mut shift, mut at, mut prev) = (0.0, first as f64, first);
+    for c in clocks {
+        shift += cost_of_gap(c.saturating_sub(prev));
+        at = at.max(c as f64 - shift);
+        prev = c;
+    }
+    at - first as f64
+}
+
 /// How much longer (ticks) the mean raw kernel region of all units, `raw`,
-/// is than the sampled units': the samples are the first units of the
-/// profile (the first scan chunks), and the check is judged on every unit,
-/// so a fit that matches the truth on the samples alone misses it by this
-/// much wherever the launch ran faster or slower after them (a busy host;
-/// loop_short, whose records outweigh its work 15 to 1, missed by −28% and
-/// +48% fitted on its first 128 of 256 CTAs).
+/// is than the sampled units': the samples are some of the profile's units
+/// (engine::SamplePlan), and the check is judged on every unit, so a fit
+/// that matches the truth on the samples alone misses it by this much
+/// wherever the sampled units ran faster or slower than the rest (a busy
+/// host; loop_short, whose records outweigh its work 15 to 1, missed by
+/// −28% and +48% fitted on its first 128 of 256 CTAs).
 fn unsampled_excess(samples: &[Vec<u64>], raw: f64) -> f64 {
     if samples.is_empty() {
         return 0.0;

@@ -147,54 +147,79 @@ pub struct KernelSpans {
     /// them, because the correction never moves a record before the one
     /// preceding it, and where records sit closer than their cost that
     /// clamp keeps more of the region than the sums above say
-    /// ([`crate::correct::CostFit`]); the stall guard reads their median.
+    /// ([`crate::correct::CostFit`]).
     pub samples: Vec<Vec<u64>>,
     /// Clocks the block being scanned may still add to the samples.
     pub sample_room: usize,
+    /// The kernel region of every unit of the blocks [`SamplePlan`] names
+    /// for the median, corrected with the calibrated cost: the stall
+    /// guard's median (one number a unit, so heavy units count however
+    /// many records they hold).
+    pub calibrated_spans: Vec<f64>,
+    /// Whether the block being scanned gives its units to
+    /// `calibrated_spans`.
+    pub median_block: bool,
     /// Which blocks are sampled, and how much of each; set from the first
     /// block the scan sees unless the scan was given one
     /// ([`KernelSpans::plan_samples`]).
     pub plan: Option<SamplePlan>,
-    /// The blocks the scan expects, to spread the samples over: the
-    /// uninstrumented run's CTAs until a file's scan says how many it holds.
+    /// The blocks the scan expects, to spread the samples over, when no
+    /// plan is given: the uninstrumented run's count (CTAs on the host,
+    /// units on a GPU: an upper bound either way).
     pub expected_blocks: u64,
+    /// Segments per block, from the metadata's layout.
+    pub units_per_block: u32,
 }
 
 /// Record clocks the fit's samples hold at most, over the whole scan
 /// (4 MiB).
 pub const FIT_SAMPLE_CLOCKS: usize = 1 << 19;
+/// Units whose calibrated kernel region the stall guard's median reads, at
+/// most (8 MiB).
+pub const MEDIAN_SAMPLE_UNITS: u64 = 1 << 20;
 
-/// Which blocks the fit samples: every `stride`-th, up to `room` clocks of
-/// each (its first units). The first units of the grid alone were the
-/// sample before: on a grid whose first CTAs are its light ones, the
-/// sample's median missed the check's median CTA, and the stall guard
-/// found no stall where there was one.
+/// Which blocks the fit and the stall guard sample. The first units of
+/// the grid alone were the sample before: on a grid whose first CTAs are
+/// its light ones, the sample's median missed the check's median CTA, and
+/// the stall guard found no stall where there was one.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SamplePlan {
+    /// Every `stride`-th block gives the fit up to `room` record clocks
+    /// (its first units).
     pub stride: u64,
     pub room: usize,
+    /// Every `median_stride`-th block gives every unit's calibrated kernel
+    /// region to the stall guard's median.
+    pub median_stride: u64,
 }
 
 impl SamplePlan {
     /// As many blocks as [`FIT_SAMPLE_CLOCKS`] holds at `clocks_per_block`
-    /// (the first block's kernel-region clocks), evenly spaced over
-    /// `blocks`, with the budget shared equally among them: blocks heavier
-    /// than the first give their first units.
-    pub fn new(blocks: u64, clocks_per_block: usize) -> SamplePlan {
+    /// (the most kernel-region clocks of the blocks probed), evenly spaced
+    /// over `blocks`, with the budget shared equally among them: a block
+    /// heavier than any probed gives its first units. For the median, as
+    /// many blocks of `units_per_block` as [`MEDIAN_SAMPLE_UNITS`] holds.
+    pub fn new(blocks: u64, units_per_block: u32, clocks_per_block: usize) -> SamplePlan {
         let blocks = blocks.max(1);
-        // A first block without a whole kernel region says nothing of
-        // the others: taken as 64 clocks (8192 blocks sampled at most).
+        // A probe without a whole kernel region says nothing of the
+        // others: taken as 64 clocks (8192 blocks sampled at most).
         let fit = (FIT_SAMPLE_CLOCKS / clocks_per_block.max(64)).max(1) as u64;
         let stride = blocks.div_ceil(fit.min(blocks));
         let sampled = blocks.div_ceil(stride);
+        let units = blocks.saturating_mul(u64::from(units_per_block.max(1)));
         SamplePlan {
             stride,
             room: FIT_SAMPLE_CLOCKS / sampled as usize,
+            median_stride: units.div_ceil(MEDIAN_SAMPLE_UNITS).max(1),
         }
     }
 
     fn samples(&self, block: u64) -> bool {
         block.is_multiple_of(self.stride)
+    }
+
+    fn median_samples(&self, block: u64) -> bool {
+        block.is_multiple_of(self.median_stride)
     }
 }
 
@@ -271,12 +296,17 @@ impl KernelSpans {
         let plan = match self.plan {
             Some(p) => p,
             None => {
-                let p = SamplePlan::new(self.expected_blocks, self.sample_clocks(cta));
+                let p = SamplePlan::new(
+                    self.expected_blocks,
+                    self.units_per_block,
+                    self.sample_clocks(cta),
+                );
                 self.plan = Some(p);
                 p
             }
         };
         self.sample_room = if plan.samples(block) { plan.room } else { 0 };
+        self.median_block = plan.median_samples(block);
     }
 
     fn observe(&mut self, unit: &UnitTrace) {
@@ -295,6 +325,12 @@ impl KernelSpans {
         self.raw_ticks += recs[e].clock.saturating_sub(recs[s].clock) as f64;
         self.records += (e - s) as f64;
         if let Some((cost, b2b)) = self.calibrated {
+            if self.median_block {
+                self.calibrated_spans.push(crate::correct::corrected_span(
+                    recs[s..=e].iter().map(|r| r.clock),
+                    |gap| cost_after_gap(cost, b2b, gap),
+                ));
+            }
             // The record before each gap is the one whose cost the gap holds.
             self.calibrated_shift += recs[s..=e]
                 .windows(2)
@@ -328,6 +364,7 @@ impl ProfileScan {
                 region: info.check.as_ref().and(region),
                 calibrated,
                 expected_blocks: info.check.as_ref().map_or(1, |c| c.ctas),
+                units_per_block: RegionTable::kernel_meta(info).map_or(1, |k| k.layout.units),
                 ..KernelSpans::default()
             },
             ..ProfileScan::default()
@@ -517,6 +554,7 @@ impl ProfileScan {
         k.calibrated_shift += l.calibrated_shift;
         // Merged in block order, as the chunks were split (scan_reader).
         k.samples.extend(l.samples);
+        k.calibrated_spans.extend(l.calibrated_spans);
         self.regions.merge(&later.regions);
     }
 

@@ -27,7 +27,7 @@ use kperf_runtime::profile::{CtaTrace, RunInfo};
 use serde::{Deserialize, Serialize};
 
 use crate::analyze::{critical_path, CriticalPath, OverlapStats, RegionStats, ReplayReport};
-use crate::engine::{ProfileScan, Replayer};
+use crate::engine::{ProfileScan, Replayer, SamplePlan};
 use crate::pair::{CtaReplay, RegionInstance};
 use crate::regions::RegionTable;
 use crate::trace::{TraceFormat, TraceSink};
@@ -371,7 +371,15 @@ impl Profile {
         opts: &ReplayOptions,
     ) -> Result<Profile, ReplayError> {
         let mut scan = ProfileScan::for_run(&info);
-        scan.kernel_spans.expected_blocks = ctas.len() as u64;
+        // The heaviest CTA sizes the fit's sample (engine::SamplePlan).
+        let spans = &scan.kernel_spans;
+        let heaviest = ctas.iter().map(|c| spans.sample_clocks(c)).max();
+        let plan = SamplePlan::new(
+            ctas.len() as u64,
+            spans.units_per_block,
+            heaviest.unwrap_or(0),
+        );
+        scan.kernel_spans.plan_samples(plan);
         for c in &ctas {
             scan.observe(c);
         }

@@ -120,18 +120,28 @@ fn scan_reader(
     }
 }
 
-/// Which blocks the fit samples, from the first block that decodes (of
-/// the first [`SCAN_CHUNK`]): one plan for every chunk of the parallel scan.
+/// Blocks whose kernel regions size the fit's sample ([`fit_sample_plan`]).
+const SAMPLE_PROBES: u64 = 16;
+
+/// Which blocks the fit samples, one plan for every chunk of the parallel
+/// scan: sized by the heaviest of [`SAMPLE_PROBES`] evenly spaced blocks
+/// (the first alone let a grid whose later CTAs loop twice as long give
+/// the sample none of them).
 fn fit_sample_plan(
     reader: &ProfileReader,
     scan: &ProfileScan,
     blocks: u64,
 ) -> crate::engine::SamplePlan {
+    let spans = &scan.kernel_spans;
     let mut cta = CtaTrace::default();
-    let first = (0..blocks.min(SCAN_CHUNK))
-        .find(|b| matches!(reader.read_cta_into(*b, &mut cta), Ok(BlockRead::Decoded)))
-        .map_or(0, |_| scan.kernel_spans.sample_clocks(&cta));
-    crate::engine::SamplePlan::new(blocks, first)
+    let probes = SAMPLE_PROBES.min(blocks);
+    let mut heaviest = 0;
+    for k in 0..probes {
+        if let Ok(BlockRead::Decoded) = reader.read_cta_into(k * blocks / probes, &mut cta) {
+            heaviest = heaviest.max(spans.sample_clocks(&cta));
+        }
+    }
+    crate::engine::SamplePlan::new(blocks, spans.units_per_block, heaviest)
 }
 
 /// The CTAs the scan kept, decoded again one at a time: written, finished

@@ -200,7 +200,19 @@ fn a_files_fit_samples_blocks_over_the_whole_grid() {
     // As scenarios::the_stall_guard_samples_the_whole_grid_not_its_first_ctas,
     // through the file's parallel scan, whose chunks of 64 blocks sampled
     // the first two chunks alone: the 128 light CTAs at the grid's start.
-    let (info, ctas) = imbalanced_grid_with_a_stall();
+    for heavy_by_iterations in [false, true] {
+        let (info, ctas) = imbalanced_grid_with_a_stall(heavy_by_iterations);
+        let fit = replay_as_a_file(info, ctas);
+        assert_eq!(fit.calibrated_median_error, Some(0.0), "{fit:?}");
+        assert!(fit.outlier_driven() && !fit.applied, "{fit:?}");
+    }
+}
+
+/// Write `ctas` as a `.kprof` (global-timer counter) and replay the file.
+fn replay_as_a_file(
+    info: kperf_runtime::profile::RunInfo,
+    ctas: Vec<kperf_runtime::profile::CtaTrace>,
+) -> kperf_replay::correct::CostFit {
     let layout = info.meta.kernels[0].layout;
     let mut buffer = Vec::new();
     for c in &ctas {
@@ -237,9 +249,7 @@ fn a_files_fit_samples_blocks_over_the_whole_grid() {
     let path = dir.path().join("imbalanced.kprof");
     kperf_runtime::write_kprof(&path, &info, layout.cta_stride(), &buffer).unwrap();
     let r = replay_file(&path, &ReplayOptions::default(), None).unwrap();
-    let fit = r.correction.fit.as_ref().unwrap();
-    assert_eq!(fit.calibrated_median_error, Some(0.0), "{fit:?}");
-    assert!(fit.outlier_driven() && !fit.applied, "{fit:?}");
+    r.correction.fit.clone().unwrap()
 }
 
 #[test]

@@ -2051,12 +2051,19 @@ fn the_stall_guard_samples_the_whole_grid_not_its_first_ctas() {
     // ones, whose median read -50% against the check's median CTA, so the
     // stall guard saw no stall and the fit spread CTA 600's stall over
     // every record. Sampled over the whole grid, the median matches.
-    let (info, ctas) = imbalanced_grid_with_a_stall();
+    // The heavy CTAs' bodies are longer, or (the second time) they hold
+    // twice the records: sized by the first CTA, no heavy unit fitted in a
+    // sampled block's room, and the median was the light CTAs' again.
+    for heavy_by_iterations in [false, true] {
+        let (info, ctas) = imbalanced_grid_with_a_stall(heavy_by_iterations);
+        let r = Profile::from_parts(info, ctas).unwrap().report().clone();
+        let fit = r.correction.fit.as_ref().unwrap();
+        assert_eq!(fit.calibrated_median_error, Some(0.0), "{fit:?}");
+        assert!(fit.outlier_driven() && !fit.applied, "{fit:?}");
+        assert_eq!(r.correction.source, CostSource::Calibrated);
+    }
+    let (info, ctas) = imbalanced_grid_with_a_stall(false);
     let r = Profile::from_parts(info, ctas).unwrap().report().clone();
-    let fit = r.correction.fit.as_ref().unwrap();
-    assert_eq!(fit.calibrated_median_error, Some(0.0), "{fit:?}");
-    assert!(fit.outlier_driven() && !fit.applied, "{fit:?}");
-    assert_eq!(r.correction.source, CostSource::Calibrated);
     let iter = r.regions.iter().find(|r| r.name == "iter").unwrap();
     // p50 from the quantile sketch: within its relative error.
     assert!(

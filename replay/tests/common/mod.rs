@@ -165,10 +165,11 @@ pub fn check_golden(name: &str, text: &str) {
 /// CTA 600 stalled 3 000 000 ticks in one iteration (preempted); the
 /// uninstrumented launch did not: mean 15973.8 ticks a CTA, median 19960.
 /// The calibrated cost corrects the median exactly, while the stall moves
-/// the mean +18%: a fit would spread it over every record.
-pub fn imbalanced_grid_with_a_stall() -> (RunInfo, Vec<CtaTrace>) {
+/// the mean +18%: a fit would spread it over every record. With
+/// `heavy_by_iterations` the heavy CTAs run 998 iterations of 20 ticks
+/// instead (the same work, twice the records).
+pub fn imbalanced_grid_with_a_stall(heavy_by_iterations: bool) -> (RunInfo, Vec<CtaTrace>) {
     const CTAS: u32 = 1024;
-    const ITERATIONS: u64 = 499;
     const STALL: u64 = 3_000_000;
     let regions = [
         (0, "kernel", RegionKind::Kernel, None, None),
@@ -179,10 +180,26 @@ pub fn imbalanced_grid_with_a_stall() -> (RunInfo, Vec<CtaTrace>) {
     info.grid = [CTAS, 1, 1];
     info.meta.kernels[0].layout = Layout {
         units: 1,
-        slots: 1024,
+        slots: 2048,
     };
-    let body = |c: u32| if c < CTAS * 2 / 5 { 20 } else { 40 };
-    let work: Vec<u64> = (0..CTAS).map(|c| ITERATIONS * body(c)).collect();
+    let light = |c: u32| c < CTAS * 2 / 5;
+    let (body, iterations) = (
+        |c: u32| {
+            if light(c) || heavy_by_iterations {
+                20
+            } else {
+                40
+            }
+        },
+        |c: u32| {
+            if light(c) || !heavy_by_iterations {
+                499
+            } else {
+                998
+            }
+        },
+    );
+    let work: Vec<u64> = (0..CTAS).map(|c| iterations(c) * body(c)).collect();
     let mut sorted = work.clone();
     sorted.sort_unstable();
     info.check = Some(kperf_runtime::profile::UninstrumentedRun {
@@ -199,7 +216,7 @@ pub fn imbalanced_grid_with_a_stall() -> (RunInfo, Vec<CtaTrace>) {
             let start = 20_000_000 * u64::from(c);
             let mut recs = vec![s(0, start)];
             let mut t = start + 4;
-            for k in 0..ITERATIONS {
+            for k in 0..iterations(c) {
                 let stall = if c == 600 && k == 3 { STALL } else { 0 };
                 recs.push(s(1, t));
                 recs.push(e(1, t + 4 + body(c) + stall));
