@@ -24,14 +24,15 @@ use crate::{ReplayError, ReplayOptions};
 pub struct ProfileScan {
     pub ctas: u64,
     pub records: u64,
-    /// Earliest CTA start (global timer, ns): the axis zero, unless a unit
-    /// recorded before its CTA's init stamps ([`ProfileScan::axis_origin_ns`]).
+    /// Earliest CTA start (global timer, ns): the axis zero, unless a CTA's
+    /// records come before it ([`ProfileScan::axis_origin_ns`]).
     pub time_origin_ns: Option<u64>,
-    /// CTAs one of whose units recorded before thread 0's init stamps, as
-    /// (init stamp ns, lead in ticks): those that start within
-    /// [`crate::time::INIT_LEAD_NS`] of the earliest CTA, whose early
-    /// records may come before the axis zero (Perfetto clamped them to it).
-    pub early_records: Vec<(u64, u64)>,
+    /// The CTAs whose first record may come before `time_origin_ns`
+    /// ([`EarlyCta`]); where each lands takes the launch's rate, known
+    /// when the scan ends.
+    pub may_start_early: Vec<EarlyCta>,
+    /// `may_start_early`'s length after its last pruning.
+    pub pruned_len: usize,
     /// Smallest clock difference between consecutive records of any unit.
     pub min_gap_ticks: Option<u64>,
     /// Blocks skipped because their finalize never finished (see
@@ -83,7 +84,9 @@ pub enum ScanDepth {
     /// the region ids are known before the replay.
     #[default]
     Records,
-    /// Headers and unit tables only, where the correction needs nothing of
+    /// Headers and unit tables only (and each unit's oldest record, for
+    /// the axis zero; a CTA placed by its finalize stamp is decoded
+    /// whole), where the correction needs nothing of
     /// the records ahead ([`Correction::needs_record_scan`]): the replay
     /// decodes each block once, gathers the smallest record gap as it goes,
     /// and relies on the metadata's region table (a block that names
@@ -230,19 +233,6 @@ pub(crate) fn min_some<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
     }
 }
 
-/// The rate that places records on the axis, as each CTA's clock will
-/// choose it from the launch's rate ([`crate::time::choose_rate`]); none
-/// where a rate would only be assumed.
-fn axis_rate(info: &RunInfo, opts: &ReplayOptions, scan: &ProfileScan) -> Option<f64> {
-    let (rate, source, _) = crate::time::choose_rate(
-        info,
-        opts.ticks_per_ns,
-        scan.launch_rate().ticks_per_ns,
-        None,
-    );
-    (source != crate::time::RateSource::Assumed).then_some(rate)
-}
-
 /// The smallest clock difference between consecutive records of any of
 /// `cta`'s units.
 fn min_record_gap(cta: &CtaTrace) -> Option<u64> {
@@ -254,6 +244,109 @@ fn min_record_gap(cta: &CtaTrace) -> Option<u64> {
                 .filter_map(|w| w[1].clock.checked_sub(w[0].clock))
         })
         .min()
+}
+
+/// A CTA whose first record may come before every init stamp of the
+/// launch: a unit recorded before thread 0's init stamps (warps start in no
+/// fixed order; on an H200, 668 of a matmul's 1024 CTAs, by up to 696
+/// ticks), or its init stamp is not believed and it is placed by its
+/// finalize stamp. Its header and its earliest and latest record clocks:
+/// enough for [`CtaClock::resolve`](crate::time::CtaClock::resolve) to
+/// place it as the replay will.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct EarlyCta {
+    pub start_time_ns: u64,
+    pub finalize_start_ns: u64,
+    pub start_clock: u64,
+    pub finalize_clock: u64,
+    pub first_clock: u64,
+    pub last_clock: u64,
+}
+
+impl EarlyCta {
+    /// `cta`, if its first record may come before the earliest init stamp.
+    pub fn of(cta: &CtaTrace) -> Option<EarlyCta> {
+        let first = crate::time::earliest_first_record(cta)?;
+        let last = cta
+            .units
+            .iter()
+            .filter_map(|u| u.records.last())
+            .map(|r| r.clock)
+            .max()?;
+        EarlyCta::from_parts(
+            cta.start_time_ns,
+            cta.finalize_start_ns,
+            cta.start_clock,
+            cta.finalize_clock,
+            first,
+            last,
+        )
+    }
+
+    /// As [`EarlyCta::of`] from a block's header and its units' earliest
+    /// first record, for a CTA placed by its init stamp (one placed by its
+    /// finalize stamp needs its latest record: the scan decodes it whole).
+    pub fn of_head(head: &BlockHead) -> Option<EarlyCta> {
+        let first = head.earliest_first_clock?;
+        EarlyCta::from_parts(
+            head.start_time_ns,
+            head.finalize_start_ns,
+            head.start_clock,
+            head.finalize_clock,
+            first,
+            first,
+        )
+        .filter(|e| !e.placed_by_finalize())
+    }
+
+    fn from_parts(
+        start_time_ns: u64,
+        finalize_start_ns: u64,
+        start_clock: u64,
+        finalize_clock: u64,
+        first_clock: u64,
+        last_clock: u64,
+    ) -> Option<EarlyCta> {
+        let e = EarlyCta {
+            start_time_ns,
+            finalize_start_ns,
+            start_clock,
+            finalize_clock,
+            first_clock,
+            last_clock,
+        };
+        (e.placed_by_finalize() || first_clock < start_clock).then_some(e)
+    }
+
+    /// Whether the CTA's init stamp is not believed (0 against an epoch
+    /// timer, or after finalize): replay places it by its finalize stamp.
+    pub fn placed_by_finalize(&self) -> bool {
+        !crate::time::init_stamp_believed(self.start_time_ns, self.finalize_start_ns)
+    }
+
+    /// The CTA as replay sees it, reduced to one unit from its earliest
+    /// to its latest record.
+    fn trace(&self) -> CtaTrace {
+        let record = |clock| kperf_runtime::profile::Record {
+            region: RegionId(0),
+            edge: Edge::Start,
+            clock,
+        };
+        CtaTrace {
+            start_time_ns: self.start_time_ns,
+            finalize_start_ns: self.finalize_start_ns,
+            finalize_end_ns: self.finalize_start_ns,
+            start_clock: self.start_clock,
+            finalize_clock: self.finalize_clock,
+            units: vec![UnitTrace {
+                unit_id: 0,
+                records_written: 2,
+                records_lost: 0,
+                records: vec![record(self.first_clock), record(self.last_clock)],
+            }],
+            ..CtaTrace::default()
+        }
+    }
 }
 
 impl KernelSpans {
@@ -389,14 +482,7 @@ impl ProfileScan {
                 cta.finalize_start_ns,
             )),
         );
-        self.note_early_records(&BlockHead {
-            start_time_ns: cta.start_time_ns,
-            finalize_start_ns: cta.finalize_start_ns,
-            start_clock: cta.start_clock,
-            finalize_clock: cta.finalize_clock,
-            earliest_first_clock: crate::time::earliest_first_record(cta),
-            ..BlockHead::default()
-        });
+        self.note_early(EarlyCta::of(cta));
         self.min_gap_ticks = min_some(self.min_gap_ticks, min_record_gap(cta));
         for u in &cta.units {
             self.records += u.records.len() as u64;
@@ -407,50 +493,66 @@ impl ProfileScan {
         }
     }
 
-    /// Note `cta` if a unit's first record came before its init stamps
-    /// (other warps start in no fixed order with thread 0's).
-    fn note_early_records(&mut self, head: &BlockHead) {
-        let start = crate::time::believable_start_ns(head.start_time_ns, head.finalize_start_ns);
-        if start != head.start_time_ns || head.finalize_clock <= head.start_clock {
-            return;
-        }
-        if let Some(first) = head.earliest_first_clock {
-            if first < head.start_clock {
-                self.early_records.push((start, head.start_clock - first));
-                self.prune_early_records();
+    /// Keep `early` if it may start before the axis zero.
+    pub fn note_early(&mut self, early: Option<EarlyCta>) {
+        if let Some(e) = early {
+            self.may_start_early.push(e);
+            if self.may_start_early.len() > 2 * self.pruned_len + 64 {
+                self.prune_early();
             }
         }
     }
 
-    /// Keep the early records that can still come before the axis zero.
-    fn prune_early_records(&mut self) {
-        let Some(origin) = self.time_origin_ns else {
-            return;
-        };
-        let window = crate::time::INIT_LEAD_NS as u64;
-        self.early_records
-            .retain(|(start, _)| *start <= origin.saturating_add(window));
+    /// Drop the CTAs that cannot come before the axis zero: a CTA the
+    /// replay places by its init stamp puts its first record at most
+    /// [`crate::time::INIT_LEAD_NS`] before it (a longer lead is not
+    /// believed). Those placed by their finalize stamp stay (rare: a bad
+    /// stamp). Amortized: a hostile file whose every CTA shares one start
+    /// stamp prunes in linear time.
+    fn prune_early(&mut self) {
+        if let Some(origin) = self.time_origin_ns {
+            let window = crate::time::INIT_LEAD_NS as u64;
+            self.may_start_early.retain(|e| {
+                e.placed_by_finalize() || e.start_time_ns <= origin.saturating_add(window)
+            });
+        }
+        self.pruned_len = self.may_start_early.len();
     }
 
-    /// The axis zero at `ticks_per_ns` (the rate replay will use; none: the
-    /// earliest CTA start): the earliest CTA start, or the earliest record
-    /// before it that a unit took before its CTA's init stamps. A lead
-    /// longer than [`crate::time::INIT_LEAD_NS`] is not believed (the
-    /// header clock is not used for that CTA) and moves nothing.
-    pub fn axis_origin_ns(&self, ticks_per_ns: Option<f64>) -> Option<u64> {
+    /// The axis zero: the earliest CTA start, or the earliest record
+    /// before it, each CTA placed as the replay will place it
+    /// ([`CtaClock::resolve`](crate::time::CtaClock::resolve) at the
+    /// launch's rate). It was the earliest init stamp alone, so records a
+    /// warp took before thread 0's stamps had negative times, which the
+    /// Perfetto exporter clamped to 0.
+    pub fn axis_origin_ns(
+        &self,
+        info: &RunInfo,
+        opts: &ReplayOptions,
+        correction: &Correction,
+    ) -> Option<u64> {
         let origin = self.time_origin_ns?;
-        let Some(rate) = ticks_per_ns.filter(|r| crate::time::plausible_rate(*r)) else {
-            return Some(origin);
-        };
-        let earliest = self
-            .early_records
+        let launch_rate = self.launch_rate().ticks_per_ns;
+        let earliest_ns = self
+            .may_start_early
             .iter()
-            .map(|&(start, lead)| (start, lead as f64 / rate))
-            .filter(|(_, lead_ns)| *lead_ns <= crate::time::INIT_LEAD_NS)
-            // In integers: an epoch-scale timer as f64 resolves 256 ns.
-            .map(|(start, lead_ns)| start.saturating_sub(lead_ns.ceil() as u64))
-            .min();
-        Some(earliest.map_or(origin, |e| e.min(origin)))
+            .filter_map(|e| {
+                let cta = e.trace();
+                let clock = crate::time::CtaClock::resolve(
+                    &cta,
+                    info,
+                    opts.ticks_per_ns,
+                    launch_rate,
+                    origin,
+                    correction,
+                );
+                // Its first record, uncorrected (nothing precedes it).
+                let at = clock.axis_ns(e.first_clock, 0.0);
+                at.is_finite().then_some(at)
+            })
+            .fold(0.0f64, f64::min);
+        // In integer ns: an epoch-scale timer as f64 resolves 256 ns.
+        Some(origin.saturating_sub((-earliest_ns).ceil() as u64))
     }
 
     /// A scan that reads block headers only (see [`ScanDepth::Headers`]).
@@ -474,7 +576,7 @@ impl ProfileScan {
         );
         self.records += head.records;
         self.observe_clock(head.cta_id, head.clock_spans());
-        self.note_early_records(head);
+        self.note_early(EarlyCta::of_head(head));
     }
 
     fn observe_clock(&mut self, cta_id: u32, spans: Option<(u64, u64)>) {
@@ -536,8 +638,10 @@ impl ProfileScan {
         self.ctas += later.ctas;
         self.records += later.records;
         self.time_origin_ns = min_some(self.time_origin_ns, later.time_origin_ns);
-        self.early_records.extend(later.early_records);
-        self.prune_early_records();
+        self.may_start_early.extend(later.may_start_early);
+        if self.may_start_early.len() > 2 * self.pruned_len + 64 {
+            self.prune_early();
+        }
         self.min_gap_ticks = min_some(self.min_gap_ticks, later.min_gap_ticks);
         self.unfinished_blocks += later.unfinished_blocks;
         self.first_unfinished = self.first_unfinished.or(later.first_unfinished);
@@ -679,9 +783,10 @@ impl Replayer {
             ));
             info.ticks_per_ns = None;
         }
-        let t0 = scan.axis_origin_ns(axis_rate(&info, opts, scan));
+        let correction = Correction::resolve(&info, opts, scan);
+        let t0 = scan.axis_origin_ns(&info, opts, &correction);
         Ok(Replayer {
-            correction: Correction::resolve(&info, opts, scan),
+            correction,
             table,
             info,
             opts: opts.clone(),

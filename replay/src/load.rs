@@ -8,7 +8,7 @@ use kperf_runtime::RuntimeError;
 
 use crate::analyze::ReplayReport;
 use crate::correct::Correction;
-use crate::engine::{replay_blocks, ProfileScan, ScanDepth};
+use crate::engine::{replay_blocks, EarlyCta, ProfileScan, ScanDepth};
 use crate::feedback::Profile;
 use crate::regions::RegionTable;
 use crate::{ReplayError, ReplayOptions};
@@ -93,7 +93,21 @@ fn scan_reader(
                 match read {
                     Ok(BlockRead::Decoded) => match depth {
                         ScanDepth::Records => scan.observe_block(block, &cta),
-                        ScanDepth::Headers => scan.observe_head(&head),
+                        ScanDepth::Headers => {
+                            scan.observe_head(&head);
+                            if crate::time::init_stamp_believed(
+                                head.start_time_ns,
+                                head.finalize_start_ns,
+                            ) {
+                                scan.note_early(EarlyCta::of_head(&head));
+                            } else if let Ok(BlockRead::Decoded) =
+                                reader.read_cta_into(block, &mut cta)
+                            {
+                                // Placed by its finalize stamp, its records'
+                                // span before it: decoded whole (rare).
+                                scan.note_early(EarlyCta::of(&cta));
+                            }
+                        }
                     },
                     Ok(BlockRead::Unfinished) => scan.observe_unfinished(block),
                     Ok(BlockRead::Unwritten) => scan.observe_unwritten(),

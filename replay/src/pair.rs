@@ -56,8 +56,8 @@ pub struct RegionInstance {
     pub raw_ticks: u64,
     /// Raw ticks minus the instrumentation cost inside; equals raw without correction.
     pub corrected_ticks: f64,
-    /// Start and end on the common time axis (ns since the earliest CTA start),
-    /// corrected; `end_ns − start_ns` is the corrected duration in ns.
+    /// Start and end on the common time axis (ns since the axis zero, the
+    /// earliest CTA start or record: `time`), corrected; `end_ns − start_ns` is the corrected duration in ns.
     pub start_ns: f64,
     pub end_ns: f64,
     /// Nesting level within its row (0 = outermost).

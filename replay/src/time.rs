@@ -17,7 +17,9 @@
 //! 5. none known: 1 tick = 1 ns, *stated as a caveat* in the report.
 //!
 //! **Axis.** Time zero is the earliest CTA start (global timer, header field
-//! `start_time`). A CTA's own zero is its header clock `start_clock`, placed
+//! `start_time`), or the earliest record before it: a warp that recorded
+//! before thread 0's init stamps, or a CTA placed by its finalize stamp
+//! ([`crate::ProfileScan::axis_origin_ns`]). A CTA's own zero is its header clock `start_clock`, placed
 //! at `start_time_ns − t0`; a record of clock `c` at absolute position `i` in
 //! its unit sits at `start_time_ns − t0 + (c − i·cost − start_clock) / rate`.
 //! When the header clock is unusable (Proton dumps carry none; a start clock
@@ -114,6 +116,12 @@ pub fn believable_start_ns(start_ns: u64, finalize_ns: u64) -> u64 {
     } else {
         start_ns
     }
+}
+
+/// Whether a CTA's init stamp places it (else its finalize stamp does:
+/// [`believable_start_ns`]).
+pub(crate) fn init_stamp_believed(start_ns: u64, finalize_ns: u64) -> bool {
+    believable_start_ns(start_ns, finalize_ns) == start_ns
 }
 
 /// How long before thread 0's init stamps another unit's first record may

@@ -262,20 +262,79 @@ fn a_warp_recording_before_the_init_stamps_starts_the_axis_in_a_files_trace() {
     // stamp as the zero (the records before it had negative times, which
     // Perfetto clamped to 0), and in f64 an epoch-scale time resolves
     // 256 ns, which moved the zero by 128 ns in the H200 profiles.
+    const EPOCH: u64 = 1_795_855_036_747_045_504;
+    let starts = trace_starts_us(&[
+        TwoWarpCta::new(0, EPOCH, 300),
+        TwoWarpCta::new(1, EPOCH + 192, 238),
+    ]);
+    // µs: CTA 0's warp 1 at 0, its warp 0 at 0.22; CTA 1's warp 1 at
+    // 0.2 + 0.0333, its warp 0 at 0.412.
+    let want = [0.0, 0.22, 0.2333, 0.412];
+    assert_eq!(starts.len(), want.len(), "{starts:?}");
+    for (got, want) in starts.iter().zip(want) {
+        assert!((got - want).abs() < 0.002, "{starts:?}");
+    }
+}
+
+#[test]
+fn a_cta_placed_by_its_finalize_stamp_starts_the_axis_in_a_files_trace() {
+    // CTA 0's init stamp is 0 against an epoch-scale timer: replay places
+    // it by its finalize stamp, at EPOCH + 1000 − its 10 µs clock span, so
+    // its first record is 9192 ns before CTA 1's init stamp (EPOCH + 192).
+    // A header-only scan decodes such a block whole to place it; the axis
+    // used to start at CTA 1's stamp, CTA 0 at −9.2 µs.
+    const EPOCH: u64 = 1_795_855_036_747_045_504;
+    let mut bad = TwoWarpCta::new(0, 0, 0);
+    bad.finalize_ns = EPOCH + 1_000;
+    let mut good = TwoWarpCta::new(1, EPOCH + 192, 0);
+    good.finalize_ns = EPOCH + 192 + 10_000;
+    let starts = trace_starts_us(&[bad, good]);
+    // µs: CTA 0's warp 1 at 0 (its init clock) and warp 0 at 0.02 (30
+    // ticks later); CTA 1's the same 9.192 later.
+    let want = [0.0, 0.02, 9.192, 9.212];
+    assert_eq!(starts.len(), want.len(), "{starts:?}");
+    for (got, want) in starts.iter().zip(want) {
+        assert!((got - want).abs() < 0.002, "{starts:?}");
+    }
+}
+
+/// A CTA of two warps at 1.5 ticks a ns, its init clock 1 000 000 and its
+/// finalize 15 000 ticks (10 µs) later: warp 0's region from 30 to 3030
+/// ticks after init, warp 1's from `lead` ticks before init to 1500 after.
+struct TwoWarpCta {
+    cta: u32,
+    start_ns: u64,
+    finalize_ns: u64,
+    lead: u64,
+}
+
+impl TwoWarpCta {
+    fn new(cta: u32, start_ns: u64, lead: u64) -> TwoWarpCta {
+        TwoWarpCta {
+            cta,
+            start_ns,
+            finalize_ns: start_ns + 10_000,
+            lead,
+        }
+    }
+}
+
+/// The start times (µs) of the region instances in the Chrome trace of a
+/// `.kprof` of `ctas`, sorted (a header-only scan: the cost is given).
+fn trace_starts_us(ctas: &[TwoWarpCta]) -> Vec<f64> {
     let mut info = cycle_info(&[reg(0, "r")]);
     info.record_cost_ticks = Some(0.0);
     let layout = Layout { units: 2, slots: 4 };
     info.meta.kernels[0].layout = layout;
-    let epoch: u64 = 1_795_855_036_747_045_504;
     let mut buffer = Vec::new();
-    for (cta, start_ns, lead) in [(0u32, epoch, 300u64), (1, epoch + 192, 238)] {
+    for c in ctas {
         let start_clock = 1_000_000;
         let header = CtaHeader {
-            cta_id: cta,
-            hw_id: cta,
-            start_time: start_ns,
-            finalize_start_time: start_ns + 10_000,
-            finalize_end_time: start_ns + 10_100,
+            cta_id: c.cta,
+            hw_id: c.cta,
+            start_time: c.start_ns,
+            finalize_start_time: c.finalize_ns,
+            finalize_end_time: c.finalize_ns + 100,
             start_clock,
             finalize_clock: start_clock + 15_000,
             layout,
@@ -289,7 +348,7 @@ fn a_warp_recording_before_the_init_stamps_starts_the_axis_in_a_files_trace() {
             (0, Edge::End, start_clock + 3_030),
         ]);
         let u1 = words(&[
-            (0, Edge::Start, start_clock - lead),
+            (0, Edge::Start, start_clock - c.lead),
             (0, Edge::End, start_clock + 1_500),
         ]);
         buffer.extend(kperf_runtime::encode_block(
@@ -313,11 +372,5 @@ fn a_warp_recording_before_the_init_stamps_starts_the_axis_in_a_files_trace() {
         .map(|e| e["ts"].as_f64().unwrap())
         .collect();
     starts.sort_by(f64::total_cmp);
-    // µs: CTA 0's warp 1 at 0, its warp 0 at 0.22; CTA 1's warp 1 at
-    // 0.2 + 0.0333, its warp 0 at 0.412.
-    let want = [0.0, 0.22, 0.2333, 0.412];
-    assert_eq!(starts.len(), want.len(), "{starts:?}");
-    for (got, want) in starts.iter().zip(want) {
-        assert!((got - want).abs() < 0.002, "{starts:?}");
-    }
+    starts
 }

@@ -618,6 +618,9 @@ fn a_warp_recording_before_thread_0s_init_stamps_keeps_the_header_clock() {
         .caveats
         .iter()
         .any(|c| c.contains("no usable header clock")));
+    // A lead of 5000 ticks is not believed: the CTA aligns on its first
+    // record, at its init stamp, and moves no axis zero.
+    assert_eq!(p.ctas()[0].start_ns, 0.0);
 }
 
 /// p50/p95 come in ticks as well as ns: twenty instances of 30, 60, ...,
@@ -2032,10 +2035,20 @@ fn a_zero_start_stamp_among_epoch_stamps_moves_nothing() {
             t
         })
         .collect();
-    let r = Profile::from_parts(info, ctas).unwrap().report().clone();
+    let p = Profile::from_parts(info, ctas).unwrap();
+    let r = p.report().clone();
     let region = &r.regions[0];
     assert_eq!((region.p50_ns, region.max_ns), (175.0, 175.0), "{region:?}");
     assert!(r.kernel_time.wall_span_ns < 50_000.0, "{:?}", r.kernel_time);
+    // Placed by its finalize stamp, CTA 0's region is the earliest on the
+    // axis, and the axis starts there (it sat at -1950 ns, which Perfetto
+    // traces clamped to 0).
+    let starts: Vec<f64> = p.instances(RegionId(0)).map(|i| i.start_ns).collect();
+    assert_eq!(
+        starts.iter().copied().fold(f64::MAX, f64::min),
+        0.0,
+        "{starts:?}"
+    );
     assert!(
         r.caveats
             .iter()

@@ -178,7 +178,8 @@ pub fn decode_block(block: &[u8], params: &DecodeParams) -> Result<CtaTrace, Run
     Ok(out)
 }
 
-/// A kperf block's header and unit table, checked as the decoder checks
+/// A kperf block's header and unit table (and each unit's oldest surviving
+/// record's clock), checked as the decoder checks
 /// them: what a scan needs of a block without reading its records.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BlockHead {
@@ -800,7 +801,8 @@ impl ProfileReader {
     }
 
     /// What [`Self::read_cta_into`] would find in block `block_index`, with
-    /// the same errors, from the block's header and unit table alone (a
+    /// the same errors, from the block's header and unit table alone (and
+    /// each unit's oldest record; a
     /// Proton block is decoded: its header does not say where its records
     /// end). [`BlockRead::Decoded`] here means the block would decode, and
     /// `out` describes it; otherwise `out` is left unspecified.
