@@ -194,22 +194,19 @@ impl CostFit {
             }
             _ => None,
         };
-        let (calibrated_error, fitted) = if spans.samples.is_empty() {
-            let corrected = (raw - spans.calibrated_shift / n).max(0.0);
-            (corrected / truth - 1.0, linear)
+        // Every unit corrected as the replay will (the scan's sum): a
+        // sample of a grid whose first block, or whose every sampled
+        // block, was unlike the rest read +20% on an exact calibration.
+        let calibrated_error = (spans.calibrated_corrected / n) / truth - 1.0;
+        let fitted = if spans.samples.is_empty() {
+            linear
         } else {
             // Replay the sampled spans as the correction will, clamp
             // included; the units past the sample ran as much longer or
             // shorter as their raw spans say.
             let samples = &spans.samples;
             let unsampled = unsampled_excess(samples, raw);
-            let calibrated = spans.calibrated.map_or(0.0, |(cost, b2b)| {
-                mean_corrected_span(samples, |gap| cost_after_gap(cost, b2b, gap))
-            });
-            (
-                (calibrated + unsampled) / truth - 1.0,
-                fit_cost(samples, (truth - unsampled).max(0.0), linear),
-            )
+            fit_cost(samples, (truth - unsampled).max(0.0), linear)
         };
         // Believable up to 1.5x the larger of the average and the
         // calibrated costs: an average near 0 (a record hidden behind

@@ -143,8 +143,9 @@ pub struct KernelSpans {
     /// Σ records from START (excluded) to END (included): the records whose
     /// cost the cumulative correction takes off the region.
     pub records: f64,
-    /// Σ what the calibrated costs take off the region (before clamping).
-    pub calibrated_shift: f64,
+    /// Σ the kernel region corrected with the calibrated costs, as the
+    /// replay corrects it (a record never moves before its predecessor).
+    pub calibrated_corrected: f64,
     /// The record clocks (START..=END) of a sample of the units' kernel
     /// regions, spread over the grid ([`SamplePlan`]): the fit replays
     /// them, because the correction never moves a record before the one
@@ -218,12 +219,27 @@ impl SamplePlan {
     }
 
     fn samples(&self, block: u64) -> bool {
-        block.is_multiple_of(self.stride)
+        picked(block, self.stride)
     }
 
     fn median_samples(&self, block: u64) -> bool {
-        block.is_multiple_of(self.median_stride)
+        picked(block ^ 0x5DEE_CE66_D1CE_4E5B, self.median_stride)
     }
+}
+
+/// About one block in `stride`, chosen by a hash of its index, not every
+/// `stride`-th: a grid whose light CTAs are every 8th (a column of a 2-D
+/// grid, the even ones) gave a stride of 8 a sample of one kind alone.
+pub(crate) fn picked(block: u64, stride: u64) -> bool {
+    stride <= 1 || mix64(block).is_multiple_of(stride)
+}
+
+/// SplitMix64's finalizer: a bijection of u64 that spreads every input bit.
+pub(crate) fn mix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 pub(crate) fn min_some<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
@@ -417,18 +433,17 @@ impl KernelSpans {
         }
         self.raw_ticks += recs[e].clock.saturating_sub(recs[s].clock) as f64;
         self.records += (e - s) as f64;
-        if let Some((cost, b2b)) = self.calibrated {
-            if self.median_block {
-                self.calibrated_spans.push(crate::correct::corrected_span(
-                    recs[s..=e].iter().map(|r| r.clock),
-                    |gap| cost_after_gap(cost, b2b, gap),
-                ));
-            }
-            // The record before each gap is the one whose cost the gap holds.
-            self.calibrated_shift += recs[s..=e]
-                .windows(2)
-                .map(|w| cost_after_gap(cost, b2b, w[1].clock.saturating_sub(w[0].clock)))
-                .sum::<f64>();
+        // Corrected as the replay will, clamp included (without a
+        // calibration: raw), every unit: the calibrated error is exact,
+        // not extrapolated from a sample that a grid's layout can bias.
+        let (cost, b2b) = self.calibrated.unwrap_or((0.0, None));
+        let corrected =
+            crate::correct::corrected_span(recs[s..=e].iter().map(|r| r.clock), |gap| {
+                cost_after_gap(cost, b2b, gap)
+            });
+        self.calibrated_corrected += corrected;
+        if self.median_block && self.calibrated.is_some() {
+            self.calibrated_spans.push(corrected);
         }
     }
 }
@@ -655,7 +670,7 @@ impl ProfileScan {
         k.units += l.units;
         k.raw_ticks += l.raw_ticks;
         k.records += l.records;
-        k.calibrated_shift += l.calibrated_shift;
+        k.calibrated_corrected += l.calibrated_corrected;
         // Merged in block order, as the chunks were split (scan_reader).
         k.samples.extend(l.samples);
         k.calibrated_spans.extend(l.calibrated_spans);
@@ -1347,6 +1362,18 @@ fn implausible_fit_caveat(f: &crate::correct::CostFit, kept_ticks: f64) -> Strin
 mod tests {
     use super::*;
     use kperf_runtime::synthetic;
+
+    #[test]
+    fn sampled_blocks_follow_no_period_of_the_grid() {
+        // One block in 8 of 4096, by hash: both parities and every column
+        // of an 8-wide grid, about 512 in all.
+        let picked: Vec<u64> = (0..4096).filter(|b| picked(*b, 8)).collect();
+        assert!((448..=576).contains(&picked.len()), "{}", picked.len());
+        for column in 0..8 {
+            let n = picked.iter().filter(|b| *b % 8 == column).count();
+            assert!((32..=96).contains(&n), "column {column}: {n}");
+        }
+    }
 
     #[test]
     fn a_block_that_changed_after_the_scan_stops_the_replay() {

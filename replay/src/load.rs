@@ -135,10 +135,10 @@ fn scan_reader(
 }
 
 /// Blocks whose kernel regions size the fit's sample ([`fit_sample_plan`]).
-const SAMPLE_PROBES: u64 = 16;
+const SAMPLE_PROBES: u64 = 64;
 
 /// Which blocks the fit samples, one plan for every chunk of the parallel
-/// scan: sized by the heaviest of [`SAMPLE_PROBES`] evenly spaced blocks
+/// scan: sized by the heaviest of [`SAMPLE_PROBES`] blocks picked by hash
 /// (the first alone let a grid whose later CTAs loop twice as long give
 /// the sample none of them).
 fn fit_sample_plan(
@@ -148,10 +148,12 @@ fn fit_sample_plan(
 ) -> crate::engine::SamplePlan {
     let spans = &scan.kernel_spans;
     let mut cta = CtaTrace::default();
-    let probes = SAMPLE_PROBES.min(blocks);
+    // Hashed, off any period of the grid: evenly spaced probes were all
+    // the light CTAs of a triangular (causal attention) grid.
     let mut heaviest = 0;
-    for k in 0..probes {
-        if let Ok(BlockRead::Decoded) = reader.read_cta_into(k * blocks / probes, &mut cta) {
+    for k in 0..SAMPLE_PROBES.min(blocks) {
+        let block = crate::engine::mix64(k) % blocks;
+        if let Ok(BlockRead::Decoded) = reader.read_cta_into(block, &mut cta) {
             heaviest = heaviest.max(spans.sample_clocks(&cta));
         }
     }

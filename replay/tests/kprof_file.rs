@@ -374,3 +374,15 @@ fn trace_starts_us(ctas: &[TwoWarpCta]) -> Vec<f64> {
     starts.sort_by(f64::total_cmp);
     starts
 }
+
+#[test]
+fn an_exact_calibration_reads_exact_on_a_triangular_grid() {
+    // The calibrated error was read from the fit's sample: sized by the
+    // first (lightest) CTA, the sample held no CTA past 25 iterations, and
+    // an exact calibration read about +18% off and was fitted. The scan
+    // now corrects every unit as the replay will.
+    let (info, ctas) = triangular_grid();
+    let fit = replay_as_a_file(info, ctas);
+    assert!(fit.calibrated_error.abs() < 1e-9, "{fit:?}");
+    assert!(!fit.applied, "{fit:?}");
+}

@@ -229,3 +229,49 @@ pub fn imbalanced_grid_with_a_stall(heavy_by_iterations: bool) -> (RunInfo, Vec<
         .collect();
     (info, ctas)
 }
+
+/// A triangular grid, as causal attention's: CTA c runs 10·(1 + c mod 64)
+/// iterations of 20 ticks in a kernel region, 4 ticks a record, 1024 CTAs
+/// of one unit; the check is that grid's truth (mean and nearest-rank
+/// median of 20·iterations), so the calibrated cost is exact.
+pub fn triangular_grid() -> (RunInfo, Vec<CtaTrace>) {
+    const CTAS: u32 = 1024;
+    let regions = [
+        (0, "kernel", RegionKind::Kernel, None, None),
+        (1, "iter", RegionKind::Iteration, Some(0), None),
+    ];
+    let mut info = ns_info(&regions);
+    info.record_cost_ticks = Some(4.0);
+    info.grid = [CTAS, 1, 1];
+    info.meta.kernels[0].layout = Layout {
+        units: 1,
+        slots: 2048,
+    };
+    let iterations = |c: u32| 10 * (1 + u64::from(c % 64));
+    let mut work: Vec<u64> = (0..CTAS).map(|c| 20 * iterations(c)).collect();
+    let mean = work.iter().sum::<u64>() as f64 / f64::from(CTAS);
+    work.sort_unstable();
+    info.check = Some(kperf_runtime::profile::UninstrumentedRun {
+        ctas: u64::from(CTAS),
+        cta_mean_ticks: Some(mean),
+        cta_median_ticks: Some(work[CTAS as usize / 2 - 1] as f64),
+        wall_ns: 10_000_000,
+        method: "by hand".into(),
+        profiled_wall_ns: None,
+    });
+    let ctas = (0..CTAS)
+        .map(|c| {
+            let start = 100_000 * u64::from(c);
+            let mut recs = vec![s(0, start)];
+            let mut t = start + 4;
+            for _ in 0..iterations(c) {
+                recs.push(s(1, t));
+                recs.push(e(1, t + 24));
+                t += 28;
+            }
+            recs.push(e(0, t));
+            cta(c, c % 132, start, t + 10 - start, 1.0, vec![unit(0, recs)])
+        })
+        .collect();
+    (info, ctas)
+}
