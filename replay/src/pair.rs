@@ -153,7 +153,8 @@ pub struct CtaReplay {
     pub rate_source: RateSource,
     /// False when the header clock was unusable and the first record is the CTA's zero.
     pub header_clock_used: bool,
-    /// CTA init on the common axis (ns).
+    /// CTA init on the common axis (ns), or its earliest record where a
+    /// unit recorded before init.
     pub start_ns: f64,
     /// The latest corrected record of any unit (or `start_ns` with no records).
     pub end_ns: f64,
@@ -171,7 +172,8 @@ pub struct CtaReplay {
 }
 
 impl CtaReplay {
-    /// `end_ns − start_ns`: from CTA init to its last corrected record.
+    /// `end_ns − start_ns`: from CTA init (or an earlier first record) to
+    /// its last corrected record.
     pub fn duration_ns(&self) -> f64 {
         self.end_ns - self.start_ns
     }
@@ -471,6 +473,13 @@ pub(crate) fn replay_cta(
         }
         if let Some(l) = last_ns {
             out.end_ns = out.end_ns.max(l);
+        }
+        // A unit that recorded before thread 0's init stamps starts the
+        // CTA: its wall span, CTA time and shares count that time (a CTA
+        // whose warp recorded 1.95 us early read a 20 ns wall span and
+        // shares of 4937%).
+        if let Some(f) = first_ns {
+            out.start_ns = out.start_ns.min(f);
         }
         out.units.push(UnitReplay {
             unit_id: unit.unit_id,

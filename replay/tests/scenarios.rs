@@ -609,7 +609,11 @@ fn a_warp_recording_before_thread_0s_init_stamps_keeps_the_header_clock() {
     // the init stamps: it used to start at them, and the instance at
     // -40 ns was clamped to 0 in Perfetto traces.
     assert_eq!(starts, vec![(0.0, 200.0), (140.0, 340.0)]);
-    assert_eq!(p.ctas()[0].start_ns, 40.0);
+    // The CTA starts at that record too, so its time and the wall span
+    // hold warp 1's first 40 ns (they started at the stamps).
+    let c = &p.ctas()[0];
+    assert_eq!((c.start_ns, c.duration_ns()), (0.0, 340.0));
+    assert_eq!(r.kernel_time.wall_span_ns, 340.0);
     assert_eq!(r.idle[0].lead_ctas, 1, "{:?}", r.idle);
 
     let p = with_warp1_start(5_000);
