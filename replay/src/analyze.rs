@@ -2388,16 +2388,9 @@ pub(crate) struct FinishContext<'a> {
     pub override_rate: Option<f64>,
 }
 
-/// Nearest-rank percentile (p in 0..=100) of `v`; 0 for an empty slice.
-pub fn percentile(v: &mut [f64], p: f64) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    let rank = ((p / 100.0) * v.len() as f64).ceil() as usize;
-    let k = rank.clamp(1, v.len()) - 1;
-    let (_, x, _) = v.select_nth_unstable_by(k, f64::total_cmp);
-    *x
-}
+/// Nearest-rank percentile (p in 0..=100) of `v`; 0 for an empty slice
+/// (kperf's one rule: [`kperf_runtime::rank`]).
+pub use kperf_runtime::rank::percentile;
 
 fn imbalance(ctas: &[CtaSummary]) -> Imbalance {
     let n = ctas.len();

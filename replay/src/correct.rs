@@ -471,7 +471,7 @@ impl Correction {
             .map(|(a, b)| b.clock.saturating_sub(a.clock))
             .max()
             .unwrap_or(0);
-        let first = crate::time::earliest_first_record(cta);
+        let first = cta.earliest_first_clock();
         // Thread 0's finalize clock, or the last record of a unit still
         // running after it (finalize has no barrier: a producer warp of a
         // warp-specialised kernel records on), whichever is later.

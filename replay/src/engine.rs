@@ -155,6 +155,8 @@ pub struct KernelSpans {
     pub samples: Vec<Vec<u64>>,
     /// Clocks the block being scanned may still add to the samples.
     pub sample_room: usize,
+    /// Clocks the samples hold.
+    pub kept_clocks: usize,
     /// The kernel region of every unit of the blocks [`SamplePlan`] names
     /// for the median, corrected with the calibrated cost: the stall
     /// guard's median (one number a unit, so heavy units count however
@@ -282,7 +284,7 @@ pub struct EarlyCta {
 impl EarlyCta {
     /// `cta`, if its first record may come before the earliest init stamp.
     pub fn of(cta: &CtaTrace) -> Option<EarlyCta> {
-        let first = crate::time::earliest_first_record(cta)?;
+        let first = cta.earliest_first_clock()?;
         let last = cta
             .units
             .iter()
@@ -424,10 +426,13 @@ impl KernelSpans {
         };
         let recs = &unit.records;
         self.units += 1;
-        if e - s < self.sample_room {
+        // The plan's bound, and a hard one where the plan was made for
+        // fewer blocks than came (a stream's expected count is the check's).
+        if e - s < self.sample_room && self.kept_clocks + (e - s + 1) <= 2 * FIT_SAMPLE_CLOCKS {
             self.samples
                 .push(recs[s..=e].iter().map(|r| r.clock).collect());
             self.sample_room -= e - s + 1;
+            self.kept_clocks += e - s + 1;
         } else {
             self.sample_room = 0; // the block's first units only, in order
         }
@@ -442,7 +447,10 @@ impl KernelSpans {
                 cost_after_gap(cost, b2b, gap)
             });
         self.calibrated_corrected += corrected;
-        if self.median_block && self.calibrated.is_some() {
+        if self.median_block
+            && self.calibrated.is_some()
+            && self.calibrated_spans.len() < 2 * MEDIAN_SAMPLE_UNITS as usize
+        {
             self.calibrated_spans.push(corrected);
         }
     }
@@ -673,6 +681,7 @@ impl ProfileScan {
         k.calibrated_corrected += l.calibrated_corrected;
         // Merged in block order, as the chunks were split (scan_reader).
         k.samples.extend(l.samples);
+        k.kept_clocks += l.kept_clocks;
         k.calibrated_spans.extend(l.calibrated_spans);
         self.regions.merge(&later.regions);
     }

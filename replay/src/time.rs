@@ -138,7 +138,8 @@ pub(crate) const INIT_LEAD_NS: f64 = 2_000.0;
 pub(crate) fn header_clock_usable(cta: &CtaTrace, ticks_per_ns: f64) -> bool {
     let lead_bound = (INIT_LEAD_NS * ticks_per_ns) as u64;
     cta.finalize_clock > cta.start_clock
-        && earliest_first_record(cta)
+        && cta
+            .earliest_first_clock()
             .is_none_or(|f| f >= cta.start_clock.saturating_sub(lead_bound))
 }
 
@@ -167,14 +168,6 @@ pub(crate) fn choose_rate(
         (None, Some(n)) => (n, RateSource::Nominal, None),
         (None, None) => (1.0, RateSource::Assumed, None),
     }
-}
-
-/// The earliest first record of `cta`'s units.
-pub(crate) fn earliest_first_record(cta: &CtaTrace) -> Option<u64> {
-    cta.units
-        .iter()
-        .filter_map(|u| u.records.first().map(|r| r.clock))
-        .min()
 }
 
 fn stamps_disagree(clock_ns: f64, timer_ns: f64) -> bool {

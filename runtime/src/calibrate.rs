@@ -11,6 +11,7 @@
 //! into the `.kprof` header and replay subtracts the cost per record.
 
 use crate::profile::{CtaTrace, RunInfo};
+use crate::rank::percentile_sorted;
 use kperf_dialects::abi::Counter;
 use serde::{Deserialize, Serialize};
 
@@ -384,15 +385,7 @@ fn in_loop_cost(info: &RunInfo, ctas: &[CtaTrace]) -> Option<f64> {
         return None;
     }
     per_record.sort_by(f64::total_cmp);
-    Some(percentile(&per_record, 0.5).max(0.0))
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let idx = ((sorted.len() - 1) as f64 * p).round() as usize;
-    sorted[idx.min(sorted.len() - 1)]
+    Some(percentile_sorted(&per_record, 50.0).max(0.0))
 }
 
 /// Why a calibration could not be computed.
@@ -438,7 +431,7 @@ pub fn compute(info: &RunInfo, ctas: &[CtaTrace]) -> Result<DeviceProfile, Calib
         return Err(CalibrationError::NoSamples);
     }
     half_spans.sort_by(f64::total_cmp);
-    let median = percentile(&half_spans, 0.5);
+    let median = percentile_sorted(&half_spans, 50.0);
     let kept: Vec<f64> = half_spans
         .iter()
         .copied()
@@ -465,7 +458,7 @@ pub fn compute(info: &RunInfo, ctas: &[CtaTrace]) -> Result<DeviceProfile, Calib
         kperf_dialects::abi::ClockDomain::Cycles if rates.is_empty() => {
             return Err(CalibrationError::NoClockRate)
         }
-        kperf_dialects::abi::ClockDomain::Cycles => percentile(&rates, 0.5),
+        kperf_dialects::abi::ClockDomain::Cycles => percentile_sorted(&rates, 50.0),
     };
     Ok(DeviceProfile {
         target: info.target.clone(),
@@ -474,7 +467,7 @@ pub fn compute(info: &RunInfo, ctas: &[CtaTrace]) -> Result<DeviceProfile, Calib
         record_cost_in_loop_ticks: in_loop
             .filter(|c| *c <= IN_LOOP_BEYOND_BACK_TO_BACK * mean.max(1.0)),
         record_cost_min_ticks: half_spans[0],
-        record_cost_p90_ticks: percentile(&half_spans, 0.9),
+        record_cost_p90_ticks: percentile_sorted(&half_spans, 90.0),
         ticks_per_ns,
         samples: kept.len() as u64,
         method: format!(

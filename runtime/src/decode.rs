@@ -826,12 +826,7 @@ impl ProfileReader {
                     start_clock: cta.start_clock,
                     finalize_clock: cta.finalize_clock,
                     finalize_start_ns: cta.finalize_start_ns,
-                    earliest_first_clock: cta
-                        .units
-                        .iter()
-                        .filter_map(|u| u.records.first())
-                        .map(|r| r.clock)
-                        .min(),
+                    earliest_first_clock: cta.earliest_first_clock(),
                 };
                 Ok(read)
             }

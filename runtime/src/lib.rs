@@ -30,6 +30,7 @@ pub mod output;
 pub mod peak;
 pub mod profile;
 pub mod proton;
+pub mod rank;
 pub mod raw;
 #[cfg(feature = "launch")]
 pub mod simt;

@@ -239,6 +239,15 @@ pub struct CtaTrace {
 }
 
 impl CtaTrace {
+    /// The earliest of its units' first records' clocks: a unit may record
+    /// before thread 0's init stamps.
+    pub fn earliest_first_clock(&self) -> Option<u64> {
+        self.units
+            .iter()
+            .filter_map(|u| u.records.first().map(|r| r.clock))
+            .min()
+    }
+
     /// Counter ticks per nanosecond measured over this CTA's lifetime, if
     /// the header carries usable timestamps.
     pub fn measured_ticks_per_ns(&self) -> Option<f64> {

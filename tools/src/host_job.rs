@@ -290,7 +290,7 @@ fn summarize(ticks: Vec<u64>) -> CtaTimes {
         // Replay's nearest-rank rule, the one its p50 and the fit read: with
         // 2 CTAs an upper middle here against a lower one there read a
         // correct profile -15% off.
-        median: (!ticks.is_empty()).then(|| kperf_replay::analyze::percentile(&mut ticks, 50.0)),
+        median: (!ticks.is_empty()).then(|| kperf_runtime::rank::percentile(&mut ticks, 50.0)),
     }
 }
 
