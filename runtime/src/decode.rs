@@ -34,6 +34,11 @@ pub struct DecodeParams {
     pub strategy: Strategy,
     /// The layout the instrumentation metadata promises, when there is one.
     pub layout: Option<Layout>,
+    /// Whether unit entry `i` must name unit `i` (the metadata samples no
+    /// units: the lowering writes each segment's index as its id), or be
+    /// all zero (a unit that never ran). A corrupt id (0xFFFFFFFF) used to
+    /// pass as a unit of its own.
+    pub units_indexed: bool,
 }
 
 impl DecodeParams {
@@ -44,6 +49,10 @@ impl DecodeParams {
             counter: info.counter,
             strategy: info.strategy,
             layout: info.meta.kernel(&info.kernel).map(|k| k.layout),
+            units_indexed: info
+                .meta
+                .kernel(&info.kernel)
+                .is_some_and(|k| k.sampled_units.is_empty()),
         }
     }
 }
@@ -310,6 +319,7 @@ fn unit_entry_of(
     block: &[u8],
     header: &CtaHeader,
     i: u32,
+    params: &DecodeParams,
     ctx: &BlockCtx<'_>,
 ) -> Result<(u32, u64), RuntimeError> {
     let entry = header.layout.unit_entry_offset(i);
@@ -320,6 +330,16 @@ fn unit_entry_of(
         ctx.path,
         "unit entry",
     )?;
+    if params.units_indexed && id != i && (id, written) != (0, 0) {
+        return Err(RuntimeError::MetaMismatch {
+            path: ctx.path.to_path_buf(),
+            offset: ctx.at(entry + unit_entry::UNIT_ID),
+            block_index: ctx.index,
+            what: "unit id of a unit entry (the metadata samples no units: entry i is unit i)",
+            found: id.to_string(),
+            expected: i.to_string(),
+        });
+    }
     Ok((id, written.into()))
 }
 
@@ -363,7 +383,7 @@ pub(crate) fn read_block_head(
     let mut records = 0;
     let mut earliest_first_clock: Option<u64> = None;
     for i in 0..layout.units {
-        let (_, written) = unit_entry_of(block, &header, i, ctx)?;
+        let (_, written) = unit_entry_of(block, &header, i, params, ctx)?;
         check_written(&header, i, written, ctx)?;
         records += written.min(slots);
         if written == 0 || slots == 0 {
@@ -421,7 +441,7 @@ pub(crate) fn decode_block_into(
     let circular = header.flags.strategy == Strategy::Circular;
     let bits = counter.record_bits();
     for (i, unit) in (0..layout.units).zip(out.units.iter_mut()) {
-        let (id, written) = unit_entry_of(block, &header, i, ctx)?;
+        let (id, written) = unit_entry_of(block, &header, i, params, ctx)?;
         unit.unit_id = id;
         let segment = kprof::slice(
             block,
@@ -977,6 +997,7 @@ mod tests {
                 counter: Counter::Clock64,
                 strategy: Strategy::Circular,
                 layout: None,
+                units_indexed: false,
             },
         )
         .unwrap();
@@ -1000,6 +1021,7 @@ mod tests {
             counter: Counter::Clock32,
             strategy: Strategy::Circular,
             layout: None,
+            units_indexed: false,
         };
         let t = decode_block(&block, &params).unwrap();
         let clocks: Vec<u64> = t.units[0].records.iter().map(|r| r.clock).collect();
@@ -1017,6 +1039,7 @@ mod tests {
                 counter: Counter::Globaltimer,
                 strategy: Strategy::Flush,
                 layout: None,
+                units_indexed: false,
             },
         )
         .unwrap();
@@ -1043,6 +1066,7 @@ mod tests {
                 counter: Counter::Clock64,
                 strategy: Strategy::Circular,
                 layout: None,
+                units_indexed: false,
             },
         )
         .unwrap();
@@ -1055,6 +1079,7 @@ mod tests {
             counter: Counter::Clock64,
             strategy: Strategy::Circular,
             layout: None,
+            units_indexed: false,
         };
         let h = header(Counter::Clock64, Strategy::Circular, 2, 4, 0);
         let block = encode_block(&h, &[(0, 0, &[]), (1, 0, &[])], Counter::Clock64);
@@ -1119,6 +1144,24 @@ mod tests {
             ),
             "{e}"
         );
+
+        // Entry 1 naming unit 0xFFFFFFFF where the metadata samples no
+        // units: refused at the entry's id. An entry never written (all
+        // zero) is a unit that never ran, and passes.
+        let indexed = DecodeParams {
+            units_indexed: true,
+            ..params
+        };
+        let h1 = header(Counter::Clock64, Strategy::Circular, 2, 4, 0);
+        let mut bad = encode_block(&h1, &[(0, 1, &recs(&[5])), (1, 0, &[])], Counter::Clock64);
+        let id_at = Layout { units: 2, slots: 4 }.unit_entry_offset(1) + unit_entry::UNIT_ID;
+        bad[id_at..id_at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        let e = decode_block(&bad, &indexed).unwrap_err();
+        assert!(matches!(e, RuntimeError::MetaMismatch { .. }), "{e}");
+        assert_eq!(e.offset(), Some(id_at as u64));
+        bad[id_at..id_at + 4].fill(0);
+        assert_eq!(decode_block(&bad, &indexed).unwrap().units[1].unit_id, 0);
+        assert!(decode_block(&block, &indexed).is_ok());
 
         let mut bad = block.clone();
         bad[cta_header::FLAGS] = 0xFF;

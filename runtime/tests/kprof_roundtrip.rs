@@ -79,7 +79,7 @@ fn every_counter_and_strategy_round_trips_through_a_file() {
             let units: Vec<Unit> = [0usize, 3, 5, 12, 13]
                 .iter()
                 .enumerate()
-                .map(|(i, &n)| (i as u32 * 2, records_with_gaps(start, &vec![97; n])))
+                .map(|(i, &n)| (i as u32, records_with_gaps(start, &vec![97; n])))
                 .collect();
             let layout = Layout {
                 units: units.len() as u32,
@@ -125,6 +125,7 @@ fn clock32_is_unwrapped_across_several_2_pow_32_wraps() {
         counter: Counter::Clock32,
         strategy: Strategy::Circular,
         layout: None,
+        units_indexed: false,
     };
     let t = decode_block(
         &block(
@@ -176,6 +177,7 @@ fn clock64_and_globaltimer_are_unwrapped_across_2_pow_47() {
             counter,
             strategy: Strategy::Circular,
             layout: None,
+            units_indexed: false,
         };
         for slots in [32, 20] {
             let t = decode_block(
@@ -393,7 +395,7 @@ proptest! {
     ) {
         let strategy = if flush { Strategy::Flush } else { Strategy::Circular };
         let units: Vec<Unit> = units.iter().enumerate().map(|(i, g)| (i as u32, records_with_gaps(start, g))).collect();
-        let params = DecodeParams { counter, strategy, layout: Some(Layout { units: units.len() as u32, slots }) };
+        let params = DecodeParams { counter, strategy, layout: Some(Layout { units: units.len() as u32, slots }), units_indexed: false };
         let t = decode_block(&block(2, counter, strategy, slots, start, &units), &params).unwrap();
         assert_decoded(&t, slots, strategy, &units);
     }
