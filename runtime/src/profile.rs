@@ -89,6 +89,35 @@ impl RunInfo {
     /// ticks made every duration 0, and a wall time of 2^64 - 1 read as
     /// +27154719533812464% of overhead (a header edited or corrupted by
     /// hand). The records stay readable: replay goes on without them.
+    /// What is wrong with the launch's block, if it cannot be the block
+    /// that wrote the profile: a zero dimension, or fewer units than the
+    /// rings the metadata laid out for every unit (a corrupt `.kprof`
+    /// showed block [0, 1, 1] without a word). Replay needs the block for
+    /// nothing but the report.
+    fn block_disagreement(&self) -> Option<String> {
+        let [x, y, z] = self.block;
+        let threads = u64::from(x) * u64::from(y) * u64::from(z);
+        if threads == 0 {
+            return Some(format!(
+                "the profile's block {:?} has a zero dimension: no launch's block (corrupt metadata?)",
+                self.block
+            ));
+        }
+        let kernel = self.meta.kernel(&self.kernel)?;
+        let units = self
+            .granularity
+            .units_per_cta(u32::try_from(threads).unwrap_or(u32::MAX));
+        (kernel.sampled_units.is_empty() && units < kernel.layout.units).then(|| {
+            format!(
+                "the profile's block {:?} has {units} {} unit(s), but the metadata lays out rings \
+                 for {}: block or metadata is corrupt",
+                self.block,
+                self.granularity.name(),
+                kernel.layout.units
+            )
+        })
+    }
+
     pub fn plausible_figures(&self) -> (RunInfo, Vec<String>) {
         let mut info = self.clone();
         let mut notes = Vec::new();
@@ -107,6 +136,9 @@ impl RunInfo {
                 ));
                 *v = None;
             }
+        }
+        if let Some(note) = info.block_disagreement() {
+            notes.push(note);
         }
         if let Some(check) = &info.check {
             let bad_time =
