@@ -211,10 +211,20 @@ impl CheckReport {
             k.mean_raw_ticks
         };
         // Raw percentiles are not kept: the median is compared corrected.
+        // With the calibrated cost kept, the fit's own reading, which
+        // allows the median a band of ranks (correct::CostFit): on a grid
+        // of two kinds of CTA half and half, one stall moved p50 to the
+        // other kind (+100%).
+        let fit_median = report
+            .correction
+            .fit
+            .as_ref()
+            .filter(|f| !f.applied)
+            .and_then(|f| f.calibrated_median_error);
         let median_error = run
             .cta_median_ticks
             .filter(|t| *t > 0.0 && report.correction.enabled)
-            .map(|t| k.p50_corrected_ticks / t - 1.0);
+            .map(|t| fit_median.unwrap_or(k.p50_corrected_ticks / t - 1.0));
         Some(CheckReport {
             region: k.name.clone(),
             measured_ticks: measured,

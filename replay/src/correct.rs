@@ -127,6 +127,12 @@ pub struct CostFit {
     /// where the run kept a median.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibrated_median_error: Option<f64>,
+    /// The same median with the fitted cost: where it stays within the
+    /// check's tolerance, the cost explains the mean and the median alike
+    /// and no stall is at work (a unit of 40000 records among units of 6
+    /// moves the mean, not the median, when the cost is off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fitted_median_error: Option<f64>,
 }
 
 fn yes() -> bool {
@@ -168,9 +174,14 @@ impl CostFit {
     /// preempted CTA on a busy host) moved the mean, and a fit spread its
     /// stall over every record: 139 ticks a record against a calibrated
     /// 68 corrected a 29.6 us kernel to 3 ns at the median.
+    /// Unless the fitted cost keeps the median too: then the cost was off
+    /// and the mean moved more only because some units hold more records.
     pub fn outlier_driven(&self) -> bool {
         self.calibrated_median_error
             .is_some_and(|median| crate::analyze::stall_driven(self.calibrated_error, median))
+            && !self
+                .fitted_median_error
+                .is_some_and(|e| e.abs() <= crate::analyze::CHECK_TOLERANCE)
     }
 
     fn new(info: &RunInfo, scan: &ProfileScan) -> Option<CostFit> {
@@ -186,14 +197,9 @@ impl CostFit {
         // The median of the calibrated kernel regions of every unit of
         // blocks spread over the grid (engine::SamplePlan), so that it
         // meets the check's median CTA on an imbalanced grid too.
-        let calibrated_median_error = match check.cta_median_ticks {
-            Some(median) if median > 0.0 && !spans.calibrated_spans.is_empty() => {
-                let mut corrected = spans.calibrated_spans.clone();
-                // The nearest-rank median, as p50 and the check's median CTA.
-                Some(crate::analyze::percentile(&mut corrected, 50.0) / median - 1.0)
-            }
-            _ => None,
-        };
+        let check_median = check.cta_median_ticks.filter(|m| *m > 0.0);
+        let calibrated_median_error =
+            check_median.and_then(|m| banded_median_error(&spans.calibrated_spans, 0.0, m));
         // Every unit corrected as the replay will (the scan's sum): a
         // sample of a grid whose first block, or whose every sampled
         // block, was unlike the rest read +20% on an exact calibration.
@@ -202,11 +208,15 @@ impl CostFit {
             linear
         } else {
             // Replay the sampled spans as the correction will, clamp
-            // included; the units past the sample ran as much longer or
-            // shorter as their raw spans say.
+            // included; the units past the sample are corrected linearly
+            // (their raw excess less the cost of their excess records).
             let samples = &spans.samples;
-            let unsampled = unsampled_excess(samples, raw);
-            fit_cost(samples, (truth - unsampled).max(0.0), linear)
+            fit_cost(
+                samples,
+                truth,
+                linear,
+                unsampled_excess(samples, raw, records),
+            )
         };
         // Believable up to 1.5x the larger of the average and the
         // calibrated costs: an average near 0 (a record hidden behind
@@ -234,7 +244,14 @@ impl CostFit {
             instances: spans.units,
             truth_instances: check.ctas,
             calibrated_median_error,
+            fitted_median_error: None,
         };
+        // With the fitted cost, each median unit is corrected by the cost's
+        // change times its records.
+        if let (Some(m), Some((cost, _))) = (check_median, spans.calibrated) {
+            let shift = fit.fitted_cost_ticks - cost;
+            fit.fitted_median_error = banded_median_error(&spans.calibrated_spans, shift, m);
+        }
         fit.applied = plausible
             && !fit.outlier_driven()
             && fit.same_instances()
@@ -281,34 +298,39 @@ pub(crate) fn corrected_span(
     at - first as f64
 }
 
-/// How much longer (ticks) the mean raw kernel region of all units, `raw`,
-/// is than the sampled units': the samples are some of the profile's units
-/// (engine::SamplePlan), and the check is judged on every unit, so a fit
-/// that matches the truth on the samples alone misses it by this much
+/// How much more the units past the sample hold than the sampled ones, per
+/// unit of the profile: (raw ticks, records). The samples are some of the
+/// profile's units (engine::SamplePlan) and the check is judged on every
+/// unit, so a fit that matches the truth on the samples alone misses it
 /// wherever the sampled units ran faster or slower than the rest (a busy
 /// host; loop_short, whose records outweigh its work 15 to 1, missed by
-/// −28% and +48% fitted on its first 128 of 256 CTAs).
-fn unsampled_excess(samples: &[Vec<u64>], raw: f64) -> f64 {
+/// −28% and +48% fitted on its first 128 of 256 CTAs), or held fewer
+/// records: counted as work alone, one heavy CTA of 1024 outside the
+/// sample fitted 8.4 ticks a record against a true 6.
+fn unsampled_excess(samples: &[Vec<u64>], raw: f64, records: f64) -> (f64, f64) {
     if samples.is_empty() {
-        return 0.0;
+        return (0.0, 0.0);
     }
-    let sampled: f64 = samples
-        .iter()
-        .map(|c| match (c.first(), c.last()) {
-            (Some(&a), Some(&b)) => b.saturating_sub(a) as f64,
-            _ => 0.0,
-        })
-        .sum::<f64>()
-        / samples.len() as f64;
-    raw - sampled
+    let n = samples.len() as f64;
+    let (mut sampled_raw, mut sampled_records) = (0.0, 0.0);
+    for c in samples {
+        if let (Some(&a), Some(&b)) = (c.first(), c.last()) {
+            sampled_raw += b.saturating_sub(a) as f64;
+        }
+        sampled_records += c.len().saturating_sub(1) as f64;
+    }
+    (raw - sampled_raw / n, records - sampled_records / n)
 }
 
-/// The constant record cost under which the sampled kernel regions,
-/// corrected with the clamp, average `truth` ticks. `linear` (the cost if
-/// nothing were clamped) is a lower bound: clamping only lengthens regions.
-/// The corrected length falls as the cost rises, so bisection finds it.
-fn fit_cost(samples: &[Vec<u64>], truth: f64, linear: f64) -> f64 {
-    let span = |c: f64| mean_corrected_span(samples, |_| c);
+/// The constant record cost under which the profile's kernel regions
+/// average `truth` ticks: the sampled ones corrected with the clamp, the
+/// rest (`unsampled`: their excess raw ticks and records per unit)
+/// linearly. `linear` (the cost if nothing were clamped) is a lower bound:
+/// clamping only lengthens regions. The corrected length falls as the cost
+/// rises, so bisection finds it.
+fn fit_cost(samples: &[Vec<u64>], truth: f64, linear: f64, unsampled: (f64, f64)) -> f64 {
+    let (excess_raw, excess_records) = unsampled;
+    let span = |c: f64| mean_corrected_span(samples, |_| c) + excess_raw - c * excess_records;
     if span(linear) <= truth {
         return linear;
     }
@@ -328,6 +350,38 @@ fn fit_cost(samples: &[Vec<u64>], truth: f64, linear: f64) -> f64 {
         }
     }
     hi
+}
+
+/// The units' median kernel region, each corrected `shift` ticks a record
+/// more than `spans` holds it ((corrected span, records) pairs), against
+/// the check's `median` (corrected / median − 1): the nearest rank, or the
+/// rank within 1% of it (at least one) closest to the check. One outlier
+/// moves a nearest-rank median a whole rank, and on a grid of two kinds of
+/// CTA half and half that is from one kind to the other: a stall in one
+/// light CTA of 4096 read the median +100% off.
+fn banded_median_error(spans: &[(f64, f64)], shift: f64, median: f64) -> Option<f64> {
+    if spans.is_empty() {
+        return None;
+    }
+    let mut v: Vec<f64> = spans.iter().map(|(s, r)| s - shift * r).collect();
+    v.sort_by(f64::total_cmp);
+    let k = kperf_runtime::rank::nearest_rank_index(v.len(), 50.0);
+    let band = (v.len() / 100).max(1);
+    let (lo, hi) = (k.saturating_sub(band), (k + band).min(v.len() - 1));
+    let (below, above) = (v[lo] / median - 1.0, v[hi] / median - 1.0);
+    Some(if below <= 0.0 && above >= 0.0 {
+        // The check's median lies within the band: the nearest rank to it.
+        let at = v[lo..=hi].partition_point(|x| *x < median) + lo;
+        let near = [at.saturating_sub(1).max(lo), at.min(hi)];
+        near.iter()
+            .map(|&i| v[i] / median - 1.0)
+            .min_by(|a, b| a.abs().total_cmp(&b.abs()))
+            .unwrap_or(0.0)
+    } else if above < 0.0 {
+        above
+    } else {
+        below
+    })
 }
 
 /// What the record before a gap of `gap` ticks cost: the back-to-back cost
@@ -584,7 +638,7 @@ pub(crate) fn fmt_ticks(t: f64) -> String {
 
 #[cfg(test)]
 mod fit_tests {
-    use super::{fit_cost, mean_corrected_span, unsampled_excess};
+    use super::{banded_median_error, fit_cost, mean_corrected_span, unsampled_excess};
 
     /// One unit's kernel region: START at 0, then records `gaps` apart.
     fn span(gaps: &[u64]) -> Vec<u64> {
@@ -599,7 +653,7 @@ mod fit_tests {
     fn evenly_spaced_records_fit_the_average_cost() {
         // 100 gaps of 40 ticks, 100 ticks of work: (4000 - 100) / 100.
         let samples = vec![span(&[40; 100])];
-        let fitted = fit_cost(&samples, 100.0, 39.0);
+        let fitted = fit_cost(&samples, 100.0, 39.0, (0.0, 0.0));
         assert_eq!(fitted, 39.0, "no record is clamped: the average is exact");
         assert!((mean_corrected_span(&samples, |_| fitted) - 100.0).abs() < 1e-9);
     }
@@ -611,12 +665,44 @@ mod fit_tests {
         // that brings all units to 50 is (120 - 50) / 10 = 7, not the
         // samples' (100 - 50) / 10 = 5, which leaves all units at 70.
         let samples = vec![span(&[10; 10]), span(&[10; 10])];
-        let excess = unsampled_excess(&samples, 120.0);
-        assert_eq!(excess, 20.0);
-        let fitted = fit_cost(&samples, 50.0 - excess, 5.0);
+        let excess = unsampled_excess(&samples, 120.0, 10.0);
+        assert_eq!(excess, (20.0, 0.0));
+        let fitted = fit_cost(&samples, 50.0, 5.0, excess);
         assert!((fitted - 7.0).abs() < 1e-9, "{fitted}");
-        assert!((mean_corrected_span(&samples, |_| fitted) + excess - 50.0).abs() < 1e-9);
-        assert_eq!(unsampled_excess(&[], 120.0), 0.0);
+        assert!((mean_corrected_span(&samples, |_| fitted) + excess.0 - 50.0).abs() < 1e-9);
+        assert_eq!(unsampled_excess(&[], 120.0, 10.0), (0.0, 0.0));
+    }
+
+    #[test]
+    fn records_past_the_sample_are_corrected_too() {
+        // Sampled: units of 10 gaps of 10 ticks. The units past the sample
+        // hold 2 records more a unit on average and run 20 ticks longer:
+        // all units average 120 raw over 12 records. Against a truth of 60,
+        // the cost is (120 - 60) / 12 = 5 (the records' excess counted as
+        // work alone: (120 - 60) / 10 = 6).
+        let samples = vec![span(&[10; 10]), span(&[10; 10])];
+        let excess = unsampled_excess(&samples, 120.0, 12.0);
+        assert_eq!(excess, (20.0, 2.0));
+        let fitted = fit_cost(&samples, 60.0, 5.0, excess);
+        assert!((fitted - 5.0).abs() < 1e-9, "{fitted}");
+    }
+
+    #[test]
+    fn the_median_is_read_within_a_band_of_ranks() {
+        // (span, records) pairs; check median 100. Half at 100 and half at
+        // 200: the nearest rank is the last 100; one outlier moves it to a
+        // 200, and the band (1% of the ranks, at least one) still finds the
+        // 100. A median off by a cost shows at every rank of the band.
+        let mut spans: Vec<(f64, f64)> =
+            [vec![(100.0, 10.0); 50], vec![(200.0, 10.0); 50]].concat();
+        assert_eq!(banded_median_error(&spans, 0.0, 100.0), Some(0.0));
+        spans[0] = (1e9, 10.0);
+        assert_eq!(banded_median_error(&spans, 0.0, 100.0), Some(0.0));
+        let off: Vec<(f64, f64)> = vec![(150.0, 10.0); 100];
+        assert_eq!(banded_median_error(&off, 0.0, 100.0), Some(0.5));
+        // Each corrected 5 ticks a record more: 150 - 50 = 100.
+        assert_eq!(banded_median_error(&off, 5.0, 100.0), Some(0.0));
+        assert_eq!(banded_median_error(&[], 0.0, 100.0), None);
     }
 
     #[test]
@@ -628,7 +714,7 @@ mod fit_tests {
         let samples = vec![span(&[[75; 50], [5; 50]].concat())];
         let average = (4000.0 - 500.0) / 100.0;
         assert!((mean_corrected_span(&samples, |_| average) - 2000.0).abs() < 1e-9);
-        let fitted = fit_cost(&samples, 500.0, average);
+        let fitted = fit_cost(&samples, 500.0, average, (0.0, 0.0));
         assert!((fitted - 65.0).abs() < 1e-6, "{fitted}");
         let matched = mean_corrected_span(&samples, |_| fitted);
         assert!((matched - 500.0).abs() < 1e-6, "{matched}");

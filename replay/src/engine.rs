@@ -158,10 +158,11 @@ pub struct KernelSpans {
     /// Clocks the samples hold.
     pub kept_clocks: usize,
     /// The kernel region of every unit of the blocks [`SamplePlan`] names
-    /// for the median, corrected with the calibrated cost: the stall
-    /// guard's median (one number a unit, so heavy units count however
-    /// many records they hold).
-    pub calibrated_spans: Vec<f64>,
+    /// for the median, corrected with the calibrated cost, and the records
+    /// after its START (what another cost would shift): the stall guard's
+    /// median (one pair a unit, so heavy units count however many records
+    /// they hold).
+    pub calibrated_spans: Vec<(f64, f64)>,
     /// Whether the block being scanned gives its units to
     /// `calibrated_spans`.
     pub median_block: bool,
@@ -451,7 +452,7 @@ impl KernelSpans {
             && self.calibrated.is_some()
             && self.calibrated_spans.len() < 2 * MEDIAN_SAMPLE_UNITS as usize
         {
-            self.calibrated_spans.push(corrected);
+            self.calibrated_spans.push((corrected, (e - s) as f64));
         }
     }
 }

@@ -2089,3 +2089,107 @@ fn the_stall_guard_samples_the_whole_grid_not_its_first_ctas() {
         iter.p50_ns
     );
 }
+
+/// A kernel region around `iterations(c)` iterations of `body(c)` ticks in
+/// each of `ctas` one-unit CTAs, records costing `cost` ticks (calibrated
+/// at 4), CTA `stalled` (if any) preempted 1 ms in its first iteration; the
+/// check is the grid's truth without the stall (mean and nearest-rank
+/// median of iterations × body).
+fn loop_grid(
+    ctas: u32,
+    iterations: impl Fn(u32) -> u64,
+    body: impl Fn(u32) -> u64,
+    cost: u64,
+    stalled: Option<u32>,
+) -> (
+    kperf_runtime::profile::RunInfo,
+    Vec<kperf_runtime::profile::CtaTrace>,
+) {
+    let regions = [
+        (0, "kernel", RegionKind::Kernel, None, None),
+        (1, "iter", RegionKind::Iteration, Some(0), None),
+    ];
+    let mut info = ns_info(&regions);
+    info.record_cost_ticks = Some(4.0);
+    info.grid = [ctas, 1, 1];
+    let mut work: Vec<u64> = (0..ctas).map(|c| iterations(c) * body(c)).collect();
+    let mean = work.iter().sum::<u64>() as f64 / f64::from(ctas);
+    work.sort_unstable();
+    info.check = Some(kperf_runtime::profile::UninstrumentedRun {
+        ctas: u64::from(ctas),
+        cta_mean_ticks: Some(mean),
+        cta_median_ticks: Some(work[ctas as usize / 2 - 1] as f64),
+        wall_ns: 10_000_000,
+        method: "by hand".into(),
+        profiled_wall_ns: None,
+    });
+    let ctas = (0..ctas)
+        .map(|c| {
+            let start = 100_000_000 * u64::from(c);
+            let mut recs = vec![s(0, start)];
+            let mut t = start + cost;
+            for k in 0..iterations(c) {
+                let stall = if Some(c) == stalled && k == 0 {
+                    1_000_000
+                } else {
+                    0
+                };
+                recs.push(s(1, t));
+                recs.push(e(1, t + cost + body(c) + stall));
+                t += 2 * cost + body(c) + stall;
+            }
+            recs.push(e(0, t));
+            cta(c, c % 132, start, t + 10 - start, 1.0, vec![unit(0, recs)])
+        })
+        .collect();
+    (info, ctas)
+}
+
+#[test]
+fn a_cost_error_in_one_unit_of_many_records_is_fitted_not_called_a_stall() {
+    // 512 CTAs: CTA 300 loops 20000 times over 10 ticks, the rest twice
+    // over 500; records cost 6, calibrated 4. The mean reads +12% (CTA
+    // 300's 40000 records), the median +1% (6 records): the stall guard
+    // called it a preempted CTA and kept 4, iterations at 12 ns against
+    // 10. The fitted cost keeps the median too, so it is fitted.
+    let (info, ctas) = loop_grid(
+        512,
+        |c| if c == 300 { 20_000 } else { 2 },
+        |c| if c == 300 { 10 } else { 500 },
+        6,
+        None,
+    );
+    let r = Profile::from_parts(info, ctas).unwrap().report().clone();
+    let fit = r.correction.fit.as_ref().unwrap();
+    assert!(fit.applied && !fit.outlier_driven(), "{fit:?}");
+    assert!((fit.fitted_cost_ticks - 6.0).abs() < 0.01, "{fit:?}");
+    let iter = r.regions.iter().find(|r| r.name == "iter").unwrap();
+    assert!((iter.p50_ns / 10.0 - 1.0).abs() < 1e-2, "{}", iter.p50_ns);
+}
+
+#[test]
+fn one_stall_on_a_grid_of_two_halves_is_still_a_stall() {
+    // 1024 CTAs of 99 iterations, the even ones of 40 ticks, the odd of 20;
+    // an odd CTA stalled 1 ms. The nearest-rank median of the check is the
+    // last light CTA; with the stall one light CTA fewer sits below it, so
+    // the profile's nearest rank was a heavy one (+100%), the guard saw no
+    // stall and fitted it into every record. A band of ranks finds it.
+    let (info, ctas) = loop_grid(
+        1024,
+        |_| 99,
+        |c| if c % 2 == 0 { 40 } else { 20 },
+        4,
+        Some(501),
+    );
+    let r = Profile::from_parts(info, ctas).unwrap().report().clone();
+    let fit = r.correction.fit.as_ref().unwrap();
+    assert_eq!(fit.calibrated_median_error, Some(0.0), "{fit:?}");
+    assert!(fit.outlier_driven() && !fit.applied, "{fit:?}");
+    assert!(
+        r.caveats
+            .iter()
+            .any(|c| c.contains("a few instances ran far longer than the rest")),
+        "{:?}",
+        r.caveats
+    );
+}
