@@ -206,7 +206,9 @@ pub fn imbalanced_grid_with_a_stall(heavy_by_iterations: bool) -> (RunInfo, Vec<
         ctas: u64::from(CTAS),
         cta_mean_ticks: Some(work.iter().sum::<u64>() as f64 / f64::from(CTAS)),
         // Nearest rank, as the check takes it.
-        cta_median_ticks: Some(sorted[CTAS as usize / 2 - 1] as f64),
+        cta_median_ticks: Some(
+            sorted[kperf_runtime::rank::nearest_rank_index(sorted.len(), 50.0)] as f64,
+        ),
         wall_ns: 10_000_000,
         method: "by hand".into(),
         profiled_wall_ns: None,
@@ -254,7 +256,9 @@ pub fn triangular_grid() -> (RunInfo, Vec<CtaTrace>) {
     info.check = Some(kperf_runtime::profile::UninstrumentedRun {
         ctas: u64::from(CTAS),
         cta_mean_ticks: Some(mean),
-        cta_median_ticks: Some(work[CTAS as usize / 2 - 1] as f64),
+        cta_median_ticks: Some(
+            work[kperf_runtime::rank::nearest_rank_index(work.len(), 50.0)] as f64,
+        ),
         wall_ns: 10_000_000,
         method: "by hand".into(),
         profiled_wall_ns: None,
