@@ -521,9 +521,14 @@ impl ProfileScan {
     pub fn note_early(&mut self, early: Option<EarlyCta>) {
         if let Some(e) = early {
             self.may_start_early.push(e);
-            if self.may_start_early.len() > 2 * self.pruned_len + 64 {
-                self.prune_early();
-            }
+            self.prune_early_when_grown();
+        }
+    }
+
+    /// [`Self::prune_early`] once the list has doubled since the last time.
+    fn prune_early_when_grown(&mut self) {
+        if self.may_start_early.len() > 2 * self.pruned_len + 64 {
+            self.prune_early();
         }
     }
 
@@ -663,9 +668,7 @@ impl ProfileScan {
         self.records += later.records;
         self.time_origin_ns = min_some(self.time_origin_ns, later.time_origin_ns);
         self.may_start_early.extend(later.may_start_early);
-        if self.may_start_early.len() > 2 * self.pruned_len + 64 {
-            self.prune_early();
-        }
+        self.prune_early_when_grown();
         self.min_gap_ticks = min_some(self.min_gap_ticks, later.min_gap_ticks);
         self.unfinished_blocks += later.unfinished_blocks;
         self.first_unfinished = self.first_unfinished.or(later.first_unfinished);

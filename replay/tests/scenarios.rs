@@ -2090,63 +2090,6 @@ fn the_stall_guard_samples_the_whole_grid_not_its_first_ctas() {
     );
 }
 
-/// A kernel region around `iterations(c)` iterations of `body(c)` ticks in
-/// each of `ctas` one-unit CTAs, records costing `cost` ticks (calibrated
-/// at 4), `stalled` (if any: a CTA and ticks) preempted in its first
-/// iteration; the
-/// check is the grid's truth without the stall (mean and nearest-rank
-/// median of iterations × body).
-fn loop_grid(
-    ctas: u32,
-    iterations: impl Fn(u32) -> u64,
-    body: impl Fn(u32) -> u64,
-    cost: u64,
-    stalled: Option<(u32, u64)>,
-) -> (
-    kperf_runtime::profile::RunInfo,
-    Vec<kperf_runtime::profile::CtaTrace>,
-) {
-    let regions = [
-        (0, "kernel", RegionKind::Kernel, None, None),
-        (1, "iter", RegionKind::Iteration, Some(0), None),
-    ];
-    let mut info = ns_info(&regions);
-    info.record_cost_ticks = Some(4.0);
-    info.grid = [ctas, 1, 1];
-    let mut work: Vec<u64> = (0..ctas).map(|c| iterations(c) * body(c)).collect();
-    let mean = work.iter().sum::<u64>() as f64 / f64::from(ctas);
-    work.sort_unstable();
-    info.check = Some(kperf_runtime::profile::UninstrumentedRun {
-        ctas: u64::from(ctas),
-        cta_mean_ticks: Some(mean),
-        cta_median_ticks: Some(
-            work[kperf_runtime::rank::nearest_rank_index(work.len(), 50.0)] as f64,
-        ),
-        wall_ns: 10_000_000,
-        method: "by hand".into(),
-        profiled_wall_ns: None,
-    });
-    let ctas = (0..ctas)
-        .map(|c| {
-            let start = 100_000_000 * u64::from(c);
-            let mut recs = vec![s(0, start)];
-            let mut t = start + cost;
-            for k in 0..iterations(c) {
-                let stall = match stalled {
-                    Some((at, ticks)) if at == c && k == 0 => ticks,
-                    _ => 0,
-                };
-                recs.push(s(1, t));
-                recs.push(e(1, t + cost + body(c) + stall));
-                t += 2 * cost + body(c) + stall;
-            }
-            recs.push(e(0, t));
-            cta(c, c % 132, start, t + 10 - start, 1.0, vec![unit(0, recs)])
-        })
-        .collect();
-    (info, ctas)
-}
-
 #[test]
 fn a_cost_error_in_one_unit_of_many_records_is_fitted_not_called_a_stall() {
     // 512 CTAs: CTA 300 loops 20000 times over 10 ticks, the rest twice

@@ -157,104 +157,40 @@ pub fn check_golden(name: &str, text: &str) {
     }
 }
 
-/// An imbalanced grid with one stalled CTA, for the fit's stall guard: 1024
-/// CTAs of one unit, each a kernel region around 499 iterations, 4 ticks a
-/// record (so that the kernel region corrects to 499 × body). The first 409
-/// CTAs are light (20-tick bodies: 9980 ticks of work), the other 615 heavy
-/// (40: 19960), so the median CTA is a heavy one. In the profiled launch
-/// CTA 600 stalled 3 000 000 ticks in one iteration (preempted); the
-/// uninstrumented launch did not: mean 15973.8 ticks a CTA, median 19960.
-/// The calibrated cost corrects the median exactly, while the stall moves
-/// the mean +18%: a fit would spread it over every record. With
-/// `heavy_by_iterations` the heavy CTAs run 998 iterations of 20 ticks
-/// instead (the same work, twice the records).
-pub fn imbalanced_grid_with_a_stall(heavy_by_iterations: bool) -> (RunInfo, Vec<CtaTrace>) {
-    const CTAS: u32 = 1024;
-    const STALL: u64 = 3_000_000;
+/// A kernel region around `iterations(c)` iterations of `body(c)` ticks in
+/// each of `ctas` one-unit CTAs, records costing `cost` ticks (calibrated
+/// at 4), `stalled` (if any: a CTA and ticks) preempted in its first
+/// iteration; the
+/// check is the grid's truth without the stall (mean and nearest-rank
+/// median of iterations × body).
+pub fn loop_grid(
+    ctas: u32,
+    iterations: impl Fn(u32) -> u64,
+    body: impl Fn(u32) -> u64,
+    cost: u64,
+    stalled: Option<(u32, u64)>,
+) -> (
+    kperf_runtime::profile::RunInfo,
+    Vec<kperf_runtime::profile::CtaTrace>,
+) {
     let regions = [
         (0, "kernel", RegionKind::Kernel, None, None),
         (1, "iter", RegionKind::Iteration, Some(0), None),
     ];
     let mut info = ns_info(&regions);
     info.record_cost_ticks = Some(4.0);
-    info.grid = [CTAS, 1, 1];
+    info.grid = [ctas, 1, 1];
+    // Rings that hold the largest CTA's records (for a `.kprof` of them).
+    let most = (0..ctas).map(|c| 2 * iterations(c) + 2).max().unwrap_or(2);
     info.meta.kernels[0].layout = Layout {
         units: 1,
-        slots: 2048,
+        slots: u32::try_from(most.next_power_of_two()).unwrap_or(u32::MAX),
     };
-    let light = |c: u32| c < CTAS * 2 / 5;
-    let (body, iterations) = (
-        |c: u32| {
-            if light(c) || heavy_by_iterations {
-                20
-            } else {
-                40
-            }
-        },
-        |c: u32| {
-            if light(c) || !heavy_by_iterations {
-                499
-            } else {
-                998
-            }
-        },
-    );
-    let work: Vec<u64> = (0..CTAS).map(|c| iterations(c) * body(c)).collect();
-    let mut sorted = work.clone();
-    sorted.sort_unstable();
-    info.check = Some(kperf_runtime::profile::UninstrumentedRun {
-        ctas: u64::from(CTAS),
-        cta_mean_ticks: Some(work.iter().sum::<u64>() as f64 / f64::from(CTAS)),
-        // Nearest rank, as the check takes it.
-        cta_median_ticks: Some(
-            sorted[kperf_runtime::rank::nearest_rank_index(sorted.len(), 50.0)] as f64,
-        ),
-        wall_ns: 10_000_000,
-        method: "by hand".into(),
-        profiled_wall_ns: None,
-    });
-    let ctas = (0..CTAS)
-        .map(|c| {
-            let start = 20_000_000 * u64::from(c);
-            let mut recs = vec![s(0, start)];
-            let mut t = start + 4;
-            for k in 0..iterations(c) {
-                let stall = if c == 600 && k == 3 { STALL } else { 0 };
-                recs.push(s(1, t));
-                recs.push(e(1, t + 4 + body(c) + stall));
-                t += 8 + body(c) + stall;
-            }
-            recs.push(e(0, t));
-            let span = t + 10 - start;
-            cta(c, c % 132, start, span, 1.0, vec![unit(0, recs)])
-        })
-        .collect();
-    (info, ctas)
-}
-
-/// A triangular grid, as causal attention's: CTA c runs 10·(1 + c mod 64)
-/// iterations of 20 ticks in a kernel region, 4 ticks a record, 1024 CTAs
-/// of one unit; the check is that grid's truth (mean and nearest-rank
-/// median of 20·iterations), so the calibrated cost is exact.
-pub fn triangular_grid() -> (RunInfo, Vec<CtaTrace>) {
-    const CTAS: u32 = 1024;
-    let regions = [
-        (0, "kernel", RegionKind::Kernel, None, None),
-        (1, "iter", RegionKind::Iteration, Some(0), None),
-    ];
-    let mut info = ns_info(&regions);
-    info.record_cost_ticks = Some(4.0);
-    info.grid = [CTAS, 1, 1];
-    info.meta.kernels[0].layout = Layout {
-        units: 1,
-        slots: 2048,
-    };
-    let iterations = |c: u32| 10 * (1 + u64::from(c % 64));
-    let mut work: Vec<u64> = (0..CTAS).map(|c| 20 * iterations(c)).collect();
-    let mean = work.iter().sum::<u64>() as f64 / f64::from(CTAS);
+    let mut work: Vec<u64> = (0..ctas).map(|c| iterations(c) * body(c)).collect();
+    let mean = work.iter().sum::<u64>() as f64 / f64::from(ctas);
     work.sort_unstable();
     info.check = Some(kperf_runtime::profile::UninstrumentedRun {
-        ctas: u64::from(CTAS),
+        ctas: u64::from(ctas),
         cta_mean_ticks: Some(mean),
         cta_median_ticks: Some(
             work[kperf_runtime::rank::nearest_rank_index(work.len(), 50.0)] as f64,
@@ -263,19 +199,63 @@ pub fn triangular_grid() -> (RunInfo, Vec<CtaTrace>) {
         method: "by hand".into(),
         profiled_wall_ns: None,
     });
-    let ctas = (0..CTAS)
+    let ctas = (0..ctas)
         .map(|c| {
-            let start = 100_000 * u64::from(c);
+            let start = 100_000_000 * u64::from(c);
             let mut recs = vec![s(0, start)];
-            let mut t = start + 4;
-            for _ in 0..iterations(c) {
+            let mut t = start + cost;
+            for k in 0..iterations(c) {
+                let stall = match stalled {
+                    Some((at, ticks)) if at == c && k == 0 => ticks,
+                    _ => 0,
+                };
                 recs.push(s(1, t));
-                recs.push(e(1, t + 24));
-                t += 28;
+                recs.push(e(1, t + cost + body(c) + stall));
+                t += 2 * cost + body(c) + stall;
             }
             recs.push(e(0, t));
             cta(c, c % 132, start, t + 10 - start, 1.0, vec![unit(0, recs)])
         })
         .collect();
     (info, ctas)
+}
+
+/// An imbalanced grid with one stalled CTA, for the fit's stall guard: 1024
+/// CTAs of 499 iterations, 4 ticks a record. The first 409 CTAs are light
+/// (20-tick bodies: 9980 ticks of work), the other 615 heavy (40: 19960),
+/// so the median CTA is a heavy one. In the profiled launch CTA 600
+/// stalled 3 000 000 ticks (preempted); the uninstrumented launch did not:
+/// mean 15973.8 ticks a CTA, median 19960. The calibrated cost corrects
+/// the median exactly, while the stall moves the mean +18%: a fit would
+/// spread it over every record. With `heavy_by_iterations` the heavy CTAs
+/// run 998 iterations of 20 ticks instead (the same work, twice the
+/// records).
+pub fn imbalanced_grid_with_a_stall(heavy_by_iterations: bool) -> (RunInfo, Vec<CtaTrace>) {
+    let light = |c: u32| c < 1024 * 2 / 5;
+    loop_grid(
+        1024,
+        |c| {
+            if light(c) || !heavy_by_iterations {
+                499
+            } else {
+                998
+            }
+        },
+        |c| {
+            if light(c) || heavy_by_iterations {
+                20
+            } else {
+                40
+            }
+        },
+        4,
+        Some((600, 3_000_000)),
+    )
+}
+
+/// A triangular grid, as causal attention's: CTA c runs 10·(1 + c mod 64)
+/// iterations of 20 ticks, 1024 CTAs, 4 ticks a record, no stall: the
+/// calibrated cost is exact.
+pub fn triangular_grid() -> (RunInfo, Vec<CtaTrace>) {
+    loop_grid(1024, |c| 10 * (1 + u64::from(c % 64)), |_| 20, 4, None)
 }
