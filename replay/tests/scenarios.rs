@@ -1036,11 +1036,7 @@ fn kernel_with_check(
     kperf_runtime::profile::RunInfo,
     Vec<kperf_runtime::profile::CtaTrace>,
 ) {
-    let regions = [
-        (0, "kernel", RegionKind::Kernel, None, None),
-        (1, "iter", RegionKind::Iteration, Some(0), None),
-    ];
-    let mut info = ns_info(&regions);
+    let mut info = kernel_loop_info();
     info.record_cost_ticks = Some(calibrated_cost);
     info.check = Some(timed_by_hand(1, 94.0, 94));
     let mut recs = vec![s(0, 0)];
@@ -1143,11 +1139,7 @@ fn the_fit_holds_for_the_units_past_its_sample() {
     // leaving all units 4.4% under the truth. (Units past the sample that
     // ran longer are caught anyway: the average cost over all units is the
     // fit's lower bound.)
-    let regions = [
-        (0, "kernel", RegionKind::Kernel, None, None),
-        (1, "iter", RegionKind::Iteration, Some(0), None),
-    ];
-    let mut info = ns_info(&regions);
+    let mut info = kernel_loop_info();
     info.record_cost_ticks = Some(20.0);
     let raw_mean = (262.0 * 11988.0 + 38.0 * 9990.0) / 300.0;
     let truth = raw_mean - 6.0 * 999.0;
@@ -1183,11 +1175,7 @@ fn a_kernel_mostly_records_is_below_resolution_even_where_a_fit_matches() {
     // cost would move the corrected times by 9%. The README's demo kernel
     // fitted like this on one host and not on another: neither is a
     // measurement.
-    let regions = [
-        (0, "kernel", RegionKind::Kernel, None, None),
-        (1, "iter", RegionKind::Iteration, Some(0), None),
-    ];
-    let mut info = ns_info(&regions);
+    let mut info = kernel_loop_info();
     info.record_cost_ticks = Some(20.0);
     info.check = Some(timed_by_hand(1, 17.0, 17));
     let mut recs = vec![s(0, 0)];
@@ -1278,11 +1266,7 @@ fn one_stalled_cta_does_not_fit_the_record_cost() {
     // +94% and (471.5 - 200) / 21 = 12.9 ticks a record is within 4x the
     // calibration, so the fit took it and corrected every iteration to
     // 11 ticks (seen with a 64-CTA loop: its kernel to 3 ns at the median).
-    let regions = [
-        (0, "kernel", RegionKind::Kernel, None, None),
-        (1, "iter", RegionKind::Iteration, Some(0), None),
-    ];
-    let mut info = ns_info(&regions);
+    let mut info = kernel_loop_info();
     info.record_cost_ticks = Some(4.0);
     info.grid = [16, 1, 1];
     info.check = Some(timed_by_hand(16, 200.0, 50_000));
@@ -1949,11 +1933,7 @@ fn instances_corrected_to_zero_are_named_without_a_trace() {
     // exactly 0. The report says so whether or not a trace is written:
     // the caveat came from the trace writer, so Python's profiles (no
     // trace) and `kperf replay --json` disagreed (s10h2, 2026-11-28).
-    let regions = [
-        (0, "kernel", RegionKind::Kernel, None, None),
-        (1, "iter", RegionKind::Iteration, Some(0), None),
-    ];
-    let mut info = ns_info(&regions);
+    let mut info = kernel_loop_info();
     info.record_cost_ticks = Some(10.0);
     let recs = vec![s(0, 0), s(1, 100), e(1, 105), e(0, 300)];
     let p = Profile::from_parts(info, vec![ns_cta(0, 0, 0, vec![unit(0, recs)])]).unwrap();

@@ -71,6 +71,15 @@ pub fn ns_info(regions: &[Reg]) -> RunInfo {
     info(Counter::Globaltimer, Strategy::Circular, regions)
 }
 
+/// A nanosecond-counter run of a kernel region (id 0) around an
+/// iteration region (id 1): the fit's scenarios.
+pub fn kernel_loop_info() -> RunInfo {
+    ns_info(&[
+        (0, "kernel", RegionKind::Kernel, None, None),
+        (1, "iter", RegionKind::Iteration, Some(0), None),
+    ])
+}
+
 /// Cycle-counter run, circular.
 pub fn cycle_info(regions: &[Reg]) -> RunInfo {
     info(Counter::Clock64, Strategy::Circular, regions)
@@ -173,11 +182,7 @@ pub fn loop_grid(
     kperf_runtime::profile::RunInfo,
     Vec<kperf_runtime::profile::CtaTrace>,
 ) {
-    let regions = [
-        (0, "kernel", RegionKind::Kernel, None, None),
-        (1, "iter", RegionKind::Iteration, Some(0), None),
-    ];
-    let mut info = ns_info(&regions);
+    let mut info = kernel_loop_info();
     info.record_cost_ticks = Some(4.0);
     info.grid = [ctas, 1, 1];
     // Rings that hold the largest CTA's records (for a `.kprof` of them).
